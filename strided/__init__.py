@@ -1,0 +1,148 @@
+"""strided: a Python array API namespace with its own strided memory model.
+
+``import strided as xp`` gives the standard's namespace.  Arrays are a 1-D buffer plus shape,
+strides (in elements) and offset; every operation is dispatched on (op, device) to numba kernels
+(``cpu``) or to the shape/dtype rules alone (``meta``).
+"""
+
+from . import dispatch
+from ._array import Array
+from ._device import Device, default_device, get_default_device
+from ._dtypes import (
+    DType,
+    bool,
+    complex64,
+    complex128,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+from ._ops.creation import (
+    arange,
+    asarray,
+    empty,
+    empty_like,
+    eye,
+    full,
+    full_like,
+    linspace,
+    ones,
+    ones_like,
+    zeros,
+    zeros_like,
+)
+from ._ops.dtype_functions import can_cast, finfo, iinfo, isdtype, result_type
+from ._ops.elementwise import (
+    abs,
+    acos,
+    acosh,
+    add,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    bitwise_and,
+    bitwise_invert,
+    bitwise_left_shift,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
+    ceil,
+    conj,
+    copysign,
+    cos,
+    cosh,
+    divide,
+    equal,
+    exp,
+    expm1,
+    floor,
+    floor_divide,
+    greater,
+    greater_equal,
+    hypot,
+    imag,
+    isfinite,
+    isinf,
+    isnan,
+    less,
+    less_equal,
+    log,
+    log1p,
+    log2,
+    log10,
+    logaddexp,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    maximum,
+    minimum,
+    multiply,
+    negative,
+    nextafter,
+    not_equal,
+    positive,
+    pow,
+    real,
+    reciprocal,
+    remainder,
+    round,
+    sign,
+    signbit,
+    sin,
+    sinh,
+    sqrt,
+    square,
+    subtract,
+    tan,
+    tanh,
+    trunc,
+)
+from ._ops.linalg import matmul
+from ._ops.manipulation import (
+    astype,
+    broadcast_arrays,
+    broadcast_to,
+    concat,
+    expand_dims,
+    matrix_transpose,
+    permute_dims,
+    reshape,
+    squeeze,
+    stack,
+    where,
+)
+from ._ops.reduction import (
+    all,
+    any,
+    cumulative_prod,
+    cumulative_sum,
+    max,
+    mean,
+    min,
+    prod,
+    sum,
+)
+from .backends import cpu as _cpu
+from .backends import meta as _meta
+
+__array_api_version__ = "2025.12"
+
+e = 2.718281828459045
+pi = 3.141592653589793
+inf = float("inf")
+nan = float("nan")
+newaxis = None
+
+_cpu.register_all()
+_meta.register_all()
+del _cpu, _meta

@@ -1,0 +1,316 @@
+"""class Array: a 1-D buffer plus shape, strides (in elements), offset, dtype and device.
+
+Views (basic indexing, reshape when the layout allows, transposes, broadcasting, expand/squeeze)
+share the buffer: writing through a view is visible in its base.  On ``meta`` the buffer is None:
+shape, strides and dtype are all there is.
+"""
+
+from __future__ import annotations
+
+import operator
+import types
+
+import numpy as np
+
+from . import _dtypes as dt
+from ._device import CPU, META, Device
+from ._shapes import contiguous_strides, is_c_contiguous, prod
+
+__all__ = ["Array"]
+
+_ELLIPSIS = Ellipsis
+
+
+class Array:
+    """An n-dimensional array with a strided view of a 1-D buffer on a device."""
+
+    __slots__ = ("_buf", "_shape", "_strides", "_offset", "_dtype", "_device", "__weakref__")
+    # ndarray <op> Array defers to Array's reflected operator instead of converting us to NumPy
+    __array_ufunc__ = None
+
+    # -- construction ---------------------------------------------------------------------------
+    def __init__(self, *args, **kwargs):
+        raise TypeError("create arrays with strided.asarray(), strided.zeros(), ... not Array()")
+
+    @classmethod
+    def _new(cls, buf, shape: tuple, strides: tuple, offset: int, dtype: dt.DType, device: Device):
+        self = object.__new__(cls)
+        self._buf = buf
+        self._shape = shape
+        self._strides = strides
+        self._offset = offset
+        self._dtype = dtype
+        self._device = device
+        return self
+
+    def _view(self, shape: tuple, strides: tuple, offset: int) -> Array:
+        return Array._new(self._buf, shape, strides, offset, self._dtype, self._device)
+
+    # -- attributes -----------------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The array's dimensions."""
+        return self._shape
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Step in the buffer, in elements, per dimension (like PyTorch's ``stride()``)."""
+        return self._strides
+
+    @property
+    def offset(self) -> int:
+        """Position of element ``[0, ..., 0]`` in the buffer, in elements."""
+        return self._offset
+
+    @property
+    def dtype(self) -> dt.DType:
+        return self._dtype
+
+    @property
+    def device(self) -> Device:
+        return self._device
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    @property
+    def size(self) -> int:
+        return prod(self._shape)
+
+    @property
+    def T(self) -> Array:
+        """The transpose of a 2-D array (the standard restricts ``.T`` to 2-D)."""
+        if len(self._shape) != 2:
+            raise ValueError(f"T: needs a 2-D array, got {len(self._shape)}-D; use .mT or permute_dims")
+        return self._view(self._shape[::-1], self._strides[::-1], self._offset)
+
+    @property
+    def mT(self) -> Array:
+        """The transpose of the last two dimensions."""
+        if len(self._shape) < 2:
+            raise ValueError(f"mT: needs at least 2 dimensions, got shape {self._shape}")
+        s, st = self._shape, self._strides
+        return self._view(s[:-2] + (s[-1], s[-2]), st[:-2] + (st[-1], st[-2]), self._offset)
+
+    def is_contiguous(self) -> bool:
+        """True when the elements are dense in C order."""
+        return is_c_contiguous(self._shape, self._strides)
+
+    # -- host access ----------------------------------------------------------------------------
+    def _require_data(self, what: str) -> None:
+        if self._device.type == "meta":
+            raise RuntimeError(
+                f"{what}: a meta array has no data (shape {self._shape}, dtype {self._dtype.name}); "
+                "move real data to 'cpu' to read values"
+            )
+
+    def _numpy_view(self) -> np.ndarray:
+        """A NumPy ndarray sharing this array's memory (cpu only)."""
+        if self._device.type != "cpu":
+            self._require_data("__array__")
+            raise RuntimeError(f"cannot view a {self._device} array as NumPy; use to_device('cpu')")
+        isz = self._dtype.numpy.itemsize
+        buf = self._buf
+        if self.size == 0:
+            return np.empty(self._shape, dtype=buf.dtype)
+        return np.ndarray(
+            self._shape,
+            dtype=buf.dtype,
+            buffer=buf,
+            offset=self._offset * isz,
+            strides=tuple(s * isz for s in self._strides),
+        )
+
+    def __array__(self, dtype=None, copy=None):
+        self._require_data("__array__")
+        a = self._to_host()._numpy_view()
+        if copy:
+            a = a.copy()
+        return a if dtype is None else a.astype(dtype, copy=False)
+
+    def _to_host(self) -> Array:
+        if self._device.type == "cpu":
+            return self
+        return self.to_device(CPU)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        self._require_data("__dlpack__")
+        if dl_device is not None and tuple(dl_device) != (1, 0):
+            raise BufferError(f"__dlpack__: cannot export a {self._device} array to {dl_device}")
+        a = self._numpy_view()
+        if copy:
+            a = a.copy()
+        kwargs = {}
+        if max_version is not None:
+            kwargs["max_version"] = max_version
+        return a.__dlpack__(stream=stream, **kwargs)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        if self._device.type == "cpu":
+            return (1, 0)  # kDLCPU
+        if self._device.type == "cuda":
+            return (2, self._device.index)  # kDLCUDA
+        raise BufferError("__dlpack_device__: a meta array has no memory to share")
+
+    def __array_namespace__(self, *, api_version: str | None = None) -> types.ModuleType:
+        if api_version not in (None, "2021.12", "2022.12", "2023.12", "2024.12", "2025.12"):
+            raise ValueError(f"__array_namespace__: unsupported api_version {api_version!r}")
+        import strided
+
+        return strided
+
+    def to_device(self, device, /, *, stream=None) -> Array:
+        """A copy of this array on ``device`` (self when it is already there)."""
+        from ._device import as_device
+
+        dev = as_device(device)
+        if dev == self._device:
+            return self
+        if dev.type == "meta":
+            return Array._new(
+                None, self._shape, contiguous_strides(self._shape), 0, self._dtype, META
+            )
+        if self._device.type == "meta":
+            raise RuntimeError(
+                f"to_device: a meta array has no data to move to {dev} "
+                f"(shape {self._shape}, dtype {self._dtype.name})"
+            )
+        raise NotImplementedError(f"to_device: moving data from {self._device} to {dev}")
+
+    # -- conversion to Python scalars -----------------------------------------------------------
+    def _scalar(self, what: str):
+        if self._shape != ():
+            raise TypeError(f"{what}: only 0-d arrays convert to Python scalars, got shape {self._shape}")
+        self._require_data(what)
+        return self._to_host()._buf[self._offset].item()
+
+    def __bool__(self) -> bool:
+        return bool(self._scalar("__bool__"))
+
+    def __int__(self) -> int:
+        if self._dtype.kind == dt.COMPLEX:
+            raise TypeError("__int__: cannot convert a complex array to int")
+        v = self._scalar("__int__")
+        if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
+            raise (ValueError if v != v else OverflowError)(f"__int__: cannot convert {v} to int")
+        return int(v)
+
+    def __float__(self) -> float:
+        if self._dtype.kind == dt.COMPLEX:
+            raise TypeError("__float__: cannot convert a complex array to float")
+        return float(self._scalar("__float__"))
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar("__complex__"))
+
+    def __index__(self) -> int:
+        if self._dtype.kind not in dt.INTEGER_KINDS:
+            raise TypeError(f"__index__: needs an integer array, got {self._dtype.name}")
+        return int(self._scalar("__index__"))
+
+    def __len__(self) -> int:
+        if not self._shape:
+            raise TypeError("len() of a 0-d array")
+        return self._shape[0]
+
+    def __iter__(self):
+        if not self._shape:
+            raise TypeError("iteration over a 0-d array")
+        for i in range(self._shape[0]):
+            yield self[i]
+
+    # -- repr -----------------------------------------------------------------------------------
+    def __repr__(self) -> str:
+        suffix = f", dtype={self._dtype.name}"
+        if self._device.type == "meta":
+            return f"Array(shape={self._shape}{suffix}, device='meta')"
+        if self._device.type != "cpu":
+            suffix += f", device='{self._device}'"
+        body = np.array2string(
+            np.asarray(self), separator=", ", prefix="Array(", threshold=1000, edgeitems=3
+        )
+        return f"Array({body}{suffix})"
+
+    def __str__(self) -> str:
+        if self._device.type == "meta":
+            return repr(self)
+        return np.array2string(np.asarray(self), threshold=1000, edgeitems=3)
+
+    # -- indexing -------------------------------------------------------------------------------
+    def _index_view(self, key) -> Array:
+        """The view selected by a basic index: ints, slices, None, Ellipsis."""
+        if not isinstance(key, tuple):
+            key = (key,)
+        n_ell = 0
+        n_real = 0
+        for k in key:
+            if k is _ELLIPSIS:
+                n_ell += 1
+            elif k is not None:
+                n_real += 1
+        ndim = len(self._shape)
+        if n_ell > 1:
+            raise IndexError("an index can only have a single ellipsis ('...')")
+        if n_real > ndim:
+            raise IndexError(
+                f"too many indices for array: array is {ndim}-dimensional, but {n_real} were indexed"
+            )
+        shape, strides = self._shape, self._strides
+        offset = self._offset
+        new_shape: list[int] = []
+        new_strides: list[int] = []
+        d = 0
+        for k in key:
+            if k is None:
+                new_shape.append(1)
+                new_strides.append(0)
+            elif k is _ELLIPSIS:
+                for _ in range(ndim - n_real):
+                    new_shape.append(shape[d])
+                    new_strides.append(strides[d])
+                    d += 1
+            elif isinstance(k, slice):
+                start, stop, step = k.indices(shape[d])
+                n = len(range(start, stop, step))
+                if n > 0:
+                    offset += start * strides[d]
+                new_shape.append(n)
+                new_strides.append(strides[d] * step)
+                d += 1
+            else:
+                if isinstance(k, (bool, np.bool_)) or isinstance(k, Array):
+                    raise IndexError(
+                        f"index {k!r}: boolean and array indices are not supported yet; "
+                        "basic indices are integers, slices, None and '...'"
+                    )
+                try:
+                    i = operator.index(k)
+                except TypeError:
+                    raise IndexError(
+                        f"index {k!r} of type {type(k).__name__} is not an integer, slice, None or "
+                        "'...'"
+                    ) from None
+                n = shape[d]
+                if not -n <= i < n:
+                    raise IndexError(f"index {i} is out of bounds for axis {d} with size {n}")
+                offset += (i + n if i < 0 else i) * strides[d]
+                d += 1
+        while d < ndim:
+            new_shape.append(shape[d])
+            new_strides.append(strides[d])
+            d += 1
+        return self._view(tuple(new_shape), tuple(new_strides), offset)
+
+    def __getitem__(self, key) -> Array:
+        return self._index_view(key)
+
+    def __setitem__(self, key, value) -> None:
+        from ._ops.manipulation import assign
+
+        assign(self._index_view(key), value)
+
+
+from ._ops import operators as _operators  # noqa: E402  (dunders need the op layer)
+
+_operators.install(Array)

@@ -1,0 +1,200 @@
+"""The dispatcher's hot path: allocate on a device, coerce operands, run a primitive's kernel.
+
+Everything here is device-independent.  The order of work for every primitive is:
+validate (devices, dtype category) -> shape and dtype rules -> allocate -> cast inputs -> kernel.
+On ``meta`` the last two steps are skipped: the rules are the whole computation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtypes as dt
+from .._array import Array
+from .._device import META, Device, as_device
+from .._shapes import broadcast_shapes, contiguous_strides, prod
+from ..dispatch import _KERNELS, Primitive, declare
+
+_CATEGORIES = dt.CATEGORIES
+
+# allocation is a primitive too, so that each backend owns its memory
+EMPTY = declare("empty", "creation")
+COPY = declare("copy", "copy")  # strided copy with cast: astype, asarray, setitem, concat
+FILL = declare("fill", "fill")  # write a scalar into a (view of an) array
+
+
+def empty_on(shape: tuple, dtype: dt.DType, device: Device) -> Array:
+    """A fresh C-contiguous array of ``shape``/``dtype`` on ``device`` (uninitialised)."""
+    strides = contiguous_strides(shape)
+    if device.type == "meta":
+        return Array._new(None, shape, strides, 0, dtype, META)
+    buf = _KERNELS["empty", device.type](prod(shape), dtype)
+    return Array._new(buf, shape, strides, 0, dtype, device)
+
+
+def run(prim: Primitive, out: Array, *inputs, **params) -> Array:
+    """Call ``prim``'s kernel for ``out``'s device (nothing on meta) and return ``out``."""
+    dev = out._device
+    if dev.type != "meta":
+        try:
+            kern = _KERNELS[prim.name, dev.type]
+        except KeyError:
+            raise NotImplementedError(
+                f"{prim.name}: no kernel is registered for device {dev.type!r}"
+            ) from None
+        kern(out, *inputs, **params)
+    return out
+
+
+def same_device(op: str, *arrays: Array) -> Device:
+    """The common device of ``arrays``; ValueError naming the op and both devices otherwise."""
+    dev = arrays[0]._device
+    for a in arrays[1:]:
+        if a._device != dev:
+            raise ValueError(
+                f"{op}: arrays are on different devices ({dev} and {a._device}); "
+                "move one with .to_device()"
+            )
+    return dev
+
+
+def check_dtype(op: str, d: dt.DType, category: str) -> None:
+    if d.kind not in _CATEGORIES[category]:
+        raise TypeError(f"{op}: expected an array of {category} dtype, got {d.name}")
+
+
+def astype_to(x: Array, dtype: dt.DType) -> Array:
+    """``x`` converted to ``dtype`` (``x`` itself when it already has it)."""
+    if x._dtype is dtype:
+        return x
+    return run(COPY, empty_on(x._shape, dtype, x._device), x)
+
+
+def check_int_range(op: str, value, dtype: dt.DType) -> None:
+    """OverflowError when a Python int does not fit an integer ``dtype``."""
+    if dtype.kind in dt.INTEGER_KINDS and isinstance(value, int) and not isinstance(value, bool):
+        info = np.iinfo(dtype.numpy)
+        if not info.min <= value <= info.max:
+            raise OverflowError(
+                f"{op}: Python int {value} is out of range for an array of dtype {dtype.name}"
+            )
+
+
+def check_scalar_fits(op: str, value, dtype: dt.DType) -> None:
+    """TypeError/OverflowError unless a Python scalar can be stored in an array of ``dtype``."""
+    if dt.promote(dtype, dt.scalar_dtype(value, dtype)) is not dtype:
+        raise TypeError(
+            f"{op}: cannot store a Python {type(value).__name__} ({value!r}) in an array of "
+            f"dtype {dtype.name}"
+        )
+    check_int_range(op, value, dtype)
+
+
+def scalar_array(value, dtype: dt.DType, device: Device, op: str) -> Array:
+    """A 0-d array holding a Python scalar, checked against ``dtype``'s range."""
+    check_int_range(op, value, dtype)
+    if device.type == "meta":
+        return Array._new(None, (), (), 0, dtype, META)
+    out = empty_on((), dtype, device)
+    return run(FILL, out, value)
+
+
+def is_scalar(x) -> bool:
+    return isinstance(x, (bool, int, float, complex, np.bool_, np.number)) and not isinstance(
+        x, np.ndarray
+    )
+
+
+def coerce_operands(op: str, args: tuple) -> tuple[list[Array], Device]:
+    """Turn the operands of an elementwise op into arrays on one device.
+
+    Python scalars take their dtype from the arrays they meet (2024.12 rules); an operation of
+    scalars alone is not allowed.
+    """
+    arrays = [a for a in args if type(a) is Array]
+    if not arrays:
+        for a in args:
+            if not is_scalar(a):
+                raise TypeError(f"{op}: expected strided arrays or Python scalars, got {type(a).__name__}")
+        raise TypeError(f"{op}: at least one argument must be a strided array")
+    device = same_device(op, *arrays) if len(arrays) > 1 else arrays[0]._device
+    if len(arrays) == len(args):
+        return list(args), device
+    like = arrays[0]._dtype
+    for a in arrays[1:]:
+        like = dt.promote(like, a._dtype)
+    out = []
+    for a in args:
+        if type(a) is Array:
+            out.append(a)
+        elif is_scalar(a):
+            if isinstance(a, np.generic):
+                a = a.item()
+            out.append(scalar_array(a, dt.scalar_dtype(a, like), device, op))
+        else:
+            raise TypeError(
+                f"{op}: expected strided arrays or Python scalars, got {type(a).__name__}"
+            )
+    return out, device
+
+
+# result rules: output dtype from the promoted input dtype
+def _result_same(d):
+    return d
+
+
+def _result_bool(d):
+    return dt.bool
+
+
+def _result_real(d):
+    return dt.real_of(d)
+
+
+def _result_float(d):
+    return d if d.kind in dt.FLOAT_KINDS else dt.default_float
+
+
+# compute dtype (what the kernel sees) for each result rule
+_COMPUTE = {"same": _result_same, "bool": _result_same, "real": _result_same, "float": _result_float}
+_RESULT = {"same": _result_same, "bool": _result_bool, "real": _result_real, "float": _result_float}
+
+
+def elementwise(prim: Primitive, *args) -> Array:
+    """Apply an elementwise primitive: promotion, broadcasting, allocation, cast, kernel."""
+    name = prim.name
+    arrays, device = coerce_operands(name, args)
+    accepts = _CATEGORIES[prim.accepts]
+    d = arrays[0]._dtype
+    if d.kind not in accepts:
+        check_dtype(name, d, prim.accepts)
+    for a in arrays[1:]:
+        ad = a._dtype
+        if ad.kind not in accepts:
+            check_dtype(name, ad, prim.accepts)
+        if ad is not d:
+            d = dt.promote(d, ad)
+    rule = prim.result
+    compute = _COMPUTE[rule](d)
+    out_dtype = _RESULT[rule](compute)
+    if len(arrays) == 1:
+        shape = arrays[0]._shape
+    else:
+        shape = broadcast_shapes(*(a._shape for a in arrays), op=name)
+    out = empty_on(shape, out_dtype, device)
+    if device.type == "meta":
+        return out
+    arrays = [a if a._dtype is compute else astype_to(a, compute) for a in arrays]
+    return run(prim, out, *arrays)
+
+
+def to_array(x, op: str) -> Array:
+    if type(x) is Array:
+        return x
+    raise TypeError(f"{op}: expected a strided array, got {type(x).__name__}")
+
+
+def resolve_device(device, like: Array | None = None) -> Device:
+    if device is None and like is not None:
+        return like._device
+    return as_device(device)

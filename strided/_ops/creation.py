@@ -1,0 +1,253 @@
+"""Creation functions: asarray, zeros/ones/empty/full and *_like, arange, linspace, eye."""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Sequence
+
+import numpy as np
+
+from .. import _dtypes as dt
+from .._array import Array
+from .._device import CPU, Device, as_device
+from .._shapes import contiguous_strides
+from ..dispatch import declare
+from .core import FILL, astype_to, check_scalar_fits, empty_on, run, scalar_array
+
+__all__ = [
+    "asarray",
+    "empty",
+    "empty_like",
+    "zeros",
+    "zeros_like",
+    "ones",
+    "ones_like",
+    "full",
+    "full_like",
+    "arange",
+    "linspace",
+    "eye",
+]
+
+ARANGE = declare("arange", "creation")
+LINSPACE = declare("linspace", "creation")
+
+
+def _shape_arg(shape, op: str) -> tuple[int, ...]:
+    if isinstance(shape, int) or hasattr(shape, "__index__") and not isinstance(shape, Sequence):
+        shape = (operator.index(shape),)
+    try:
+        shape = tuple(operator.index(s) for s in shape)
+    except TypeError:
+        raise TypeError(f"{op}: shape must be an int or a tuple of ints, got {shape!r}") from None
+    for s in shape:
+        if s < 0:
+            raise ValueError(f"{op}: negative dimension {s} in shape {shape}")
+    return shape
+
+
+def _dtype_arg(dtype, default: dt.DType) -> dt.DType:
+    return default if dtype is None else dt.as_dtype(dtype)
+
+
+def empty(shape, *, dtype=None, device=None) -> Array:
+    """An uninitialised array of ``shape`` (default dtype float64)."""
+    return empty_on(_shape_arg(shape, "empty"), _dtype_arg(dtype, dt.default_float), as_device(device))
+
+
+def full(shape, fill_value, *, dtype=None, device=None) -> Array:
+    """An array of ``shape`` filled with ``fill_value``; dtype defaults from the value's kind."""
+    if type(fill_value) is Array:
+        fill_value = fill_value._scalar("full")
+    if dtype is None:
+        dtype = dt.scalar_dtype(fill_value, None)
+    else:
+        dtype = dt.as_dtype(dtype)
+        check_scalar_fits("full", fill_value, dtype)
+    out = empty_on(_shape_arg(shape, "full"), dtype, as_device(device))
+    return run(FILL, out, fill_value)
+
+
+def zeros(shape, *, dtype=None, device=None) -> Array:
+    """An array of zeros (default dtype float64)."""
+    d = _dtype_arg(dtype, dt.default_float)
+    return run(FILL, empty_on(_shape_arg(shape, "zeros"), d, as_device(device)), 0)
+
+
+def ones(shape, *, dtype=None, device=None) -> Array:
+    """An array of ones (default dtype float64)."""
+    d = _dtype_arg(dtype, dt.default_float)
+    return run(FILL, empty_on(_shape_arg(shape, "ones"), d, as_device(device)), 1)
+
+
+def _like(x: Array, dtype, device, op: str) -> tuple[dt.DType, Device]:
+    if type(x) is not Array:
+        raise TypeError(f"{op}: expected a strided array, got {type(x).__name__}")
+    return (x._dtype if dtype is None else dt.as_dtype(dtype)), (
+        x._device if device is None else as_device(device)
+    )
+
+
+def empty_like(x: Array, /, *, dtype=None, device=None) -> Array:
+    """An uninitialised array with ``x``'s shape (and dtype/device unless given)."""
+    d, dev = _like(x, dtype, device, "empty_like")
+    return empty_on(x._shape, d, dev)
+
+
+def zeros_like(x: Array, /, *, dtype=None, device=None) -> Array:
+    """Zeros with ``x``'s shape (and dtype/device unless given)."""
+    d, dev = _like(x, dtype, device, "zeros_like")
+    return run(FILL, empty_on(x._shape, d, dev), 0)
+
+
+def ones_like(x: Array, /, *, dtype=None, device=None) -> Array:
+    """Ones with ``x``'s shape (and dtype/device unless given)."""
+    d, dev = _like(x, dtype, device, "ones_like")
+    return run(FILL, empty_on(x._shape, d, dev), 1)
+
+
+def full_like(x: Array, /, fill_value, *, dtype=None, device=None) -> Array:
+    """``fill_value`` with ``x``'s shape (and dtype/device unless given)."""
+    d, dev = _like(x, dtype, device, "full_like")
+    check_scalar_fits("full_like", fill_value, d)
+    return run(FILL, empty_on(x._shape, d, dev), fill_value)
+
+
+def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
+    """Evenly spaced values in ``[start, stop)`` (``arange(n)`` is ``0 .. n-1``)."""
+    if stop is None:
+        start, stop = 0, start
+    for v in (start, stop, step):
+        if isinstance(v, complex) or not isinstance(v, (int, float, np.number)):
+            raise TypeError(f"arange: start, stop and step must be real numbers, got {v!r}")
+    if step == 0:
+        raise ValueError("arange: step must not be zero")
+    if dtype is None:
+        is_int = all(isinstance(v, (int, np.integer)) for v in (start, stop, step))
+        dtype = dt.default_int if is_int else dt.default_float
+    else:
+        dtype = dt.as_dtype(dtype)
+    n = max(0, math.ceil((stop - start) / step))
+    out = empty_on((n,), dtype, as_device(device))
+    return run(ARANGE, out, start=start, step=step)
+
+
+def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> Array:
+    """``num`` evenly spaced values from ``start`` to ``stop``."""
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"linspace: num must be non-negative, got {num}")
+    if dtype is None:
+        is_complex = isinstance(start, complex) or isinstance(stop, complex)
+        dtype = dt.default_complex if is_complex else dt.default_float
+    else:
+        dtype = dt.as_dtype(dtype)
+        if dtype.kind not in dt.FLOAT_KINDS:
+            raise TypeError(f"linspace: dtype must be floating-point, got {dtype.name}")
+    out = empty_on((num,), dtype, as_device(device))
+    return run(LINSPACE, out, start=start, stop=stop, endpoint=endpoint)
+
+
+def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Array:
+    """A 2-D array with ones on the ``k``-th diagonal and zeros elsewhere."""
+    n_cols = n_rows if n_cols is None else n_cols
+    out = zeros((n_rows, n_cols), dtype=dtype, device=device)
+    # the diagonal is a 1-D view with stride n_cols + 1: fill it, no kernel of its own
+    start_row, start_col = (0, k) if k >= 0 else (-k, 0)
+    length = max(0, min(n_rows - start_row, n_cols - start_col))
+    if length:
+        diag = out._view((length,), (n_cols + 1,), start_row * n_cols + start_col)
+        run(FILL, diag, 1)
+    return out
+
+
+def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
+    """Convert ``obj`` to a strided array.
+
+    ``obj`` may be a strided array, a Python scalar, a (nested) sequence, a NumPy array, or any
+    object supporting DLPack, the buffer protocol or ``__array__``.  ``copy=None`` copies only when
+    needed, ``True`` always copies, ``False`` raises ValueError where a copy would be needed.
+    """
+    dtype = None if dtype is None else dt.as_dtype(dtype)
+    if type(obj) is Array:
+        dev = obj._device if device is None else as_device(device)
+        needs_copy = (dtype is not None and dtype is not obj._dtype) or dev != obj._device
+        if copy is False and needs_copy:
+            raise ValueError("asarray: copy=False, but converting the dtype or device needs a copy")
+        x = obj.to_device(dev) if dev != obj._device else obj
+        if dtype is not None and dtype is not x._dtype:
+            return astype_to(x, dtype)
+        if copy and x is obj:
+            return _copy_of(obj)
+        return x
+    dev = as_device(device)
+    if isinstance(obj, (bool, int, float, complex)) and not isinstance(obj, np.ndarray):
+        d = dt.scalar_dtype(obj, None) if dtype is None else dtype
+        if dtype is not None:
+            check_scalar_fits("asarray", obj, d)
+        return scalar_array(obj, d, dev, "asarray")
+    a = _to_numpy(obj, dtype, copy)
+    x = _wrap_numpy(a)
+    if dtype is not None and x._dtype is not dtype:
+        x = astype_to(x, dtype)
+    if dev != CPU:
+        x = x.to_device(dev)
+    return x
+
+
+def _copy_of(x: Array) -> Array:
+    from .core import COPY
+
+    return run(COPY, empty_on(x._shape, x._dtype, x._device), x)
+
+
+def _to_numpy(obj, dtype: dt.DType | None, copy) -> np.ndarray:
+    """Host data of ``obj`` as a NumPy array (zero-copy where the source allows)."""
+    if isinstance(obj, np.ndarray):
+        a = obj
+    elif hasattr(obj, "__dlpack__") and not hasattr(obj, "__array__"):
+        try:
+            a = np.from_dlpack(obj)
+        except (BufferError, TypeError) as e:
+            raise BufferError(f"asarray: cannot import {type(obj).__name__} via DLPack: {e}") from e
+    elif isinstance(obj, (str, bytes)):
+        raise TypeError(f"asarray: cannot convert {type(obj).__name__} to an array")
+    else:
+        try:
+            a = np.asarray(obj) if copy is not False else np.asarray(obj, copy=False)
+        except (ValueError, TypeError) as e:
+            if copy is False:
+                raise ValueError(f"asarray: copy=False, but {type(obj).__name__} needs a copy") from e
+            raise TypeError(f"asarray: cannot convert {type(obj).__name__} to an array: {e}") from e
+        if isinstance(obj, (list, tuple)) and a.dtype.kind in "iu" and dtype is None:
+            if a.dtype != np.int64:
+                if a.dtype == np.uint64:
+                    raise OverflowError("asarray: Python int out of range for int64")
+                a = a.astype(np.int64)
+    if a.dtype.kind not in "biufc" or a.dtype.kind == "f" and a.dtype.itemsize == 2:
+        raise TypeError(f"asarray: {type(obj).__name__} of dtype {a.dtype} has no strided dtype")
+    if a.dtype.itemsize > 8 and a.dtype.kind == "f" or a.dtype.itemsize > 16:
+        raise TypeError(f"asarray: dtype {a.dtype} has no strided equivalent")
+    if copy:
+        a = a.copy()
+    return a
+
+
+def _wrap_numpy(a: np.ndarray) -> Array:
+    """A strided view of NumPy array ``a`` (copies only for byte-swapped or read-only data)."""
+    if not a.dtype.isnative:
+        a = a.astype(a.dtype.newbyteorder("="))
+    d = dt.from_numpy(a.dtype)
+    isz = a.itemsize
+    if not a.flags.writeable or any(s % isz for s in a.strides):
+        a = a.copy()  # read-only buffers would compile separate numba kernels; copy once instead
+    shape = a.shape
+    if a.size == 0:
+        return Array._new(np.empty(0, a.dtype), shape, contiguous_strides(shape), 0, d, CPU)
+    el = tuple(s // isz for s in a.strides)
+    lo = sum(st * (n - 1) for st, n in zip(el, shape) if st < 0)
+    hi = sum(st * (n - 1) for st, n in zip(el, shape) if st > 0)
+    corner = a[tuple(slice(n - 1, n) if st < 0 else slice(0, 1) for st, n in zip(el, shape))]
+    buf = np.lib.stride_tricks.as_strided(corner, shape=(hi - lo + 1,), strides=(isz,))
+    return Array._new(buf, shape, el, -lo, d, CPU)

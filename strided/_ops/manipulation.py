@@ -1,0 +1,255 @@
+"""Views (reshape, permute_dims, expand_dims, squeeze, broadcast_to, ...) and copies (astype,
+concat, stack, assignment), plus ``where``.
+
+Views only compute new shape/strides/offset, so they are the same on every device, meta included.
+Copies are compositions over the ``copy`` and ``fill`` primitives.
+"""
+
+from __future__ import annotations
+
+import operator
+
+from .. import _dtypes as dt
+from .._array import Array
+from .._device import as_device
+from .._shapes import (
+    broadcast_shapes,
+    broadcast_strides,
+    normalize_axes,
+    normalize_axis,
+    prod,
+    reshape_strides,
+)
+from ..dispatch import declare
+from .core import (
+    COPY,
+    FILL,
+    astype_to,
+    check_scalar_fits,
+    coerce_operands,
+    empty_on,
+    is_scalar,
+    run,
+    same_device,
+    to_array,
+)
+
+__all__ = [
+    "reshape",
+    "permute_dims",
+    "matrix_transpose",
+    "expand_dims",
+    "squeeze",
+    "broadcast_to",
+    "broadcast_arrays",
+    "concat",
+    "stack",
+    "astype",
+    "where",
+]
+
+WHERE = declare("where", "where")
+
+
+def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> Array:
+    """``x`` with a new shape: a view when the layout allows it, otherwise a copy.
+
+    One dimension may be -1 (inferred).  ``copy=True`` always copies; ``copy=False`` raises
+    ValueError when a view is impossible.
+    """
+    x = to_array(x, "reshape")
+    if isinstance(shape, int):
+        shape = (shape,)
+    shape = tuple(operator.index(s) for s in shape)
+    size = x.size
+    if shape.count(-1) > 1:
+        raise ValueError(f"reshape: only one dimension can be -1, got {shape}")
+    if -1 in shape:
+        known = prod(s for s in shape if s != -1)
+        if known == 0 or size % known:
+            raise ValueError(f"reshape: cannot reshape array of shape {x._shape} into {shape}")
+        shape = tuple(size // known if s == -1 else s for s in shape)
+    if any(s < 0 for s in shape) or prod(shape) != size:
+        raise ValueError(f"reshape: cannot reshape array of shape {x._shape} into {shape}")
+    if not copy:
+        strides = reshape_strides(x._shape, x._strides, shape)
+        if strides is not None:
+            return x._view(shape, strides, x._offset)
+        if copy is False:
+            raise ValueError(
+                f"reshape: copy=False, but the layout of shape {x._shape} with strides "
+                f"{x._strides} cannot be viewed as {shape}"
+            )
+    c = _copy(x)
+    return c._view(shape, reshape_strides(c._shape, c._strides, shape), 0)
+
+
+def _copy(x: Array, dtype: dt.DType | None = None) -> Array:
+    return run(COPY, empty_on(x._shape, dtype or x._dtype, x._device), x)
+
+
+def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
+    """A view of ``x`` with its dimensions reordered (``axes`` may be negative)."""
+    x = to_array(x, "permute_dims")
+    n = x.ndim
+    axes = tuple(normalize_axis(a, n, "permute_dims") for a in axes)
+    if sorted(axes) != list(range(n)):
+        raise ValueError(f"permute_dims: axes {axes} is not a permutation of {n} dimensions")
+    return x._view(tuple(x._shape[a] for a in axes), tuple(x._strides[a] for a in axes), x._offset)
+
+
+def matrix_transpose(x: Array, /) -> Array:
+    """A view of ``x`` with its last two dimensions swapped."""
+    return to_array(x, "matrix_transpose").mT
+
+
+def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
+    """A view of ``x`` with size-1 dimensions inserted at ``axis`` (an int or a tuple)."""
+    x = to_array(x, "expand_dims")
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    n = x.ndim + len(axes)
+    positions = normalize_axes(axes, n, "expand_dims")
+    shape, strides = list(x._shape), list(x._strides)
+    for p in positions:
+        shape.insert(p, 1)
+        strides.insert(p, 0)
+    return x._view(tuple(shape), tuple(strides), x._offset)
+
+
+def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
+    """A view of ``x`` without the size-1 dimensions named by ``axis``."""
+    x = to_array(x, "squeeze")
+    axes = normalize_axes(axis, x.ndim, "squeeze")
+    for a in axes:
+        if x._shape[a] != 1:
+            raise ValueError(f"squeeze: axis {a} has size {x._shape[a]}, not 1 (shape {x._shape})")
+    keep = [i for i in range(x.ndim) if i not in axes]
+    return x._view(tuple(x._shape[i] for i in keep), tuple(x._strides[i] for i in keep), x._offset)
+
+
+def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
+    """A read-through view of ``x`` broadcast to ``shape`` (stride 0 on repeated dimensions)."""
+    x = to_array(x, "broadcast_to")
+    shape = tuple(operator.index(s) for s in shape)
+    if len(shape) < x.ndim or broadcast_shapes(x._shape, shape, op="broadcast_to") != shape:
+        raise ValueError(f"broadcast_to: cannot broadcast shape {x._shape} to {shape}")
+    return x._view(shape, broadcast_strides(x._shape, x._strides, shape), x._offset)
+
+
+def broadcast_arrays(*arrays: Array) -> list[Array]:
+    """Views of ``arrays`` broadcast to their common shape."""
+    arrays = [to_array(a, "broadcast_arrays") for a in arrays]
+    shape = broadcast_shapes(*(a._shape for a in arrays), op="broadcast_arrays")
+    return [broadcast_to(a, shape) for a in arrays]
+
+
+def astype(x: Array, dtype, /, *, copy: bool = True, device=None) -> Array:
+    """``x`` converted to ``dtype`` (and moved to ``device`` if given)."""
+    x = to_array(x, "astype")
+    dtype = dt.as_dtype(dtype)
+    if device is not None:
+        x = x.to_device(as_device(device))
+    if x._dtype is dtype:
+        return _copy(x) if copy else x
+    return astype_to(x, dtype)
+
+
+def _result_dtype(op: str, arrays: list[Array]) -> dt.DType:
+    d = arrays[0]._dtype
+    for a in arrays[1:]:
+        d = dt.promote(d, a._dtype)
+    return d
+
+
+def concat(arrays, /, *, axis: int | None = 0) -> Array:
+    """Join arrays along an existing ``axis`` (``None``: flatten first)."""
+    arrays = [to_array(a, "concat") for a in arrays]
+    if not arrays:
+        raise ValueError("concat: needs at least one array")
+    device = same_device("concat", *arrays)
+    if axis is None:
+        arrays = [reshape(a, (-1,)) for a in arrays]
+        axis = 0
+    ndim = arrays[0].ndim
+    if ndim == 0:
+        raise ValueError("concat: zero-dimensional arrays cannot be concatenated")
+    axis = normalize_axis(axis, ndim, "concat")
+    ref = arrays[0]._shape
+    for a in arrays[1:]:
+        if a.ndim != ndim or any(
+            s != r for i, (s, r) in enumerate(zip(a._shape, ref)) if i != axis
+        ):
+            raise ValueError(
+                f"concat: shapes {', '.join(str(b._shape) for b in arrays)} differ outside axis "
+                f"{axis}"
+            )
+    d = _result_dtype("concat", arrays)
+    shape = list(ref)
+    shape[axis] = sum(a._shape[axis] for a in arrays)
+    out = empty_on(tuple(shape), d, device)
+    if device.type == "meta":
+        return out
+    start = 0
+    for a in arrays:
+        n = a._shape[axis]
+        if n:
+            part = out._view(a._shape, out._strides, out._offset + start * out._strides[axis])
+            run(COPY, part, a)
+        start += n
+    return out
+
+
+def stack(arrays, /, *, axis: int = 0) -> Array:
+    """Join arrays of one shape along a new ``axis``."""
+    arrays = [to_array(a, "stack") for a in arrays]
+    if not arrays:
+        raise ValueError("stack: needs at least one array")
+    shape = arrays[0]._shape
+    for a in arrays[1:]:
+        if a._shape != shape:
+            raise ValueError(
+                f"stack: all arrays must have one shape, got {', '.join(str(b._shape) for b in arrays)}"
+            )
+    axis = normalize_axis(axis, len(shape) + 1, "stack")
+    return concat([expand_dims(a, axis) for a in arrays], axis=axis)
+
+
+def assign(target: Array, value) -> None:
+    """Write ``value`` (an array broadcastable to ``target``, or a scalar) into the view ``target``.
+
+    The value must convert to ``target``'s dtype without changing kind upward (a float into an int
+    array is a TypeError), as the standard's ``__setitem__`` rules require.
+    """
+    d = target._dtype
+    if is_scalar(value):
+        if not isinstance(value, (bool, int, float, complex)):
+            value = value.item()
+        check_scalar_fits("__setitem__", value, d)
+        run(FILL, target, value)
+        return
+    value = to_array(value, "__setitem__")
+    same_device("__setitem__", target, value)
+    if dt.promote(d, value._dtype) is not d:
+        raise TypeError(
+            f"__setitem__: cannot store an array of dtype {value._dtype.name} in an array of dtype "
+            f"{d.name} without losing information"
+        )
+    if broadcast_shapes(value._shape, target._shape, op="__setitem__") != target._shape:
+        raise ValueError(
+            f"__setitem__: value of shape {value._shape} cannot be broadcast to {target._shape}"
+        )
+    if value._buf is not None and value._buf is target._buf:
+        value = _copy(value)  # overlapping source and destination
+    run(COPY, target, value)
+
+
+def where(condition: Array, x1, x2, /) -> Array:
+    """Elements of ``x1`` where ``condition`` is True, of ``x2`` elsewhere (scalars allowed)."""
+    condition = to_array(condition, "where")
+    if condition._dtype is not dt.bool:
+        raise TypeError(f"where: condition must have dtype bool, got {condition._dtype.name}")
+    (c, a, b), device = coerce_operands("where", (condition, x1, x2))
+    d = dt.promote(a._dtype, b._dtype)
+    shape = broadcast_shapes(c._shape, a._shape, b._shape, op="where")
+    out = empty_on(shape, d, device)
+    return run(WHERE, out, c, astype_to(a, d), astype_to(b, d))

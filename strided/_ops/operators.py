@@ -1,0 +1,123 @@
+"""The array object's operators, installed on :class:`strided.Array`.
+
+Each operator calls the same primitive as its namespace function; reflected operators swap the
+operands; in-place operators compute the result and write it back, refusing a result whose dtype
+or shape differs from the target's (as the standard requires).
+"""
+
+from __future__ import annotations
+
+from .core import COPY, elementwise, is_scalar, run
+
+_BINARY = {
+    "add": "add",
+    "sub": "subtract",
+    "mul": "multiply",
+    "truediv": "divide",
+    "floordiv": "floor_divide",
+    "mod": "remainder",
+    "pow": "pow",
+    "and": "bitwise_and",
+    "or": "bitwise_or",
+    "xor": "bitwise_xor",
+    "lshift": "bitwise_left_shift",
+    "rshift": "bitwise_right_shift",
+}
+_COMPARE = {
+    "eq": "equal",
+    "ne": "not_equal",
+    "lt": "less",
+    "le": "less_equal",
+    "gt": "greater",
+    "ge": "greater_equal",
+}
+_UNARY = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise_invert"}
+
+
+def _operand_ok(other) -> bool:
+    from .._array import Array
+
+    return type(other) is Array or is_scalar(other)
+
+
+def _write_back(op: str, target, result):
+    if result._shape != target._shape:
+        raise ValueError(
+            f"{op}: the result has shape {result._shape}, but the target array has shape "
+            f"{target._shape}; in-place operations cannot broadcast the target"
+        )
+    if result._dtype is not target._dtype:
+        raise TypeError(
+            f"{op}: the result has dtype {result._dtype.name}, but the target array has dtype "
+            f"{target._dtype.name}; in-place operations cannot change the dtype"
+        )
+    run(COPY, target, result)
+    return target
+
+
+def _binary(prim):
+    def fwd(self, other):
+        if not _operand_ok(other):
+            return NotImplemented
+        return elementwise(prim, self, other)
+
+    def rev(self, other):
+        if not _operand_ok(other):
+            return NotImplemented
+        return elementwise(prim, other, self)
+
+    def inplace(self, other):
+        if not _operand_ok(other):
+            return NotImplemented
+        return _write_back(f"__i{prim.name}__", self, elementwise(prim, self, other))
+
+    return fwd, rev, inplace
+
+
+def _matmul_ops():
+    from .linalg import matmul
+
+    def fwd(self, other):
+        from .._array import Array
+
+        return matmul(self, other) if type(other) is Array else NotImplemented
+
+    def rev(self, other):
+        from .._array import Array
+
+        return matmul(other, self) if type(other) is Array else NotImplemented
+
+    def inplace(self, other):
+        return _write_back("__imatmul__", self, matmul(self, other))
+
+    return fwd, rev, inplace
+
+
+def install(cls) -> None:
+    """Attach every operator of the standard's array object to ``cls``."""
+    from .elementwise import PRIMS
+
+    for dunder, name in _BINARY.items():
+        fwd, rev, inplace = _binary(PRIMS[name])
+        for prefix, fn in (("", fwd), ("r", rev), ("i", inplace)):
+            fn.__name__ = f"__{prefix}{dunder}__"
+            fn.__doc__ = f"``{name}`` as an operator."
+            setattr(cls, fn.__name__, fn)
+    for dunder, name in _COMPARE.items():
+        fwd = _binary(PRIMS[name])[0]
+        fwd.__name__ = f"__{dunder}__"
+        setattr(cls, fwd.__name__, fwd)
+    for dunder, name in _UNARY.items():
+        prim = PRIMS[name]
+
+        def unary(self, _prim=prim):
+            return elementwise(_prim, self)
+
+        unary.__name__ = f"__{dunder}__"
+        setattr(cls, unary.__name__, unary)
+    for prefix, fn in zip(("", "r", "i"), _matmul_ops()):
+        fn.__name__ = f"__{prefix}matmul__"
+        setattr(cls, fn.__name__, fn)
+    cls.__hash__ = None  # == is elementwise
+
+

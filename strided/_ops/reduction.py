@@ -1,0 +1,148 @@
+"""Reductions (sum, prod, max, min, any, all, mean) and cumulative scans."""
+
+from __future__ import annotations
+
+import operator
+
+from .. import _dtypes as dt
+from .._array import Array
+from .._shapes import normalize_axes, normalize_axis
+from .._shapes import prod as shape_prod
+from ..dispatch import declare
+from .core import FILL, astype_to, check_dtype, empty_on, run, to_array
+
+__all__ = ["sum", "prod", "max", "min", "any", "all", "mean", "cumulative_sum", "cumulative_prod"]
+
+# name: (accepted dtypes, result rule): "accumulate" widens integers to the default (u)int64
+_REDUCTIONS = {
+    "sum": ("numeric", "accumulate"),
+    "prod": ("numeric", "accumulate"),
+    "max": ("real numeric", "same"),
+    "min": ("real numeric", "same"),
+    "any": ("any", "bool"),
+    "all": ("any", "bool"),
+}
+PRIMS = {n: declare(n, "reduction", a, r) for n, (a, r) in _REDUCTIONS.items()}
+SCANS = {n: declare(f"cumulative_{n}", "scan", "numeric", "accumulate") for n in ("sum", "prod")}
+
+
+def _accumulator(d: dt.DType, dtype) -> dt.DType:
+    """The standard's result dtype for sum/prod/cumulative_* of ``d`` when ``dtype`` is None."""
+    if dtype is not None:
+        return dt.as_dtype(dtype)
+    if d.kind == dt.UNSIGNED:
+        return dt.default_uint
+    if d.kind in (dt.SIGNED, dt.BOOL):
+        return dt.default_int
+    return d
+
+
+def _reduce(name: str, x: Array, axis, keepdims: bool, dtype=None) -> Array:
+    prim = PRIMS[name]
+    x = to_array(x, name)
+    check_dtype(name, x._dtype, prim.accepts)
+    axes = normalize_axes(axis, x.ndim, name)
+    if prim.result == "accumulate":
+        out_dtype = compute = _accumulator(x._dtype, dtype)
+    elif prim.result == "bool":
+        out_dtype, compute = dt.bool, x._dtype
+    else:
+        out_dtype = compute = x._dtype
+    kept = tuple(s for i, s in enumerate(x._shape) if i not in axes)
+    out = empty_on(kept, out_dtype, x._device)
+    if x._device.type != "meta":
+        if name in ("max", "min") and shape_prod(x._shape[a] for a in axes) == 0:
+            raise ValueError(
+                f"{name}: zero-size reduction over axes {axes} of shape {x._shape} has no identity"
+            )
+        run(prim, out, astype_to(x, compute), axes=axes)
+    if keepdims:
+        shape, strides = list(out._shape), list(out._strides)
+        for a in axes:
+            shape.insert(a, 1)
+            strides.insert(a, 0)
+        out = out._view(tuple(shape), tuple(strides), out._offset)
+    return out
+
+
+def sum(x: Array, /, *, axis=None, dtype=None, keepdims: bool = False) -> Array:
+    """Sum over ``axis`` (all axes by default); integers accumulate in (u)int64."""
+    return _reduce("sum", x, axis, keepdims, dtype)
+
+
+def prod(x: Array, /, *, axis=None, dtype=None, keepdims: bool = False) -> Array:
+    """Product over ``axis`` (all axes by default); integers accumulate in (u)int64."""
+    return _reduce("prod", x, axis, keepdims, dtype)
+
+
+def max(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:
+    """Maximum over ``axis``; NaN propagates; empty reductions raise ValueError."""
+    return _reduce("max", x, axis, keepdims)
+
+
+def min(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:
+    """Minimum over ``axis``; NaN propagates; empty reductions raise ValueError."""
+    return _reduce("min", x, axis, keepdims)
+
+
+def any(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:
+    """True where any element over ``axis`` is nonzero."""
+    return _reduce("any", x, axis, keepdims)
+
+
+def all(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:
+    """True where every element over ``axis`` is nonzero."""
+    return _reduce("all", x, axis, keepdims)
+
+
+def mean(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:
+    """Arithmetic mean over ``axis`` (a composition: sum / count); integers give float64."""
+    from .elementwise import divide
+
+    x = to_array(x, "mean")
+    check_dtype("mean", x._dtype, "numeric")
+    if x._dtype.kind not in dt.FLOAT_KINDS:
+        x = astype_to(x, dt.default_float)
+    axes = normalize_axes(axis, x.ndim, "mean")
+    n = shape_prod(x._shape[a] for a in axes)
+    total = _reduce("sum", x, axes, keepdims)
+    return divide(total, float(n)) if n else divide(total, float("nan"))
+
+
+def _scan(name: str, x: Array, axis, dtype, include_initial: bool) -> Array:
+    prim = SCANS[name]
+    x = to_array(x, prim.name)
+    check_dtype(prim.name, x._dtype, prim.accepts)
+    if x.ndim == 0:
+        raise ValueError(f"{prim.name}: needs an array with at least one dimension")
+    if axis is None:
+        if x.ndim > 1:
+            raise ValueError(f"{prim.name}: axis is required for {x.ndim}-D input")
+        axis = 0
+    axis = normalize_axis(operator.index(axis), x.ndim, prim.name)
+    d = _accumulator(x._dtype, dtype)
+    shape = list(x._shape)
+    if include_initial:
+        shape[axis] += 1
+    out = empty_on(tuple(shape), d, x._device)
+    if x._device.type == "meta":
+        return out
+    body = out
+    if include_initial:
+        st = out._strides
+        run(FILL, out._view(x._shape[:axis] + (1,) + x._shape[axis + 1 :], st, out._offset),
+            0 if name == "sum" else 1)
+        body = out._view(x._shape, st, out._offset + st[axis])
+    if x.size:
+        run(prim, body, astype_to(x, d), axis=axis)
+    return out
+
+
+def cumulative_sum(x: Array, /, *, axis=None, dtype=None, include_initial: bool = False) -> Array:
+    """Cumulative sum along ``axis`` (optional for 1-D input)."""
+    return _scan("sum", x, axis, dtype, include_initial)
+
+
+def cumulative_prod(x: Array, /, *, axis=None, dtype=None, include_initial: bool = False) -> Array:
+    """Cumulative product along ``axis`` (optional for 1-D input)."""
+    return _scan("prod", x, axis, dtype, include_initial)

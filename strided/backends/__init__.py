@@ -1,0 +1,1 @@
+"""Device backends: each registers one kernel per primitive for its device type."""
