@@ -225,6 +225,8 @@ def _to_numpy(obj, dtype: dt.DType | None, copy) -> np.ndarray:
                 if a.dtype == np.uint64:
                     raise OverflowError("asarray: Python int out of range for int64")
                 a = a.astype(np.int64)
+    if a.dtype.kind == "O" and _all_ints(obj):
+        raise OverflowError("asarray: Python int out of range for int64")
     if a.dtype.kind not in "biufc" or a.dtype.kind == "f" and a.dtype.itemsize == 2:
         raise TypeError(f"asarray: {type(obj).__name__} of dtype {a.dtype} has no strided dtype")
     if a.dtype.itemsize > 8 and a.dtype.kind == "f" or a.dtype.itemsize > 16:
@@ -232,6 +234,12 @@ def _to_numpy(obj, dtype: dt.DType | None, copy) -> np.ndarray:
     if copy:
         a = a.copy()
     return a
+
+
+def _all_ints(obj) -> bool:
+    if isinstance(obj, (list, tuple)):
+        return all(_all_ints(o) for o in obj)
+    return isinstance(obj, int)
 
 
 def _wrap_numpy(a: np.ndarray) -> Array:

@@ -7,6 +7,8 @@ or shape differs from the target's (as the standard requires).
 
 from __future__ import annotations
 
+import numpy as np
+
 from .core import COPY, elementwise, is_scalar, run
 
 _BINARY = {
@@ -34,10 +36,17 @@ _COMPARE = {
 _UNARY = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise_invert"}
 
 
-def _operand_ok(other) -> bool:
+def _operand(other):
+    """``other`` as an operand (NumPy arrays are viewed zero-copy), or None if unsupported."""
     from .._array import Array
 
-    return type(other) is Array or is_scalar(other)
+    if type(other) is Array or is_scalar(other):
+        return other
+    if isinstance(other, np.ndarray):
+        from .creation import asarray
+
+        return asarray(other)
+    return None
 
 
 def _write_back(op: str, target, result):
@@ -55,21 +64,24 @@ def _write_back(op: str, target, result):
     return target
 
 
-def _binary(prim):
+def _binary(prim, dunder: str):
     def fwd(self, other):
-        if not _operand_ok(other):
+        other = _operand(other)
+        if other is None:
             return NotImplemented
         return elementwise(prim, self, other)
 
     def rev(self, other):
-        if not _operand_ok(other):
+        other = _operand(other)
+        if other is None:
             return NotImplemented
         return elementwise(prim, other, self)
 
     def inplace(self, other):
-        if not _operand_ok(other):
+        other = _operand(other)
+        if other is None:
             return NotImplemented
-        return _write_back(f"__i{prim.name}__", self, elementwise(prim, self, other))
+        return _write_back(f"__i{dunder}__", self, elementwise(prim, self, other))
 
     return fwd, rev, inplace
 
@@ -98,13 +110,13 @@ def install(cls) -> None:
     from .elementwise import PRIMS
 
     for dunder, name in _BINARY.items():
-        fwd, rev, inplace = _binary(PRIMS[name])
+        fwd, rev, inplace = _binary(PRIMS[name], dunder)
         for prefix, fn in (("", fwd), ("r", rev), ("i", inplace)):
             fn.__name__ = f"__{prefix}{dunder}__"
             fn.__doc__ = f"``{name}`` as an operator."
             setattr(cls, fn.__name__, fn)
     for dunder, name in _COMPARE.items():
-        fwd = _binary(PRIMS[name])[0]
+        fwd = _binary(PRIMS[name], dunder)[0]
         fwd.__name__ = f"__{dunder}__"
         setattr(cls, fwd.__name__, fwd)
     for dunder, name in _UNARY.items():

@@ -1,0 +1,150 @@
+"""The op table: every operation of the namespace with its NumPy reference and sample domain.
+
+Tests are generated from this table (values against NumPy for every accepted dtype, every memory
+layout, meta agreement, rejected dtypes); ``test_completeness.py`` fails when a declared primitive
+has no entry here or no kernel on a device.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+import strided as xp
+from strided import _dtypes as sdt
+from strided._ops.elementwise import ELEMENTWISE
+
+
+@dataclass
+class OpInfo:
+    name: str
+    ref: Callable  # NumPy reference on NumPy arrays
+    arity: int = 1
+    accepts: str = "any"
+    result: str = "same"
+    domain: tuple[float, float] = (-5.0, 5.0)  # real values drawn from this interval
+    int_domain: tuple[int, int] = (-20, 20)
+    nonzero_rhs: bool = False  # integer divisors must be nonzero (results are not comparable)
+    rtol: dict = field(default_factory=dict)
+
+    @property
+    def fn(self):
+        return getattr(xp, self.name)
+
+    def accepted(self) -> list[sdt.DType]:
+        kinds = sdt.CATEGORIES[self.accepts]
+        return [d for d in sdt.ALL_DTYPES if d.kind in kinds]
+
+    def rejected(self) -> list[sdt.DType]:
+        kinds = sdt.CATEGORIES[self.accepts]
+        return [d for d in sdt.ALL_DTYPES if d.kind not in kinds]
+
+
+_NUMPY_NAME = {
+    "acos": "arccos",
+    "asin": "arcsin",
+    "atan": "arctan",
+    "atan2": "arctan2",
+    "acosh": "arccosh",
+    "asinh": "arcsinh",
+    "atanh": "arctanh",
+    "pow": "power",
+    "bitwise_invert": "invert",
+    "bitwise_left_shift": "left_shift",
+    "bitwise_right_shift": "right_shift",
+}
+
+_DOMAINS = {
+    "log": (0.1, 10.0),
+    "log1p": (-0.5, 10.0),
+    "log2": (0.1, 10.0),
+    "log10": (0.1, 10.0),
+    "sqrt": (0.0, 10.0),
+    "asin": (-0.99, 0.99),
+    "acos": (-0.99, 0.99),
+    "atanh": (-0.99, 0.99),
+    "acosh": (1.01, 10.0),
+    "reciprocal": (0.5, 5.0),
+    "exp": (-10.0, 10.0),
+    "pow": (0.1, 3.0),
+    "tan": (-1.4, 1.4),
+}
+_INT_DOMAINS = {
+    "pow": (0, 4),
+    "bitwise_left_shift": (0, 7),
+    "bitwise_right_shift": (0, 7),
+    "square": (-10, 10),
+    "multiply": (-10, 10),
+    "exp": (-5, 5),
+    "expm1": (-5, 5),
+    "log": (1, 50),
+    "log1p": (0, 50),
+    "log2": (1, 50),
+    "log10": (1, 50),
+    "sqrt": (0, 50),
+    "acosh": (1, 50),
+    "asin": (-1, 1),
+    "acos": (-1, 1),
+    "atanh": (0, 0),
+    "reciprocal": (1, 9),
+    "sinh": (-5, 5),
+    "cosh": (-5, 5),
+}
+
+ELEMENTWISE_OPS: list[OpInfo] = [
+    OpInfo(
+        name,
+        getattr(np, _NUMPY_NAME.get(name, name)),
+        arity=arity,
+        accepts=accepts,
+        result=result,
+        domain=_DOMAINS.get(name, (-5.0, 5.0)),
+        int_domain=_INT_DOMAINS.get(name, (-20, 20)),
+        nonzero_rhs=name in ("floor_divide", "remainder", "divide"),
+    )
+    for name, (arity, accepts, result, _) in ELEMENTWISE.items()
+]
+
+# ops that are not elementwise: name -> the test module that covers them (checked for completeness)
+OTHER_OPS = {
+    "empty": "test_creation",
+    "arange": "test_creation",
+    "linspace": "test_creation",
+    "fill": "test_creation",
+    "copy": "test_manipulation",
+    "where": "test_manipulation",
+    "sum": "test_reductions",
+    "prod": "test_reductions",
+    "max": "test_reductions",
+    "min": "test_reductions",
+    "any": "test_reductions",
+    "all": "test_reductions",
+    "cumulative_sum": "test_reductions",
+    "cumulative_prod": "test_reductions",
+    "matmul": "test_matmul",
+}
+
+REDUCTIONS = {
+    "sum": np.sum,
+    "prod": np.prod,
+    "max": np.max,
+    "min": np.min,
+    "any": np.any,
+    "all": np.all,
+}
+
+
+def expected_dtype(op: OpInfo, d: sdt.DType) -> tuple[sdt.DType, sdt.DType]:
+    """(compute dtype, result dtype) for an input of dtype ``d``, from the standard's rules."""
+    compute = d
+    if op.result == "float" and d.kind not in sdt.FLOAT_KINDS:
+        compute = sdt.float64
+    out = {
+        "same": compute,
+        "bool": sdt.bool,
+        "real": sdt.real_of(compute),
+        "float": compute,
+    }[op.result]
+    return compute, out

@@ -1,0 +1,145 @@
+"""Creation functions vs NumPy, dtype defaults, devices, asarray sources and copy semantics."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import strided as xp
+from strided import _dtypes as sdt
+
+
+@pytest.mark.parametrize("d", sdt.ALL_DTYPES, ids=lambda d: d.name)
+def test_zeros_ones_full_every_dtype(d):
+    for fn, ref, value in ((xp.zeros, np.zeros, None), (xp.ones, np.ones, None)):
+        a = fn((2, 3), dtype=d)
+        assert a.dtype is d and a.shape == (2, 3)
+        np.testing.assert_array_equal(np.asarray(a), ref((2, 3), dtype=d.numpy))
+        like = {"zeros": xp.zeros_like, "ones": xp.ones_like}[fn.__name__](a)
+        np.testing.assert_array_equal(np.asarray(like), ref((2, 3), dtype=d.numpy))
+    v = True if d is sdt.bool else 1 + 1j if d.kind == sdt.COMPLEX else 1.5 if d.kind == sdt.REAL else 7
+    f = xp.full((4,), v, dtype=d)
+    np.testing.assert_array_equal(np.asarray(f), np.full((4,), v, dtype=d.numpy))
+    np.testing.assert_array_equal(np.asarray(xp.full_like(f, v)), np.full((4,), v, dtype=d.numpy))
+    assert xp.empty((3, 0), dtype=d).shape == (3, 0)
+    assert xp.empty_like(f).dtype is d
+
+
+def test_default_dtypes():
+    assert xp.zeros(3).dtype is xp.float64
+    assert xp.full((2,), 3).dtype is xp.int64
+    assert xp.full((2,), 3.0).dtype is xp.float64
+    assert xp.full((2,), True).dtype is xp.bool
+    assert xp.full((2,), 1j).dtype is xp.complex128
+    assert xp.arange(3).dtype is xp.int64
+    assert xp.arange(3.0).dtype is xp.float64
+    assert xp.asarray([1, 2]).dtype is xp.int64
+    assert xp.asarray([1.0, 2]).dtype is xp.float64
+    assert xp.asarray([True]).dtype is xp.bool
+    assert xp.asarray(1j).dtype is xp.complex128
+
+
+@pytest.mark.parametrize(
+    "args", [(5,), (2, 9), (2, 9, 3), (10, 0, -3), (0.5, 3.0, 0.5), (5, 1), (-3, 3, 2)]
+)
+def test_arange(args):
+    np.testing.assert_allclose(np.asarray(xp.arange(*args)), np.arange(*args))
+
+
+@pytest.mark.parametrize("d", [None, xp.float32, xp.int16])
+def test_arange_dtype(d):
+    got = xp.arange(1, 8, 2, dtype=d)
+    assert got.dtype is (d or xp.int64)
+    np.testing.assert_array_equal(np.asarray(got), np.arange(1, 8, 2))
+
+
+@pytest.mark.parametrize("endpoint", [True, False])
+@pytest.mark.parametrize("num", [0, 1, 5, 50])
+def test_linspace(num, endpoint):
+    got = xp.linspace(-1.0, 2.0, num, endpoint=endpoint, dtype=xp.float32)
+    assert got.dtype is xp.float32
+    np.testing.assert_allclose(
+        np.asarray(got), np.linspace(-1, 2, num, endpoint=endpoint, dtype=np.float32), rtol=1e-6
+    )
+
+
+@pytest.mark.parametrize("n,m,k", [(3, None, 0), (3, 5, 1), (4, 2, -1), (3, 3, 5), (0, 2, 0)])
+def test_eye(n, m, k):
+    np.testing.assert_array_equal(np.asarray(xp.eye(n, m, k=k)), np.eye(n, m, k=k))
+
+
+def test_creation_rejects_bad_arguments():
+    with pytest.raises(ValueError, match="zeros.*negative"):
+        xp.zeros((2, -1))
+    with pytest.raises(TypeError, match="full.*float.*int"):
+        xp.full((2,), 1.5, dtype=xp.int32)
+    with pytest.raises(OverflowError, match="full"):
+        xp.full((2,), 300, dtype=xp.uint8)
+    with pytest.raises(ValueError, match="arange.*step"):
+        xp.arange(0, 5, 0)
+    with pytest.raises(TypeError, match="not a strided dtype"):
+        xp.zeros(2, dtype="float16")
+
+
+def test_asarray_from_numpy_is_zero_copy_and_keeps_strides():
+    base = np.arange(24, dtype=np.float32).reshape(4, 6)
+    view = base[::2, ::-3]
+    a = xp.asarray(view)
+    np.testing.assert_array_equal(np.asarray(a), view)
+    assert a.strides == (12, -3)
+    base[0, 5] = -1  # visible through the strided array: same memory
+    assert float(a[0, 0]) == -1
+
+
+def test_asarray_copy_semantics():
+    src = np.arange(4.0)
+    copied = xp.asarray(src, copy=True)
+    src[0] = 99
+    assert float(copied[0]) == 0.0
+    a = xp.asarray([1, 2, 3])
+    assert xp.asarray(a) is a
+    b = xp.asarray(a, copy=True)
+    b[0] = 10
+    assert int(a[0]) == 1
+    with pytest.raises(ValueError, match="copy=False"):
+        xp.asarray(a, dtype=xp.float32, copy=False)
+    with pytest.raises(ValueError, match="copy=False"):
+        xp.asarray([1, 2], copy=False)
+
+
+def test_asarray_sources():
+    nested = [[1.5, 2], [3, 4]]
+    np.testing.assert_array_equal(np.asarray(xp.asarray(nested)), np.asarray(nested))
+    assert xp.asarray(3).shape == () and int(xp.asarray(3)) == 3
+    np.testing.assert_array_equal(np.asarray(xp.asarray(bytearray(b"\x01\x02"))), [1, 2])
+    dl = np.arange(6).reshape(2, 3)
+
+    class DLPackOnly:
+        def __dlpack__(self, **kw):
+            return dl.__dlpack__(**kw)
+
+        def __dlpack_device__(self):
+            return dl.__dlpack_device__()
+
+    np.testing.assert_array_equal(np.asarray(xp.asarray(DLPackOnly())), dl)
+    a = xp.asarray([1, 2], dtype=xp.float32)
+    assert a.dtype is xp.float32
+    with pytest.raises(TypeError, match="asarray"):
+        xp.asarray("abc")
+    with pytest.raises(TypeError, match="asarray"):
+        xp.asarray([object()])
+    with pytest.raises(OverflowError):
+        xp.asarray([2**70])
+
+
+def test_asarray_of_strided_arrays_in_lists():
+    a = xp.asarray(1.0)
+    np.testing.assert_array_equal(np.asarray(xp.asarray([a, a])), [1.0, 1.0])
+
+
+def test_creation_on_meta_allocates_nothing():
+    big = xp.zeros((10**9, 10**9), device="meta")
+    assert big.shape == (10**9, 10**9) and big.device == "meta"
+    assert xp.arange(10**12, device="meta").shape == (10**12,)
+    assert xp.eye(10**6, device="meta").shape == (10**6, 10**6)
+    assert xp.asarray([1, 2, 3], device="meta").shape == (3,)

@@ -1,0 +1,76 @@
+"""Devices: parsing, the default-device context, to_device, mixed-device errors, meta rules."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import strided as xp
+from strided import _device
+
+
+def test_device_objects_and_parsing():
+    assert xp.Device("cpu") == "cpu" and str(xp.Device("meta")) == "meta"
+    assert xp.asarray([1.0]).device == xp.Device("cpu")
+    assert {xp.Device("cpu"), xp.Device("cpu")} == {xp.Device("cpu")}
+    with pytest.raises(ValueError, match="unknown device"):
+        xp.zeros(2, device="tpu")
+    with pytest.raises(TypeError, match="device"):
+        xp.zeros(2, device=3)
+
+
+@pytest.mark.skipif(_device._cuda_device_count() > 0, reason="a GPU is present")
+def test_cuda_unavailable_without_a_gpu():
+    with pytest.raises(ValueError, match="cuda:0.*not available"):
+        xp.zeros(2, device="cuda")
+    assert all(d.type != "cuda" for d in _device.available_devices())
+
+
+@pytest.mark.parametrize("fn", [xp.zeros, xp.ones, xp.empty])
+def test_default_device_context(fn):
+    with xp.default_device("meta") as dev:
+        assert dev == "meta"
+        a = fn((3, 4))
+        assert a.device == "meta"
+        assert xp.arange(5).device == "meta" and xp.eye(3).device == "meta"
+        assert xp.full((2,), 1.0).device == "meta"
+        assert fn((2,), device="cpu").device == "cpu"
+    assert fn((3,)).device == "cpu"
+
+
+def test_to_device():
+    a = xp.asarray([1.0, 2.0])
+    assert a.to_device("cpu") is a
+    m = a.to_device("meta")
+    assert m.device == "meta" and m.shape == a.shape and m.dtype is a.dtype
+    with pytest.raises(RuntimeError, match="meta"):
+        m.to_device("cpu")
+
+
+def test_mixed_devices_raise_naming_both():
+    a, m = xp.zeros(3), xp.zeros(3, device="meta")
+    for f in (lambda: a + m, lambda: xp.matmul(a, m), lambda: xp.where(a > 0, a, m)):
+        with pytest.raises(ValueError, match="different devices.*cpu.*meta"):
+            f()
+
+
+def test_meta_arrays_have_no_values():
+    m = xp.ones((2, 3), device="meta")
+    assert repr(m) == "Array(shape=(2, 3), dtype=float64, device='meta')"
+    scalar = xp.sum(m)
+    for f in (lambda: bool(scalar), lambda: float(scalar), lambda: int(scalar),
+              lambda: np.asarray(m), lambda: m.__dlpack__(), lambda: m.__dlpack_device__()):
+        with pytest.raises((RuntimeError, BufferError), match="meta"):
+            f()
+
+
+def test_meta_views_and_strides_follow_the_rules():
+    m = xp.empty((10**8, 4096), dtype=xp.float32, device="meta")
+    v = m[::2, 10:20].mT
+    assert v.shape == (10, 5 * 10**7) and v.strides == (1, 8192)
+    assert xp.reshape(m, (-1,)).shape == (4096 * 10**8,)
+    assert xp.concat([m, m], axis=1).shape == (10**8, 8192)
+    assert xp.stack([m, m]).shape == (2, 10**8, 4096)
+    assert xp.astype(m, xp.float16 if hasattr(xp, "float16") else xp.int8).dtype is xp.int8
+    with pytest.raises(ValueError, match=r"add.*\(100000000, 4096\).*\(3,\)"):
+        m + xp.empty((3,), device="meta")

@@ -1,0 +1,160 @@
+"""Elementwise ops from the op table: values vs NumPy for every accepted dtype and memory layout,
+meta agreement, rejected dtypes, Python scalar operands."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import strided as xp
+from strided import _dtypes as sdt
+
+from .op_table import ELEMENTWISE_OPS, OpInfo, expected_dtype
+from .strategies import LAYOUTS, in_layout, seeds, shapes, values
+
+EXACT = {"floor", "ceil", "trunc", "round", "nextafter", "sign", "copysign", "maximum", "minimum"}
+
+
+def _tolerance(op: OpInfo, d: sdt.DType) -> dict:
+    if op.name in EXACT or d.kind not in sdt.FLOAT_KINDS:
+        return {"rtol": 0, "atol": 0}
+    if d in (sdt.float32, sdt.complex64):
+        return {"rtol": 2e-5, "atol": 1e-6}
+    return {"rtol": 1e-12, "atol": 1e-13}
+
+
+def _check(op: OpInfo, d: sdt.DType, np_inputs, got: xp.Array) -> None:
+    compute, out = expected_dtype(op, d)
+    assert got.dtype is out, f"{op.name}({d.name}) returned {got.dtype}, expected {out}"
+    with np.errstate(all="ignore"):
+        want = op.ref(*[v.astype(compute.numpy) for v in np_inputs])
+    want = np.asarray(want).astype(out.numpy)
+    g = np.asarray(got)
+    assert g.shape == want.shape
+    tol = _tolerance(op, compute)
+    if tol["rtol"] == 0:
+        np.testing.assert_array_equal(g, want, err_msg=f"{op.name} on {d.name}")
+    else:
+        np.testing.assert_allclose(g, want, equal_nan=True, err_msg=f"{op.name} on {d.name}", **tol)
+
+
+def _cases():
+    for op in ELEMENTWISE_OPS:
+        for d in op.accepted():
+            yield pytest.param(op, d, id=f"{op.name}-{d.name}")
+
+
+def _broadcast_partner(draw, shape):
+    """A shape that broadcasts with ``shape``: some dims set to 1, maybe leading dims dropped."""
+    ones = draw(st.lists(st.booleans(), min_size=len(shape), max_size=len(shape)))
+    partner = tuple(1 if o else s for s, o in zip(shape, ones))
+    drop = draw(st.integers(0, len(shape)))
+    return partner[drop:]
+
+
+@pytest.mark.parametrize("op,d", list(_cases()))
+@settings(max_examples=8, deadline=None)
+@given(data=st.data(), rng=seeds())
+def test_values_match_numpy(op: OpInfo, d: sdt.DType, data, rng):
+    shape = data.draw(shapes, label="shape")
+    shape_list = [shape]
+    if op.arity == 2:
+        shape_list.append(_broadcast_partner(data.draw, shape))
+        if data.draw(st.booleans(), label="swap"):
+            shape_list.reverse()
+    np_inputs, arrays = [], []
+    for i, s in enumerate(shape_list):
+        v = values(rng, s, d, op.domain, op.int_domain)
+        if i == 1 and op.nonzero_rhs and d.kind in sdt.INTEGER_KINDS:
+            v = np.where(v == 0, np.ones_like(v), v)
+        layout = data.draw(st.sampled_from(LAYOUTS), label=f"layout{i}")
+        nv, a = in_layout(v, layout)
+        np_inputs.append(nv)
+        arrays.append(a)
+    _check(op, d, np_inputs, op.fn(*arrays))
+
+
+@pytest.mark.parametrize("op,d", list(_cases()))
+def test_meta_agrees_with_cpu(op: OpInfo, d: sdt.DType):
+    shapes_ = [(3, 1, 4), (2, 4)][: op.arity]
+    rng = np.random.default_rng(0)
+    real = op.fn(*[xp.asarray(values(rng, s, d, op.domain, op.int_domain)) for s in shapes_])
+    meta = op.fn(*[xp.empty(s, dtype=d, device="meta") for s in shapes_])
+    assert meta.device == xp.Device("meta")
+    assert (meta.shape, meta.dtype) == (real.shape, real.dtype)
+
+
+def _rejected_cases():
+    for op in ELEMENTWISE_OPS:
+        for d in op.rejected():
+            yield pytest.param(op, d, id=f"{op.name}-{d.name}")
+
+
+@pytest.mark.parametrize("op,d", list(_rejected_cases()))
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+def test_rejected_dtypes_raise_type_error(op: OpInfo, d: sdt.DType, device):
+    args = [xp.zeros((2,), dtype=d, device=device)] * op.arity
+    with pytest.raises(TypeError, match=op.name):
+        op.fn(*args)
+
+
+def test_broadcast_mismatch_names_op_and_shapes():
+    with pytest.raises(ValueError, match=r"add.*\(2, 3\).*\(4,\)"):
+        xp.add(xp.zeros((2, 3)), xp.zeros((4,)))
+    with pytest.raises(ValueError, match="multiply"):
+        xp.multiply(xp.zeros((2, 3), device="meta"), xp.zeros((4,), device="meta"))
+
+
+@pytest.mark.parametrize(
+    "d,scalar",
+    [
+        (sdt.float32, 2.5),
+        (sdt.float64, -3),
+        (sdt.int16, 7),
+        (sdt.uint8, 3),
+        (sdt.complex64, 1.5 + 2j),
+        (sdt.bool, True),
+    ],
+)
+def test_python_scalars_take_the_array_dtype(d, scalar):
+    rng = np.random.default_rng(1)
+    a_np = values(rng, (3, 4), d)
+    a = xp.asarray(a_np)
+    ops = [xp.equal, xp.not_equal] if d is sdt.bool else [xp.add, xp.multiply, xp.subtract]
+    for fn in ops:
+        for got, want in (
+            (fn(a, scalar), getattr(np, fn.__name__)(a_np, np.asarray(scalar, dtype=d.numpy))),
+            (fn(scalar, a), getattr(np, fn.__name__)(np.asarray(scalar, dtype=d.numpy), a_np)),
+        ):
+            assert got.dtype is (sdt.bool if fn in (xp.equal, xp.not_equal) else d)
+            np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+
+
+def test_python_int_out_of_range_raises():
+    with pytest.raises(OverflowError, match="add.*300.*uint8"):
+        xp.add(xp.zeros(3, dtype=xp.uint8), 300)
+
+
+def test_promotion_across_dtypes():
+    a = xp.asarray(np.arange(4, dtype=np.int8))
+    b = xp.asarray(np.arange(4, dtype=np.uint8))
+    c = a + b
+    assert c.dtype is xp.int16
+    np.testing.assert_array_equal(np.asarray(c), np.arange(4) * 2)
+    f = xp.asarray(np.ones(4, dtype=np.float32)) * xp.asarray(np.ones(4, dtype=np.float64))
+    assert f.dtype is xp.float64
+    with pytest.raises(TypeError, match="uint64"):
+        xp.add(xp.zeros(2, dtype=xp.uint64), xp.zeros(2, dtype=xp.int64))
+
+
+def test_integer_semantics_match_numpy():
+    a_np = np.array([-7, -3, 0, 3, 7, 127], dtype=np.int8)
+    b_np = np.array([2, -2, 5, -4, 3, 2], dtype=np.int8)
+    a, b = xp.asarray(a_np), xp.asarray(b_np)
+    np.testing.assert_array_equal(np.asarray(a // b), a_np // b_np)
+    np.testing.assert_array_equal(np.asarray(a % b), a_np % b_np)
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(np.asarray(a + a), a_np + a_np)  # wraps around
+    np.testing.assert_array_equal(np.asarray(a // xp.zeros(6, dtype=xp.int8)), np.zeros(6))

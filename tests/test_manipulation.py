@@ -1,0 +1,219 @@
+"""Views share memory; reshape/permute/expand/squeeze/broadcast; copies (astype, concat, stack,
+setitem); where.  Values vs NumPy in every layout."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import strided as xp
+from strided import _dtypes as sdt
+
+from .strategies import LAYOUTS, in_layout, seeds, shapes, values
+
+basic_index = st.one_of(
+    st.integers(-3, 2),
+    st.slices(4),
+    st.just(None),
+    st.just(Ellipsis),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(key=st.lists(basic_index, max_size=4).map(tuple), layout=st.sampled_from(LAYOUTS))
+def test_basic_indexing_matches_numpy(key, layout):
+    v = np.arange(4 * 4 * 4).reshape(4, 4, 4)
+    nv, a = in_layout(v, layout)
+    if sum(k is Ellipsis for k in key) > 1:
+        with pytest.raises(IndexError):
+            a[key]
+        return
+    try:
+        want = nv[key]
+    except IndexError:
+        with pytest.raises(IndexError):
+            a[key]
+        return
+    got = a[key]
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_views_share_memory_with_their_base():
+    x = xp.zeros((4, 6))
+    v = x[1:, ::-2]
+    v[0, 0] = 5.0
+    assert float(x[1, 5]) == 5.0
+    t = xp.permute_dims(x, (1, 0))
+    t[2, 3] = 7.0
+    assert float(x[3, 2]) == 7.0
+    r = xp.reshape(x, (2, 12))
+    r[1, 0] = 9.0
+    assert float(x[2, 0]) == 9.0
+    e = xp.expand_dims(x, (0, 2))
+    assert e.shape == (1, 4, 1, 6)
+    e[0, 1, 0, 1] = 3.0
+    assert float(x[1, 1]) == 3.0
+    assert xp.squeeze(e, (0, 2)).shape == (4, 6)
+    assert x.mT.strides == (1, 6) and x.T.shape == (6, 4)
+
+
+def test_setitem_broadcasts_and_casts():
+    x = xp.zeros((3, 4), dtype=xp.float32)
+    x[...] = xp.asarray([1, 2, 3, 4], dtype=xp.int8)
+    np.testing.assert_array_equal(np.asarray(x), np.tile(np.arange(1, 5), (3, 1)))
+    x[1] = 0
+    x[:, ::3] = -1.5
+    want = np.tile(np.arange(1.0, 5), (3, 1))
+    want[1] = 0
+    want[:, ::3] = -1.5
+    np.testing.assert_array_equal(np.asarray(x), want)
+    i = xp.zeros(3, dtype=xp.int32)
+    with pytest.raises(TypeError, match="__setitem__"):
+        i[0] = 1.5
+    with pytest.raises(TypeError, match="__setitem__"):
+        i[:] = xp.ones(3, dtype=xp.float32)
+    with pytest.raises(ValueError, match="__setitem__"):
+        x[0] = xp.ones(3, dtype=xp.float32)
+
+
+def test_setitem_with_overlapping_source():
+    x = xp.arange(10)
+    x[1:] = x[:-1]
+    np.testing.assert_array_equal(np.asarray(x), [0, 0, 1, 2, 3, 4, 5, 6, 7, 8])
+
+
+def test_indexing_errors():
+    x = xp.zeros((2, 3))
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[2]
+    with pytest.raises(IndexError, match="too many indices"):
+        x[0, 0, 0]
+    with pytest.raises(IndexError, match="not an integer"):
+        x["a"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    shape=st.lists(st.integers(1, 4), min_size=1, max_size=4).map(tuple),
+    layout=st.sampled_from(LAYOUTS),
+    data=st.data(),
+)
+def test_reshape_matches_numpy_and_views_when_possible(shape, layout, data):
+    v = np.arange(int(np.prod(shape))).reshape(shape)
+    nv, a = in_layout(v, layout)
+    flat = int(np.prod(shape))
+    new = data.draw(st.sampled_from([(flat,), (1, flat), (flat, 1), (-1,), shape[::-1]]))
+    got = xp.reshape(a, new)
+    np.testing.assert_array_equal(np.asarray(got), nv.reshape(new))
+    # NumPy returns a view exactly when no copy is needed: so must we, and copy=False must agree
+    try:
+        np.asarray(a).reshape(new, copy=False)  # same memory layout as a
+        numpy_views = True
+    except ValueError:
+        numpy_views = False
+    if numpy_views:
+        assert xp.reshape(a, new, copy=False).shape == nv.reshape(new).shape
+    else:
+        with pytest.raises(ValueError, match="copy=False"):
+            xp.reshape(a, new, copy=False)
+    c = xp.reshape(a, new, copy=True)
+    c[(0,) * len(c.shape)] = -1
+    assert np.asarray(a).flat[0] == nv.flat[0]
+
+
+def test_reshape_errors():
+    with pytest.raises(ValueError, match=r"reshape.*\(2, 3\).*\(4,\)"):
+        xp.reshape(xp.zeros((2, 3)), (4,))
+    with pytest.raises(ValueError, match="-1"):
+        xp.reshape(xp.zeros((2, 3)), (-1, -1))
+
+
+def test_permute_broadcast_squeeze_errors():
+    x = xp.zeros((2, 3))
+    with pytest.raises(ValueError, match="permutation"):
+        xp.permute_dims(x, (0, 0))
+    assert xp.permute_dims(x, (-1, -2)).shape == (3, 2)
+    with pytest.raises(ValueError, match="broadcast_to"):
+        xp.broadcast_to(x, (3, 3))
+    with pytest.raises(ValueError, match="squeeze"):
+        xp.squeeze(x, 0)
+    b = xp.broadcast_to(xp.asarray([1, 2, 3]), (4, 3))
+    assert b.strides == (0, 1)
+    p, q = xp.broadcast_arrays(xp.zeros((3, 1)), xp.zeros((1, 4)))
+    assert p.shape == q.shape == (3, 4)
+
+
+@pytest.mark.parametrize("src", sdt.ALL_DTYPES, ids=lambda d: d.name)
+def test_astype_every_pair(src):
+    rng = np.random.default_rng(3)
+    v = values(rng, (3, 5), src, domain=(0.0, 100.0), int_domain=(0, 100))
+    _, a = in_layout(v, "transposed")
+    for dst in sdt.ALL_DTYPES:
+        if src.kind == sdt.COMPLEX and dst.kind != sdt.COMPLEX:
+            continue  # complex -> real discards the imaginary part: NumPy warns, not comparable
+        got = xp.astype(a, dst)
+        assert got.dtype is dst
+        np.testing.assert_array_equal(np.asarray(got), v.astype(dst.numpy))
+    assert xp.astype(a, src, copy=False) is a
+
+
+@settings(max_examples=30, deadline=None)
+@given(shape=shapes.filter(lambda s: len(s) >= 1), n=st.integers(1, 3), data=st.data(), rng=seeds())
+def test_concat_and_stack(shape, n, data, rng):
+    axis = data.draw(st.integers(-len(shape), len(shape) - 1))
+    parts_np, parts = [], []
+    for i in range(n):
+        s = list(shape)
+        s[axis] = data.draw(st.integers(0, 3))
+        d = data.draw(st.sampled_from([sdt.int16, sdt.float32, sdt.float64]))
+        nv, a = in_layout(values(rng, tuple(s), d), data.draw(st.sampled_from(LAYOUTS)))
+        parts_np.append(nv)
+        parts.append(a)
+    got = xp.concat(parts, axis=axis)
+    want = np.concatenate(parts_np, axis=axis)
+    assert got.dtype is xp.result_type(*parts)
+    np.testing.assert_allclose(np.asarray(got), want.astype(got.dtype.numpy), rtol=1e-6)
+    flat = xp.concat(parts, axis=None)
+    np.testing.assert_allclose(np.asarray(flat), np.concatenate([p.ravel() for p in parts_np]),
+                               rtol=1e-6)
+    same = [parts[0]] * n
+    st_got = xp.stack(same, axis=axis)
+    np.testing.assert_allclose(np.asarray(st_got), np.stack([parts_np[0]] * n, axis=axis), rtol=1e-6)
+
+
+def test_concat_errors():
+    with pytest.raises(ValueError, match="concat"):
+        xp.concat([xp.zeros((2, 3)), xp.zeros((3, 3))], axis=1)
+    with pytest.raises(ValueError, match="different devices.*cpu.*meta"):
+        xp.concat([xp.zeros(2), xp.zeros(2, device="meta")])
+    with pytest.raises(ValueError, match="stack"):
+        xp.stack([xp.zeros(2), xp.zeros(3)])
+
+
+@pytest.mark.parametrize("d", [sdt.bool, sdt.int8, sdt.uint32, sdt.float32, sdt.complex128],
+                         ids=lambda d: d.name)
+@settings(max_examples=10, deadline=None)
+@given(data=st.data(), rng=seeds())
+def test_where(d, data, rng):
+    shape = data.draw(shapes)
+    c_np, c = in_layout(rng.integers(0, 2, size=shape).astype(bool),
+                        data.draw(st.sampled_from(LAYOUTS)))
+    a_np, a = in_layout(values(rng, shape, d), data.draw(st.sampled_from(LAYOUTS)))
+    b_np, b = in_layout(values(rng, shape[1:], d), data.draw(st.sampled_from(LAYOUTS)))
+    got = xp.where(c, a, b)
+    assert got.dtype is d
+    np.testing.assert_array_equal(np.asarray(got), np.where(c_np, a_np, b_np))
+
+
+def test_where_with_scalars_and_errors():
+    c = xp.asarray([True, False, True])
+    got = xp.where(c, xp.asarray([1.0, 2.0, 3.0], dtype=xp.float32), 0)
+    assert got.dtype is xp.float32
+    np.testing.assert_array_equal(np.asarray(got), [1, 0, 3])
+    with pytest.raises(TypeError, match="where.*bool"):
+        xp.where(xp.asarray([1, 0]), xp.zeros(2), xp.zeros(2))
+    m = xp.where(xp.empty((5, 1), dtype=xp.bool, device="meta"), xp.empty((1, 7), device="meta"), 1.0)
+    assert m.shape == (5, 7) and m.device == "meta"

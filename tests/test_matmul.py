@@ -1,0 +1,79 @@
+"""matmul vs NumPy: float (BLAS) and integer kernels, batches with broadcasting, 1-D promotion,
+non-contiguous operands, meta shapes and errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import strided as xp
+from strided import _dtypes as sdt
+
+from .strategies import LAYOUTS, in_layout, seeds, values
+
+NUMERIC = [d for d in sdt.ALL_DTYPES if d.kind in sdt.NUMERIC_KINDS]
+
+
+@pytest.mark.parametrize("d", NUMERIC, ids=lambda d: d.name)
+@settings(max_examples=10, deadline=None)
+@given(data=st.data(), rng=seeds())
+def test_matmul_values(d, data, rng):
+    m, k, n = (data.draw(st.integers(1, 6)) for _ in range(3))
+    batch_a = data.draw(st.sampled_from([(), (2,), (1,), (3, 2)]))
+    batch_b = data.draw(st.sampled_from([(), (2,), (1,)])) if len(batch_a) < 2 else (1, 2)
+    a_np, a = in_layout(values(rng, batch_a + (m, k), d, int_domain=(-5, 5)),
+                        data.draw(st.sampled_from(LAYOUTS)))
+    b_np, b = in_layout(values(rng, batch_b + (k, n), d, int_domain=(-5, 5)),
+                        data.draw(st.sampled_from(LAYOUTS)))
+    got = a @ b
+    want = np.matmul(a_np, b_np)
+    assert got.dtype is d and got.shape == want.shape
+    tol = 1e-4 if d in (sdt.float32, sdt.complex64) else 1e-10
+    np.testing.assert_allclose(np.asarray(got), want, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("sa,sb", [((3,), (3,)), ((3,), (3, 4)), ((2, 3), (3,)),
+                                   ((5, 2, 3), (3,)), ((3,), (5, 3, 2)), ((2, 0), (0, 3))])
+def test_matmul_vector_promotion(sa, sb):
+    rng = np.random.default_rng(0)
+    a_np, b_np = rng.standard_normal(sa), rng.standard_normal(sb)
+    got = xp.matmul(xp.asarray(a_np), xp.asarray(b_np))
+    want = np.matmul(a_np, b_np)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12, atol=1e-12)
+    meta = xp.matmul(xp.empty(sa, device="meta"), xp.empty(sb, device="meta"))
+    assert meta.shape == want.shape
+
+
+def test_matmul_mixed_dtypes_and_large_blas():
+    rng = np.random.default_rng(1)
+    a_np = rng.standard_normal((70, 90)).astype(np.float32)
+    b_np = rng.integers(-3, 3, size=(90, 40)).astype(np.int16)
+    got = xp.asarray(a_np) @ xp.asarray(b_np)
+    assert got.dtype is xp.float32
+    np.testing.assert_allclose(np.asarray(got), a_np @ b_np.astype(np.float32), rtol=1e-4)
+    big = rng.standard_normal((300, 200))
+    np.testing.assert_allclose(np.asarray(xp.asarray(big).T @ xp.asarray(big)), big.T @ big,
+                               rtol=1e-10)
+
+
+def test_matmul_errors_name_op_and_shapes():
+    with pytest.raises(ValueError, match=r"matmul.*\(2, 3\).*\(4, 5\)"):
+        xp.zeros((2, 3)) @ xp.zeros((4, 5))
+    with pytest.raises(ValueError, match=r"matmul.*\(2, 3\).*\(4, 5\)"):
+        xp.zeros((2, 3), device="meta") @ xp.zeros((4, 5), device="meta")
+    with pytest.raises(ValueError, match="matmul"):
+        xp.matmul(xp.asarray(1.0), xp.zeros(3))
+    with pytest.raises(TypeError, match="matmul.*bool"):
+        xp.matmul(xp.zeros((2, 2), dtype=xp.bool), xp.zeros((2, 2), dtype=xp.bool))
+    with pytest.raises(ValueError, match="matmul"):
+        xp.zeros((2, 3, 4)) @ xp.zeros((5, 4, 2))
+
+
+def test_meta_matmul_of_huge_matrices():
+    a = xp.ones((10**6, 2 * 10**6), device="meta")
+    b = xp.ones((2 * 10**6, 3 * 10**6), device="meta")
+    c = a @ b
+    assert c.shape == (10**6, 3 * 10**6) and c.dtype is xp.float64 and c.device == "meta"

@@ -1,0 +1,148 @@
+"""Reductions and cumulative scans vs NumPy: every accepted dtype, any set of axes, keepdims,
+every layout, meta agreement, dtype rules, empty reductions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import strided as xp
+from strided import _dtypes as sdt
+
+from .op_table import REDUCTIONS
+from .strategies import LAYOUTS, in_layout, nonempty_shapes, seeds, shapes, values
+
+_ACCEPTS = {"sum": "numeric", "prod": "numeric", "max": "real numeric", "min": "real numeric",
+            "any": "any", "all": "any"}
+
+
+def _accumulator(d: sdt.DType) -> sdt.DType:
+    if d.kind == sdt.UNSIGNED:
+        return sdt.uint64
+    if d.kind in (sdt.SIGNED, sdt.BOOL):
+        return sdt.int64
+    return d
+
+
+def _cases():
+    for name in REDUCTIONS:
+        kinds = sdt.CATEGORIES[_ACCEPTS[name]]
+        for d in sdt.ALL_DTYPES:
+            if d.kind in kinds:
+                yield pytest.param(name, d, id=f"{name}-{d.name}")
+
+
+@pytest.mark.parametrize("name,d", list(_cases()))
+@settings(max_examples=8, deadline=None)
+@given(data=st.data(), rng=seeds())
+def test_reduction_values(name, d, data, rng):
+    empty_ok = name not in ("max", "min")
+    shape = data.draw(shapes if empty_ok else nonempty_shapes, label="shape")
+    layout = data.draw(st.sampled_from(LAYOUTS), label="layout")
+    axis = data.draw(
+        st.none() | st.lists(st.integers(0, max(len(shape) - 1, 0)), unique=True).map(tuple)
+        if shape else st.none(),
+        label="axis",
+    )
+    keepdims = data.draw(st.booleans(), label="keepdims")
+    v = values(rng, shape, d, int_domain=(-3, 3) if name == "prod" else (-20, 20),
+               domain=(-1.5, 1.5) if name == "prod" else (-5.0, 5.0))
+    nv, a = in_layout(v, layout)
+    got = getattr(xp, name)(a, axis=axis, keepdims=keepdims)
+    out_dtype = {"sum": _accumulator(d), "prod": _accumulator(d), "any": sdt.bool,
+                 "all": sdt.bool}.get(name, d)
+    assert got.dtype is out_dtype
+    want = REDUCTIONS[name](nv.astype(out_dtype.numpy) if name in ("sum", "prod") else nv,
+                            axis=axis, keepdims=keepdims)
+    want = np.asarray(want).astype(out_dtype.numpy)
+    assert got.shape == want.shape
+    if d.kind in sdt.FLOAT_KINDS:
+        rtol = 1e-4 if d in (sdt.float32, sdt.complex64) else 1e-10
+        np.testing.assert_allclose(np.asarray(got), want, rtol=rtol, atol=rtol)
+    else:
+        np.testing.assert_array_equal(np.asarray(got), want)
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_max_min_propagate_nan_and_reject_empty(name):
+    v = np.array([[1.0, np.nan, 3.0], [4.0, 5.0, 6.0]])
+    got = getattr(xp, name)(xp.asarray(v), axis=1)
+    np.testing.assert_array_equal(np.asarray(got), getattr(np, name)(v, axis=1))
+    with pytest.raises(ValueError, match=name):
+        getattr(xp, name)(xp.zeros((0, 3)), axis=0)
+
+
+def test_sum_dtype_argument_and_empty_identities():
+    a = xp.asarray(np.arange(10, dtype=np.int8))
+    assert xp.sum(a, dtype=xp.int8).dtype is xp.int8
+    assert float(xp.sum(xp.zeros((0,)))) == 0.0
+    assert float(xp.prod(xp.zeros((0,)))) == 1.0
+    assert bool(xp.all(xp.zeros((0,), dtype=xp.bool)))
+    assert not bool(xp.any(xp.zeros((0,), dtype=xp.bool)))
+
+
+def test_large_reductions_use_every_element():
+    rng = np.random.default_rng(0)
+    v = rng.standard_normal((300, 700))
+    for axis in (None, 0, 1):
+        np.testing.assert_allclose(np.asarray(xp.sum(xp.asarray(v), axis=axis)), v.sum(axis=axis),
+                                   rtol=1e-10)
+        np.testing.assert_allclose(np.asarray(xp.sum(xp.asarray(v).T, axis=axis)),
+                                   v.T.sum(axis=axis), rtol=1e-10)
+
+
+def test_mean():
+    v = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    got = xp.mean(xp.asarray(v), axis=(0, 2), keepdims=True)
+    assert got.dtype is xp.float32
+    np.testing.assert_allclose(np.asarray(got), v.mean(axis=(0, 2), keepdims=True))
+    assert xp.mean(xp.asarray(np.arange(4))).dtype is xp.float64
+
+
+@pytest.mark.parametrize("name,ref", [("cumulative_sum", np.cumsum), ("cumulative_prod", np.cumprod)])
+@pytest.mark.parametrize("d", [sdt.int8, sdt.uint16, sdt.int64, sdt.float32, sdt.float64,
+                               sdt.complex128], ids=lambda d: d.name)
+@settings(max_examples=6, deadline=None)
+@given(data=st.data(), rng=seeds())
+def test_cumulative(name, ref, d, data, rng):
+    shape = data.draw(st.lists(st.integers(0, 5), min_size=1, max_size=3).map(tuple))
+    axis = data.draw(st.integers(-len(shape), len(shape) - 1))
+    include_initial = data.draw(st.booleans())
+    layout = data.draw(st.sampled_from(LAYOUTS))
+    nv, a = in_layout(values(rng, shape, d, (-1.5, 1.5), (-3, 3)), layout)
+    got = getattr(xp, name)(a, axis=axis, include_initial=include_initial)
+    acc = _accumulator(d)
+    assert got.dtype is acc
+    want = ref(nv.astype(acc.numpy), axis=axis)
+    if include_initial:
+        init_shape = list(nv.shape)
+        init_shape[axis] = 1
+        init = np.full(init_shape, 0 if name == "cumulative_sum" else 1, dtype=acc.numpy)
+        want = np.concatenate([init, want], axis=axis)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5)
+
+
+def test_reductions_reject_dtypes():
+    with pytest.raises(TypeError, match="cumulative_sum"):
+        xp.cumulative_sum(xp.zeros(3, dtype=xp.bool))
+    with pytest.raises(TypeError, match="max"):
+        xp.max(xp.zeros(3, dtype=xp.complex64))
+    with pytest.raises(TypeError, match="sum"):
+        xp.sum(xp.zeros(3, dtype=xp.bool, device="meta"))
+
+
+def test_cumulative_sum_needs_axis_for_nd():
+    with pytest.raises(ValueError, match="axis"):
+        xp.cumulative_sum(xp.zeros((2, 2)))
+
+
+@pytest.mark.parametrize("name", list(REDUCTIONS))
+def test_reductions_on_meta(name):
+    x = xp.empty((10**6, 3, 10**5), dtype=xp.float32, device="meta")
+    r = getattr(xp, name)(x, axis=(0, 2), keepdims=True)
+    real = getattr(xp, name)(xp.ones((4, 3, 5), dtype=xp.float32), axis=(0, 2), keepdims=True)
+    assert r.shape == (1, 3, 1) and r.dtype is real.dtype and r.device == "meta"
+    with pytest.raises(IndexError, match=name):
+        getattr(xp, name)(x, axis=3)
