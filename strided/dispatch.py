@@ -63,11 +63,11 @@ def primitives() -> dict[str, Primitive]:
 def register(op: str, device: str) -> Callable[[Callable], Callable]:
     """Decorator: register ``fn`` as the kernel of primitive ``op`` on device type ``device``."""
     if device not in ("cpu", "cuda", "meta"):
-        raise ValueError(f"unknown device type {device!r}")
+        raise ValueError(f"unknown device type {device!r}: expected 'cpu', 'cuda' or 'meta'")
+    if op not in _PRIMITIVES:
+        raise KeyError(f"cannot register a kernel for {op!r}: no such primitive is declared")
 
     def deco(fn: Callable) -> Callable:
-        if op not in _PRIMITIVES:
-            raise KeyError(f"cannot register a kernel for {op!r}: no such primitive is declared")
         _KERNELS[op, device] = fn
         return fn
 
