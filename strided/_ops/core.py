@@ -23,9 +23,16 @@ COPY = declare("copy", "copy")  # strided copy with cast: astype, asarray, setit
 FILL = declare("fill", "fill")  # write a scalar into a (view of an) array
 
 
+_STRIDES: dict[tuple, tuple] = {}
+
+
 def empty_on(shape: tuple, dtype: dt.DType, device: Device) -> Array:
     """A fresh C-contiguous array of ``shape``/``dtype`` on ``device`` (uninitialised)."""
-    strides = contiguous_strides(shape)
+    strides = _STRIDES.get(shape)
+    if strides is None:
+        strides = contiguous_strides(shape)
+        if len(_STRIDES) < 4096:  # small shapes recur; the cache stays bounded
+            _STRIDES[shape] = strides
     if device.type == "meta":
         return Array._new(None, shape, strides, 0, dtype, META)
     buf = _KERNELS["empty", device.type](prod(shape), dtype)
@@ -138,53 +145,72 @@ def coerce_operands(op: str, args: tuple) -> tuple[list[Array], Device]:
     return out, device
 
 
-# result rules: output dtype from the promoted input dtype
-def _result_same(d):
-    return d
+# result rules: (compute dtype, output dtype) from the promoted input dtype
+def _rule_same(d):
+    return d, d
 
 
-def _result_bool(d):
-    return dt.bool
+def _rule_bool(d):
+    return d, dt.bool
 
 
-def _result_real(d):
-    return dt.real_of(d)
+def _rule_real(d):
+    return d, dt.real_of(d)
 
 
-def _result_float(d):
-    return d if d.kind in dt.FLOAT_KINDS else dt.default_float
+def _rule_float(d):
+    c = d if d.kind in dt.FLOAT_KINDS else dt.default_float
+    return c, c
 
 
-# compute dtype (what the kernel sees) for each result rule
-_COMPUTE = {"same": _result_same, "bool": _result_same, "real": _result_same, "float": _result_float}
-_RESULT = {"same": _result_same, "bool": _result_bool, "real": _result_real, "float": _result_float}
+_RULES = {"same": _rule_same, "bool": _rule_bool, "real": _rule_real, "float": _rule_float}
+
+
+def _dtype_table(prim: Primitive) -> dict:
+    """dtype -> (compute dtype, output dtype) for every dtype ``prim`` accepts (None: rejected)."""
+    kinds = _CATEGORIES[prim.accepts]
+    rule = _RULES[prim.result]
+    return {d: (rule(d) if d.kind in kinds else None) for d in dt.ALL_DTYPES}
 
 
 def elementwise(prim: Primitive, *args) -> Array:
     """Apply an elementwise primitive: promotion, broadcasting, allocation, cast, kernel."""
-    name = prim.name
-    arrays, device = coerce_operands(name, args)
-    accepts = _CATEGORIES[prim.accepts]
-    d = arrays[0]._dtype
-    if d.kind not in accepts:
-        check_dtype(name, d, prim.accepts)
-    for a in arrays[1:]:
-        ad = a._dtype
-        if ad.kind not in accepts:
-            check_dtype(name, ad, prim.accepts)
-        if ad is not d:
-            d = dt.promote(d, ad)
-    rule = prim.result
-    compute = _COMPUTE[rule](d)
-    out_dtype = _RESULT[rule](compute)
-    if len(arrays) == 1:
-        shape = arrays[0]._shape
+    table = prim.params.get("dtype_table")
+    if table is None:
+        table = prim.params["dtype_table"] = _dtype_table(prim)
+    if len(args) == 2 and type(args[0]) is Array and type(args[1]) is Array:
+        x1, x2 = arrays = args  # the hot path: two arrays
+        device = x1._device
+        if x2._device is not device and x2._device != device:
+            same_device(prim.name, x1, x2)
+        d1, d2 = x1._dtype, x2._dtype
+        if table[d1] is None or table[d2] is None:
+            check_dtype(prim.name, d2 if table[d1] is not None else d1, prim.accepts)
+        d = d1 if d1 is d2 else dt.promote(d1, d2)
+        s1, s2 = x1._shape, x2._shape
+        shape = s1 if s1 == s2 else broadcast_shapes(s1, s2, op=prim.name)
+    elif len(args) == 1 and type(args[0]) is Array:
+        arrays = args
+        device, d, shape = args[0]._device, args[0]._dtype, args[0]._shape
+        if table[d] is None:
+            check_dtype(prim.name, d, prim.accepts)
     else:
-        shape = broadcast_shapes(*(a._shape for a in arrays), op=name)
+        arrays, device = coerce_operands(prim.name, args)
+        d = arrays[0]._dtype
+        for a in arrays:
+            if table[a._dtype] is None:
+                check_dtype(prim.name, a._dtype, prim.accepts)
+            if a._dtype is not d:
+                d = dt.promote(d, a._dtype)
+        shape = broadcast_shapes(*(a._shape for a in arrays), op=prim.name)
+    compute, out_dtype = table[d]
     out = empty_on(shape, out_dtype, device)
     if device.type == "meta":
         return out
-    arrays = [a if a._dtype is compute else astype_to(a, compute) for a in arrays]
+    for a in arrays:
+        if a._dtype is not compute:
+            arrays = [astype_to(a, compute) for a in arrays]
+            break
     return run(prim, out, *arrays)
 
 

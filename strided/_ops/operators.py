@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._array import Array
 from .core import COPY, elementwise, is_scalar, run
 
 _BINARY = {
@@ -38,8 +39,6 @@ _UNARY = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise
 
 def _operand(other):
     """``other`` as an operand (NumPy arrays are viewed zero-copy), or None if unsupported."""
-    from .._array import Array
-
     if type(other) is Array or is_scalar(other):
         return other
     if isinstance(other, np.ndarray):
@@ -90,13 +89,9 @@ def _matmul_ops():
     from .linalg import matmul
 
     def fwd(self, other):
-        from .._array import Array
-
         return matmul(self, other) if type(other) is Array else NotImplemented
 
     def rev(self, other):
-        from .._array import Array
-
         return matmul(other, self) if type(other) is Array else NotImplemented
 
     def inplace(self, other):
