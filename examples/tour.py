@@ -57,8 +57,10 @@ a_np = np.random.default_rng(0).standard_normal((500, 400)).astype(np.float32)
 a = xp.asarray(a_np)
 err = float(xp.max(xp.abs(a @ a.mT - xp.asarray(a_np @ a_np.T))))
 print(f"  max |strided - numpy| for a 500x400 @ 400x500 float32 matmul: {err:.2e}")
-print("  sum over axis 0 agrees:", np.allclose(np.asarray(xp.sum(a, axis=0)), a_np.sum(axis=0),
-                                                rtol=1e-4))
+print(
+    "  sum over axis 0 agrees:",
+    np.allclose(np.asarray(xp.sum(a, axis=0)), a_np.sum(axis=0), rtol=1e-4),
+)
 
 section("5. The meta device: shapes and dtypes only, no memory, no compute")
 start = time.perf_counter()

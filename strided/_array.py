@@ -82,7 +82,9 @@ class Array:
     def T(self) -> Array:
         """The transpose of a 2-D array (the standard restricts ``.T`` to 2-D)."""
         if len(self._shape) != 2:
-            raise ValueError(f"T: needs a 2-D array, got {len(self._shape)}-D; use .mT or permute_dims")
+            raise ValueError(
+                f"T: needs a 2-D array, got {len(self._shape)}-D; use .mT or permute_dims"
+            )
         return self._view(self._shape[::-1], self._strides[::-1], self._offset)
 
     @property
@@ -101,7 +103,8 @@ class Array:
     def _require_data(self, what: str) -> None:
         if self._device.type == "meta":
             raise RuntimeError(
-                f"{what}: a meta array has no data (shape {self._shape}, dtype {self._dtype.name}); "
+                f"{what}: a meta array has no data "
+                f"(shape {self._shape}, dtype {self._dtype.name}); "
                 "move real data to 'cpu' to read values"
             )
 
@@ -181,7 +184,9 @@ class Array:
     # -- conversion to Python scalars -----------------------------------------------------------
     def _scalar(self, what: str):
         if self._shape != ():
-            raise TypeError(f"{what}: only 0-d arrays convert to Python scalars, got shape {self._shape}")
+            raise TypeError(
+                f"{what}: only 0-d arrays convert to Python scalars, got shape {self._shape}"
+            )
         self._require_data(what)
         return self._to_host()._buf[self._offset].item()
 
@@ -254,7 +259,8 @@ class Array:
             raise IndexError("an index can only have a single ellipsis ('...')")
         if n_real > ndim:
             raise IndexError(
-                f"too many indices for array: array is {ndim}-dimensional, but {n_real} were indexed"
+                f"too many indices for array: array is {ndim}-dimensional, "
+                f"but {n_real} were indexed"
             )
         shape, strides = self._shape, self._strides
         offset = self._offset

@@ -1,4 +1,4 @@
-"""Devices: ``Device("cpu")``, ``Device("meta")`` and, with CuPy and a GPU, ``Device("cuda", n)``."""
+"""Devices: ``Device("cpu")``, ``Device("meta")``, and ``Device("cuda", n)`` with CuPy and a GPU."""
 
 from __future__ import annotations
 

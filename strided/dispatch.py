@@ -1,9 +1,9 @@
 """The (op, device) registry.
 
 Every primitive is declared once (see ``strided/_ops``) as a :class:`Primitive`; each backend
-registers one kernel per primitive with :func:`register`.  The dispatcher computes the result's shape
-and dtype from the primitive's rules, allocates the result on the inputs' device, and calls the
-kernel.  On ``meta`` no kernel runs: the rules are the whole computation.
+registers one kernel per primitive with :func:`register`.  The dispatcher computes the result's
+shape and dtype from the primitive's rules, allocates the result on the inputs' device, and calls
+the kernel.  On ``meta`` no kernel runs: the rules are the whole computation.
 
 Kernels take the freshly allocated output first, then the inputs (already cast to the compute dtype
 and broadcast where the primitive says so), then the primitive's keyword parameters::
@@ -46,7 +46,9 @@ _PRIMITIVES: dict[str, Primitive] = {}
 _KERNELS: dict[tuple[str, str], Callable] = {}
 
 
-def declare(name: str, kind: str, accepts: str = "any", result: str = "same", **params) -> Primitive:
+def declare(
+    name: str, kind: str, accepts: str = "any", result: str = "same", **params
+) -> Primitive:
     """Declare a primitive (used by ``strided/_ops``); declaring a name twice is an error."""
     if name in _PRIMITIVES:
         raise ValueError(f"primitive {name!r} is already declared")

@@ -7,8 +7,8 @@ has no entry here or no kernel on a device.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 

@@ -10,14 +10,34 @@ import pytest
 
 import strided as xp
 
-BINARY = ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor",
-          "lshift", "rshift", "eq", "ne", "lt", "le", "gt", "ge"]
+BINARY = [
+    "add",
+    "sub",
+    "mul",
+    "truediv",
+    "floordiv",
+    "mod",
+    "pow",
+    "and",
+    "or",
+    "xor",
+    "lshift",
+    "rshift",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+]
 
 
 def _np_pair(name):
     rng = np.random.default_rng(0)
     if name in ("and", "or", "xor", "lshift", "rshift"):
-        return rng.integers(0, 7, (3, 4)).astype(np.int32), rng.integers(0, 5, (4,)).astype(np.int32)
+        return rng.integers(0, 7, (3, 4)).astype(np.int32), rng.integers(0, 5, (4,)).astype(
+            np.int32
+        )
     return rng.uniform(1, 3, (3, 4)), rng.uniform(1, 3, (4,))
 
 
@@ -32,7 +52,9 @@ def test_binary_operators_forward_and_reflected(name):
     np.testing.assert_allclose(np.asarray(op(scalar, a)), op(scalar, a_np), rtol=1e-12)
 
 
-@pytest.mark.parametrize("name", [n for n in BINARY if n not in ("eq", "ne", "lt", "le", "gt", "ge")])
+@pytest.mark.parametrize(
+    "name", [n for n in BINARY if n not in ("eq", "ne", "lt", "le", "gt", "ge")]
+)
 def test_inplace_operators_write_into_the_array(name):
     a_np, b_np = _np_pair(name)
     a = xp.asarray(a_np.copy())
@@ -140,4 +162,4 @@ def test_array_attributes_and_namespace():
     with pytest.raises(TypeError, match="Array"):
         xp.Array()
     with pytest.raises(ValueError, match="2-D"):
-        a.T
+        _ = a.T

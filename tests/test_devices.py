@@ -58,8 +58,14 @@ def test_meta_arrays_have_no_values():
     m = xp.ones((2, 3), device="meta")
     assert repr(m) == "Array(shape=(2, 3), dtype=float64, device='meta')"
     scalar = xp.sum(m)
-    for f in (lambda: bool(scalar), lambda: float(scalar), lambda: int(scalar),
-              lambda: np.asarray(m), lambda: m.__dlpack__(), lambda: m.__dlpack_device__()):
+    for f in (
+        lambda: bool(scalar),
+        lambda: float(scalar),
+        lambda: int(scalar),
+        lambda: np.asarray(m),
+        lambda: m.__dlpack__(),
+        lambda: m.__dlpack_device__(),
+    ):
         with pytest.raises((RuntimeError, BufferError), match="meta"):
             f()
 

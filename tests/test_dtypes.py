@@ -10,8 +10,21 @@ import pytest
 import strided as xp
 from strided import _dtypes as sdt
 
-NAMES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-         "float32", "float64", "complex64", "complex128"]
+NAMES = [
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+]
 
 
 def test_thirteen_dtype_objects():
@@ -26,8 +39,9 @@ def _family(d):
     return "b" if d.kind == sdt.BOOL else "i" if d.kind in sdt.INTEGER_KINDS else "f"
 
 
-@pytest.mark.parametrize("a,b", list(itertools.product(sdt.ALL_DTYPES, repeat=2)),
-                         ids=lambda d: d.name)
+@pytest.mark.parametrize(
+    "a,b", list(itertools.product(sdt.ALL_DTYPES, repeat=2)), ids=lambda d: d.name
+)
 def test_promotion_table_matches_numpy_within_kinds(a, b):
     # inside a family, the standard's table is NumPy's; uint64 with signed has no promotion
     if _family(a) != _family(b):
@@ -64,17 +78,24 @@ def test_isdtype():
         xp.isdtype(xp.int8, "integer")
 
 
-@pytest.mark.parametrize("d", [xp.float32, xp.float64, xp.complex64, xp.complex128],
-                         ids=lambda d: d.name)
+@pytest.mark.parametrize(
+    "d", [xp.float32, xp.float64, xp.complex64, xp.complex128], ids=lambda d: d.name
+)
 def test_finfo(d):
     f, ref = xp.finfo(d), np.finfo(d.numpy)
     assert (f.bits, f.eps, f.max, f.min, f.smallest_normal) == (
-        ref.bits, float(ref.eps), float(ref.max), float(ref.min), float(ref.smallest_normal))
+        ref.bits,
+        float(ref.eps),
+        float(ref.max),
+        float(ref.min),
+        float(ref.smallest_normal),
+    )
     assert f.dtype is sdt.real_of(d)
 
 
-@pytest.mark.parametrize("d", [d for d in sdt.ALL_DTYPES if d.kind in sdt.INTEGER_KINDS],
-                         ids=lambda d: d.name)
+@pytest.mark.parametrize(
+    "d", [d for d in sdt.ALL_DTYPES if d.kind in sdt.INTEGER_KINDS], ids=lambda d: d.name
+)
 def test_iinfo(d):
     i, ref = xp.iinfo(d), np.iinfo(d.numpy)
     assert (i.bits, i.min, i.max, i.dtype) == (ref.bits, ref.min, ref.max, d)

@@ -165,7 +165,7 @@ def test_astype_every_pair(src):
 def test_concat_and_stack(shape, n, data, rng):
     axis = data.draw(st.integers(-len(shape), len(shape) - 1))
     parts_np, parts = [], []
-    for i in range(n):
+    for _ in range(n):
         s = list(shape)
         s[axis] = data.draw(st.integers(0, 3))
         d = data.draw(st.sampled_from([sdt.int16, sdt.float32, sdt.float64]))
@@ -177,11 +177,14 @@ def test_concat_and_stack(shape, n, data, rng):
     assert got.dtype is xp.result_type(*parts)
     np.testing.assert_allclose(np.asarray(got), want.astype(got.dtype.numpy), rtol=1e-6)
     flat = xp.concat(parts, axis=None)
-    np.testing.assert_allclose(np.asarray(flat), np.concatenate([p.ravel() for p in parts_np]),
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        np.asarray(flat), np.concatenate([p.ravel() for p in parts_np]), rtol=1e-6
+    )
     same = [parts[0]] * n
     st_got = xp.stack(same, axis=axis)
-    np.testing.assert_allclose(np.asarray(st_got), np.stack([parts_np[0]] * n, axis=axis), rtol=1e-6)
+    np.testing.assert_allclose(
+        np.asarray(st_got), np.stack([parts_np[0]] * n, axis=axis), rtol=1e-6
+    )
 
 
 def test_concat_errors():
@@ -193,14 +196,16 @@ def test_concat_errors():
         xp.stack([xp.zeros(2), xp.zeros(3)])
 
 
-@pytest.mark.parametrize("d", [sdt.bool, sdt.int8, sdt.uint32, sdt.float32, sdt.complex128],
-                         ids=lambda d: d.name)
+@pytest.mark.parametrize(
+    "d", [sdt.bool, sdt.int8, sdt.uint32, sdt.float32, sdt.complex128], ids=lambda d: d.name
+)
 @settings(max_examples=10, deadline=None)
 @given(data=st.data(), rng=seeds())
 def test_where(d, data, rng):
     shape = data.draw(shapes)
-    c_np, c = in_layout(rng.integers(0, 2, size=shape).astype(bool),
-                        data.draw(st.sampled_from(LAYOUTS)))
+    c_np, c = in_layout(
+        rng.integers(0, 2, size=shape).astype(bool), data.draw(st.sampled_from(LAYOUTS))
+    )
     a_np, a = in_layout(values(rng, shape, d), data.draw(st.sampled_from(LAYOUTS)))
     b_np, b = in_layout(values(rng, shape[1:], d), data.draw(st.sampled_from(LAYOUTS)))
     got = xp.where(c, a, b)
@@ -215,5 +220,7 @@ def test_where_with_scalars_and_errors():
     np.testing.assert_array_equal(np.asarray(got), [1, 0, 3])
     with pytest.raises(TypeError, match="where.*bool"):
         xp.where(xp.asarray([1, 0]), xp.zeros(2), xp.zeros(2))
-    m = xp.where(xp.empty((5, 1), dtype=xp.bool, device="meta"), xp.empty((1, 7), device="meta"), 1.0)
+    m = xp.where(
+        xp.empty((5, 1), dtype=xp.bool, device="meta"), xp.empty((1, 7), device="meta"), 1.0
+    )
     assert m.shape == (5, 7) and m.device == "meta"

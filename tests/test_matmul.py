@@ -23,10 +23,12 @@ def test_matmul_values(d, data, rng):
     m, k, n = (data.draw(st.integers(1, 6)) for _ in range(3))
     batch_a = data.draw(st.sampled_from([(), (2,), (1,), (3, 2)]))
     batch_b = data.draw(st.sampled_from([(), (2,), (1,)])) if len(batch_a) < 2 else (1, 2)
-    a_np, a = in_layout(values(rng, batch_a + (m, k), d, int_domain=(-5, 5)),
-                        data.draw(st.sampled_from(LAYOUTS)))
-    b_np, b = in_layout(values(rng, batch_b + (k, n), d, int_domain=(-5, 5)),
-                        data.draw(st.sampled_from(LAYOUTS)))
+    a_np, a = in_layout(
+        values(rng, batch_a + (m, k), d, int_domain=(-5, 5)), data.draw(st.sampled_from(LAYOUTS))
+    )
+    b_np, b = in_layout(
+        values(rng, batch_b + (k, n), d, int_domain=(-5, 5)), data.draw(st.sampled_from(LAYOUTS))
+    )
     got = a @ b
     want = np.matmul(a_np, b_np)
     assert got.dtype is d and got.shape == want.shape
@@ -34,8 +36,17 @@ def test_matmul_values(d, data, rng):
     np.testing.assert_allclose(np.asarray(got), want, rtol=tol, atol=tol)
 
 
-@pytest.mark.parametrize("sa,sb", [((3,), (3,)), ((3,), (3, 4)), ((2, 3), (3,)),
-                                   ((5, 2, 3), (3,)), ((3,), (5, 3, 2)), ((2, 0), (0, 3))])
+@pytest.mark.parametrize(
+    "sa,sb",
+    [
+        ((3,), (3,)),
+        ((3,), (3, 4)),
+        ((2, 3), (3,)),
+        ((5, 2, 3), (3,)),
+        ((3,), (5, 3, 2)),
+        ((2, 0), (0, 3)),
+    ],
+)
 def test_matmul_vector_promotion(sa, sb):
     rng = np.random.default_rng(0)
     a_np, b_np = rng.standard_normal(sa), rng.standard_normal(sb)
@@ -55,8 +66,9 @@ def test_matmul_mixed_dtypes_and_large_blas():
     assert got.dtype is xp.float32
     np.testing.assert_allclose(np.asarray(got), a_np @ b_np.astype(np.float32), rtol=1e-4)
     big = rng.standard_normal((300, 200))
-    np.testing.assert_allclose(np.asarray(xp.asarray(big).T @ xp.asarray(big)), big.T @ big,
-                               rtol=1e-10)
+    np.testing.assert_allclose(
+        np.asarray(xp.asarray(big).T @ xp.asarray(big)), big.T @ big, rtol=1e-10
+    )
 
 
 def test_matmul_errors_name_op_and_shapes():

@@ -14,8 +14,14 @@ from strided import _dtypes as sdt
 from .op_table import REDUCTIONS
 from .strategies import LAYOUTS, in_layout, nonempty_shapes, seeds, shapes, values
 
-_ACCEPTS = {"sum": "numeric", "prod": "numeric", "max": "real numeric", "min": "real numeric",
-            "any": "any", "all": "any"}
+_ACCEPTS = {
+    "sum": "numeric",
+    "prod": "numeric",
+    "max": "real numeric",
+    "min": "real numeric",
+    "any": "any",
+    "all": "any",
+}
 
 
 def _accumulator(d: sdt.DType) -> sdt.DType:
@@ -43,19 +49,30 @@ def test_reduction_values(name, d, data, rng):
     layout = data.draw(st.sampled_from(LAYOUTS), label="layout")
     axis = data.draw(
         st.none() | st.lists(st.integers(0, max(len(shape) - 1, 0)), unique=True).map(tuple)
-        if shape else st.none(),
+        if shape
+        else st.none(),
         label="axis",
     )
     keepdims = data.draw(st.booleans(), label="keepdims")
-    v = values(rng, shape, d, int_domain=(-3, 3) if name == "prod" else (-20, 20),
-               domain=(-1.5, 1.5) if name == "prod" else (-5.0, 5.0))
+    v = values(
+        rng,
+        shape,
+        d,
+        int_domain=(-3, 3) if name == "prod" else (-20, 20),
+        domain=(-1.5, 1.5) if name == "prod" else (-5.0, 5.0),
+    )
     nv, a = in_layout(v, layout)
     got = getattr(xp, name)(a, axis=axis, keepdims=keepdims)
-    out_dtype = {"sum": _accumulator(d), "prod": _accumulator(d), "any": sdt.bool,
-                 "all": sdt.bool}.get(name, d)
+    out_dtype = {
+        "sum": _accumulator(d),
+        "prod": _accumulator(d),
+        "any": sdt.bool,
+        "all": sdt.bool,
+    }.get(name, d)
     assert got.dtype is out_dtype
-    want = REDUCTIONS[name](nv.astype(out_dtype.numpy) if name in ("sum", "prod") else nv,
-                            axis=axis, keepdims=keepdims)
+    want = REDUCTIONS[name](
+        nv.astype(out_dtype.numpy) if name in ("sum", "prod") else nv, axis=axis, keepdims=keepdims
+    )
     want = np.asarray(want).astype(out_dtype.numpy)
     assert got.shape == want.shape
     if d.kind in sdt.FLOAT_KINDS:
@@ -87,10 +104,12 @@ def test_large_reductions_use_every_element():
     rng = np.random.default_rng(0)
     v = rng.standard_normal((300, 700))
     for axis in (None, 0, 1):
-        np.testing.assert_allclose(np.asarray(xp.sum(xp.asarray(v), axis=axis)), v.sum(axis=axis),
-                                   rtol=1e-10)
-        np.testing.assert_allclose(np.asarray(xp.sum(xp.asarray(v).T, axis=axis)),
-                                   v.T.sum(axis=axis), rtol=1e-10)
+        np.testing.assert_allclose(
+            np.asarray(xp.sum(xp.asarray(v), axis=axis)), v.sum(axis=axis), rtol=1e-10
+        )
+        np.testing.assert_allclose(
+            np.asarray(xp.sum(xp.asarray(v).T, axis=axis)), v.T.sum(axis=axis), rtol=1e-10
+        )
 
 
 def test_mean():
@@ -101,9 +120,14 @@ def test_mean():
     assert xp.mean(xp.asarray(np.arange(4))).dtype is xp.float64
 
 
-@pytest.mark.parametrize("name,ref", [("cumulative_sum", np.cumsum), ("cumulative_prod", np.cumprod)])
-@pytest.mark.parametrize("d", [sdt.int8, sdt.uint16, sdt.int64, sdt.float32, sdt.float64,
-                               sdt.complex128], ids=lambda d: d.name)
+@pytest.mark.parametrize(
+    "name,ref", [("cumulative_sum", np.cumsum), ("cumulative_prod", np.cumprod)]
+)
+@pytest.mark.parametrize(
+    "d",
+    [sdt.int8, sdt.uint16, sdt.int64, sdt.float32, sdt.float64, sdt.complex128],
+    ids=lambda d: d.name,
+)
 @settings(max_examples=6, deadline=None)
 @given(data=st.data(), rng=seeds())
 def test_cumulative(name, ref, d, data, rng):

@@ -122,7 +122,9 @@ def coerce_operands(op: str, args: tuple) -> tuple[list[Array], Device]:
     if not arrays:
         for a in args:
             if not is_scalar(a):
-                raise TypeError(f"{op}: expected strided arrays or Python scalars, got {type(a).__name__}")
+                raise TypeError(
+                    f"{op}: expected strided arrays or Python scalars, got {type(a).__name__}"
+                )
         raise TypeError(f"{op}: at least one argument must be a strided array")
     device = same_device(op, *arrays) if len(arrays) > 1 else arrays[0]._device
     if len(arrays) == len(args):

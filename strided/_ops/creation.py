@@ -53,7 +53,9 @@ def _dtype_arg(dtype, default: dt.DType) -> dt.DType:
 
 def empty(shape, *, dtype=None, device=None) -> Array:
     """An uninitialised array of ``shape`` (default dtype float64)."""
-    return empty_on(_shape_arg(shape, "empty"), _dtype_arg(dtype, dt.default_float), as_device(device))
+    return empty_on(
+        _shape_arg(shape, "empty"), _dtype_arg(dtype, dt.default_float), as_device(device)
+    )
 
 
 def full(shape, fill_value, *, dtype=None, device=None) -> Array:
@@ -218,7 +220,9 @@ def _to_numpy(obj, dtype: dt.DType | None, copy) -> np.ndarray:
             a = np.asarray(obj) if copy is not False else np.asarray(obj, copy=False)
         except (ValueError, TypeError) as e:
             if copy is False:
-                raise ValueError(f"asarray: copy=False, but {type(obj).__name__} needs a copy") from e
+                raise ValueError(
+                    f"asarray: copy=False, but {type(obj).__name__} needs a copy"
+                ) from e
             raise TypeError(f"asarray: cannot convert {type(obj).__name__} to an array: {e}") from e
         if isinstance(obj, (list, tuple)) and a.dtype.kind in "iu" and dtype is None:
             if a.dtype != np.int64:

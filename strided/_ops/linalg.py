@@ -23,7 +23,9 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     check_dtype("matmul", a._dtype, "numeric")
     check_dtype("matmul", b._dtype, "numeric")
     if a.ndim == 0 or b.ndim == 0:
-        raise ValueError(f"matmul: operands must be at least 1-D, got shapes {a._shape} and {b._shape}")
+        raise ValueError(
+            f"matmul: operands must be at least 1-D, got shapes {a._shape} and {b._shape}"
+        )
     d = dt.promote(a._dtype, b._dtype)
     a_vec, b_vec = a.ndim == 1, b.ndim == 1
     if a_vec:

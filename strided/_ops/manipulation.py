@@ -208,7 +208,8 @@ def stack(arrays, /, *, axis: int = 0) -> Array:
     for a in arrays[1:]:
         if a._shape != shape:
             raise ValueError(
-                f"stack: all arrays must have one shape, got {', '.join(str(b._shape) for b in arrays)}"
+                "stack: all arrays must have one shape, got "
+                + ", ".join(str(b._shape) for b in arrays)
             )
     axis = normalize_axis(axis, len(shape) + 1, "stack")
     return concat([expand_dims(a, axis) for a in arrays], axis=axis)

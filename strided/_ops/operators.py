@@ -126,5 +126,3 @@ def install(cls) -> None:
         fn.__name__ = f"__{prefix}matmul__"
         setattr(cls, fn.__name__, fn)
     cls.__hash__ = None  # == is elementwise
-
-

@@ -130,8 +130,11 @@ def _scan(name: str, x: Array, axis, dtype, include_initial: bool) -> Array:
     body = out
     if include_initial:
         st = out._strides
-        run(FILL, out._view(x._shape[:axis] + (1,) + x._shape[axis + 1 :], st, out._offset),
-            0 if name == "sum" else 1)
+        run(
+            FILL,
+            out._view(x._shape[:axis] + (1,) + x._shape[axis + 1 :], st, out._offset),
+            0 if name == "sum" else 1,
+        )
         body = out._view(x._shape, st, out._offset + st[axis])
     if x.size:
         run(prim, body, astype_to(x, d), axis=axis)
