@@ -73,17 +73,12 @@ def test_values_match_numpy(op: OpInfo, d: sdt.DType, data, rng):
         nv, a = in_layout(v, layout)
         np_inputs.append(nv)
         arrays.append(a)
-    _check(op, d, np_inputs, op.fn(*arrays))
-
-
-@pytest.mark.parametrize("op,d", list(_cases()))
-def test_meta_agrees_with_cpu(op: OpInfo, d: sdt.DType):
-    shapes_ = [(3, 1, 4), (2, 4)][: op.arity]
-    rng = np.random.default_rng(0)
-    real = op.fn(*[xp.asarray(values(rng, s, d, op.domain, op.int_domain)) for s in shapes_])
-    meta = op.fn(*[xp.empty(s, dtype=d, device="meta") for s in shapes_])
+    got = op.fn(*arrays)
+    _check(op, d, np_inputs, got)
+    # meta runs the same rules on the same shapes: it must agree with the real result
+    meta = op.fn(*[xp.empty(a.shape, dtype=a.dtype, device="meta") for a in arrays])
     assert meta.device == xp.Device("meta")
-    assert (meta.shape, meta.dtype) == (real.shape, real.dtype)
+    assert (meta.shape, meta.dtype) == (got.shape, got.dtype)
 
 
 def _rejected_cases():

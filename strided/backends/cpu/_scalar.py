@@ -1,0 +1,561 @@
+"""Scalar functions for the CPU kernels, one per elementwise primitive, plus the store-with-cast.
+
+Where NumPy's semantics depend on the dtype (integer vs float vs complex), the function is a numba
+``@overload`` that picks an implementation at compile time, so the generated loops stay one source
+per op.  All of these are inlined into the loops of ``_generated_kernels.py``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, types
+from numba.extending import overload
+
+# numba-level inlining costs compile time; LLVM inlines these small functions anyway
+_INLINE = {}
+
+
+def _is_complex(t) -> bool:
+    return isinstance(t, types.Complex)
+
+
+def _is_float(t) -> bool:
+    return isinstance(t, types.Float)
+
+
+def _is_int(t) -> bool:
+    return isinstance(t, types.Integer)
+
+
+def _is_bool(t) -> bool:
+    return isinstance(t, types.Boolean)
+
+
+# -- storing with a cast: what C does implicitly, minus what numba refuses ----------------------
+def store(arr, i, x):
+    """arr[i] = x, converting x to arr's dtype like NumPy's astype."""
+
+
+@overload(store, **_INLINE)
+def _store(arr, i, x):
+    target = arr.dtype
+    if _is_bool(target) and not _is_bool(x):
+        def impl(arr, i, x):
+            arr[i] = x != 0
+    elif not _is_complex(target) and _is_complex(x):
+        def impl(arr, i, x):
+            arr[i] = x.real
+    else:
+        def impl(arr, i, x):
+            arr[i] = x
+    return impl
+
+
+# -- arithmetic ---------------------------------------------------------------------------------
+@njit(**_INLINE)
+def add(x, y):
+    return x + y
+
+
+@njit(**_INLINE)
+def subtract(x, y):
+    return x - y
+
+
+@njit(**_INLINE)
+def multiply(x, y):
+    return x * y
+
+
+@njit(**_INLINE)
+def divide(x, y):
+    return x / y
+
+
+@njit(**_INLINE)
+def negative(x):
+    return -x
+
+
+@njit(**_INLINE)
+def positive(x):
+    return x
+
+
+@njit(**_INLINE)
+def square(x):
+    return x * x
+
+
+def abs_(x):
+    pass
+
+
+@overload(abs_, **_INLINE)
+def _abs(x):
+    return lambda x: np.abs(x)
+
+
+def floor_divide(x, y):
+    pass
+
+
+@overload(floor_divide, **_INLINE)
+def _floor_divide(x, y):
+    if isinstance(x, types.Integer) and x.signed:
+        def impl(x, y):
+            if y == -1:
+                return -x  # x86 traps on INT_MIN // -1; NumPy wraps around
+            return np.floor_divide(x, y)
+        return impl
+    return lambda x, y: np.floor_divide(x, y)
+
+
+def remainder(x, y):
+    pass
+
+
+@overload(remainder, **_INLINE)
+def _remainder(x, y):
+    if isinstance(x, types.Integer) and x.signed:
+        def impl(x, y):
+            if y == -1:
+                return x - x  # avoids the INT_MIN % -1 trap
+            return np.remainder(x, y)
+        return impl
+    return lambda x, y: np.remainder(x, y)
+
+
+def pow_(x, y):
+    pass
+
+
+@overload(pow_, **_INLINE)
+def _pow(x, y):
+    if _is_int(x):
+        def impl(x, y):
+            # repeated squaring in the operands' own width: wraps around like NumPy
+            result = x - x + 1
+            base = x
+            e = y
+            if e < 0:
+                return x - x  # NumPy raises for negative integer powers; 0 is never silent here
+            while e > 0:
+                if e & 1:
+                    result = result * base
+                base = base * base
+                e >>= 1
+            return result
+        return impl
+    return lambda x, y: x**y
+
+
+def maximum(x, y):
+    pass
+
+
+@overload(maximum, **_INLINE)
+def _maximum(x, y):
+    def impl(x, y):
+        if x > y or x != x:  # NaN in x propagates; NaN in y fails the test and propagates too
+            return x
+        return y
+
+    return impl
+
+
+def minimum(x, y):
+    pass
+
+
+@overload(minimum, **_INLINE)
+def _minimum(x, y):
+    def impl(x, y):
+        if x < y or x != x:
+            return x
+        return y
+
+    return impl
+
+
+def sign(x):
+    pass
+
+
+@overload(sign, **_INLINE)
+def _sign(x):
+    if _is_complex(x):
+        def impl(x):
+            if x == 0:
+                return x * 0
+            return x / math.hypot(x.real, x.imag)
+        return impl
+    if _is_float(x):
+        def impl(x):
+            if x != x:
+                return x
+            return (x > 0) * 1.0 - (x < 0) * 1.0
+        return impl
+    if isinstance(x, types.Integer) and not x.signed:
+        return lambda x: (x > 0) * (x - x + 1)
+    return lambda x: (x > 0) * (x - x + 1) - (x < 0) * (x - x + 1)
+
+
+@njit(**_INLINE)
+def reciprocal(x):
+    return 1 / x
+
+
+# -- exponentials and logarithms -------------------------------------------------------------------
+# numba implements NumPy's ufuncs on scalars, complex included
+
+
+@njit(**_INLINE)
+def exp(x):
+    return np.exp(x)
+
+
+@njit(**_INLINE)
+def expm1(x):
+    return np.expm1(x)
+
+
+@njit(**_INLINE)
+def log(x):
+    return np.log(x)
+
+
+@njit(**_INLINE)
+def log1p(x):
+    return np.log1p(x)
+
+
+@njit(**_INLINE)
+def log2(x):
+    return np.log2(x)
+
+
+@njit(**_INLINE)
+def log10(x):
+    return np.log10(x)
+
+
+@njit(**_INLINE)
+def sqrt(x):
+    return np.sqrt(x)
+
+
+@njit(**_INLINE)
+def sin(x):
+    return np.sin(x)
+
+
+@njit(**_INLINE)
+def cos(x):
+    return np.cos(x)
+
+
+@njit(**_INLINE)
+def tan(x):
+    return np.tan(x)
+
+
+@njit(**_INLINE)
+def asin(x):
+    return np.arcsin(x)
+
+
+@njit(**_INLINE)
+def acos(x):
+    return np.arccos(x)
+
+
+@njit(**_INLINE)
+def atan(x):
+    return np.arctan(x)
+
+
+@njit(**_INLINE)
+def sinh(x):
+    return np.sinh(x)
+
+
+@njit(**_INLINE)
+def cosh(x):
+    return np.cosh(x)
+
+
+@njit(**_INLINE)
+def tanh(x):
+    return np.tanh(x)
+
+
+@njit(**_INLINE)
+def asinh(x):
+    return np.arcsinh(x)
+
+
+@njit(**_INLINE)
+def acosh(x):
+    return np.arccosh(x)
+
+
+@njit(**_INLINE)
+def atanh(x):
+    return np.arctanh(x)
+
+
+@njit(**_INLINE)
+def logaddexp(x, y):
+    return np.logaddexp(x, y)
+
+
+@njit(**_INLINE)
+def hypot(x, y):
+    return np.hypot(x, y)
+
+
+@njit(**_INLINE)
+def atan2(x, y):
+    return np.arctan2(x, y)
+
+
+@njit(**_INLINE)
+def copysign(x, y):
+    return np.copysign(x, y)
+
+
+@njit(**_INLINE)
+def nextafter(x, y):
+    return np.nextafter(x, y)
+
+
+# -- rounding ------------------------------------------------------------------------------------------
+def _rounding(float_fn):
+    def fn(x):
+        pass
+
+    @overload(fn, **_INLINE)
+    def _ol(x):
+        if _is_float(x):
+            return float_fn
+        if _is_complex(x):
+            return lambda x: complex(np.rint(x.real), np.rint(x.imag))
+        return lambda x: x
+
+    return fn
+
+
+floor = _rounding(lambda x: np.floor(x))
+ceil = _rounding(lambda x: np.ceil(x))
+trunc = _rounding(lambda x: np.trunc(x))
+round_ = _rounding(lambda x: np.rint(x))
+
+
+# -- predicates ------------------------------------------------------------------------------------
+def _predicate(float_fn, int_value):
+    def fn(x):
+        pass
+
+    @overload(fn, **_INLINE)
+    def _ol(x):
+        if _is_float(x):
+            return lambda x: float_fn(x)
+        if _is_complex(x):
+            return lambda x: float_fn(x.real) or float_fn(x.imag)
+        return lambda x: int_value
+
+    return fn
+
+
+@njit(**_INLINE)
+def _isnan_f(x):
+    return x != x
+
+
+@njit(**_INLINE)
+def _isinf_f(x):
+    return x == np.inf or x == -np.inf
+
+
+isnan = _predicate(_isnan_f, False)
+isinf = _predicate(_isinf_f, False)
+
+
+def isfinite(x):
+    pass
+
+
+@overload(isfinite, **_INLINE)
+def _isfinite(x):
+    if _is_float(x):
+        return lambda x: not (x != x or x == np.inf or x == -np.inf)
+    if _is_complex(x):
+        return lambda x: not (
+            x.real != x.real or x.imag != x.imag or abs(x.real) == np.inf or abs(x.imag) == np.inf
+        )
+    return lambda x: True
+
+
+def signbit(x):
+    pass
+
+
+@overload(signbit, **_INLINE)
+def _signbit(x):
+    if _is_float(x):
+        return lambda x: math.copysign(1.0, x) < 0
+    return lambda x: x < 0
+
+
+# -- complex parts -------------------------------------------------------------------------------------
+def conj(x):
+    pass
+
+
+@overload(conj, **_INLINE)
+def _conj(x):
+    if _is_complex(x):
+        return lambda x: x.conjugate()
+    return lambda x: x
+
+
+def real(x):
+    pass
+
+
+@overload(real, **_INLINE)
+def _real(x):
+    if _is_complex(x):
+        return lambda x: x.real
+    return lambda x: x
+
+
+def imag(x):
+    pass
+
+
+@overload(imag, **_INLINE)
+def _imag(x):
+    if _is_complex(x):
+        return lambda x: x.imag
+    return lambda x: x - x
+
+
+# -- comparisons and logic ---------------------------------------------------------------------------
+@njit(**_INLINE)
+def equal(x, y):
+    return x == y
+
+
+@njit(**_INLINE)
+def not_equal(x, y):
+    return x != y
+
+
+@njit(**_INLINE)
+def less(x, y):
+    return x < y
+
+
+@njit(**_INLINE)
+def less_equal(x, y):
+    return x <= y
+
+
+@njit(**_INLINE)
+def greater(x, y):
+    return x > y
+
+
+@njit(**_INLINE)
+def greater_equal(x, y):
+    return x >= y
+
+
+@njit(**_INLINE)
+def logical_and(x, y):
+    return bool(x) and bool(y)
+
+
+@njit(**_INLINE)
+def logical_or(x, y):
+    return bool(x) or bool(y)
+
+
+@njit(**_INLINE)
+def logical_xor(x, y):
+    return bool(x) != bool(y)
+
+
+@njit(**_INLINE)
+def logical_not(x):
+    return not x
+
+
+# -- bitwise -------------------------------------------------------------------------------------------
+def _bitwise(int_fn, bool_fn):
+    def fn(x, y):
+        pass
+
+    @overload(fn, **_INLINE)
+    def _ol(x, y):
+        return bool_fn if _is_bool(x) else int_fn
+
+    return fn
+
+
+bitwise_and = _bitwise(lambda x, y: x & y, lambda x, y: x and y)
+bitwise_or = _bitwise(lambda x, y: x | y, lambda x, y: x or y)
+bitwise_xor = _bitwise(lambda x, y: x ^ y, lambda x, y: x != y)
+
+
+def bitwise_invert(x):
+    pass
+
+
+@overload(bitwise_invert, **_INLINE)
+def _invert(x):
+    if _is_bool(x):
+        return lambda x: not x
+    return lambda x: ~x
+
+
+def bitwise_left_shift(x, y):
+    pass
+
+
+@overload(bitwise_left_shift, **_INLINE)
+def _lshift(x, y):
+    bits = x.bitwidth
+
+    def impl(x, y):
+        if y < 0 or y >= bits:
+            return x - x  # NumPy: every bit shifted out
+        return x << y
+
+    return impl
+
+
+def bitwise_right_shift(x, y):
+    pass
+
+
+@overload(bitwise_right_shift, **_INLINE)
+def _rshift(x, y):
+    bits = x.bitwidth
+    if x.signed:
+        def impl(x, y):
+            if y < 0 or y >= bits:
+                return x - x - 1 if x < 0 else x - x  # sign fill
+            return x >> y
+        return impl
+
+    def impl_u(x, y):
+        if y < 0 or y >= bits:
+            return x - x
+        return x >> y
+
+    return impl_u

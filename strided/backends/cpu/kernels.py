@@ -1,0 +1,190 @@
+"""Buffer-level CPU kernels: layout planning in Python, loops in numba.
+
+An *operand* is ``(buf, offset, strides)``: a 1-D NumPy buffer, the element offset of index 0, and
+strides in elements (0 for broadcast dimensions, negative for reversed ones).  Every function here
+works on any layout; the layout is first simplified (``strided._layout``) so that the compiled
+loops have a fixed rank and a unit-stride inner loop wherever the data allows.
+
+Small problems run a serial loop (no threading overhead); large ones a ``prange`` loop over row
+segments.  Inputs arrive already cast to one dtype (the dispatcher casts first), so each loop
+compiles once per dtype.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._layout import simplify, split_outer
+from . import _generated_kernels as G
+from ._kern_matmul import matmul_blas, matmul_int
+
+__all__ = ["elementwise", "where", "copy", "fill", "reduce", "cumulative", "matmul"]
+
+#: below this many elements a serial loop beats starting threads (measured: prange costs 2-4 us)
+PARALLEL_THRESHOLD = 1 << 16
+#: elements per parallel task: large enough to amortise scheduling, small enough to balance
+SEGMENT = 1 << 14
+
+_SERIAL = {}
+_PARALLEL = {}
+
+
+def _loops(name: str):
+    s = _SERIAL.get(name)
+    if s is None:
+        s = _SERIAL[name] = getattr(G, f"{name}_s")
+        _PARALLEL[name] = getattr(G, f"{name}_p", None)
+    return s, _PARALLEL[name]
+
+
+def _size(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def _run_map(name: str, operands, shape) -> None:
+    """Run the rank-3 map kernel ``name`` over operands (output first) of a common ``shape``."""
+    serial, parallel = _loops(name)
+    bufs = [op[0] for op in operands]
+    sshape, sstrides, offsets = simplify(shape, [op[2] for op in operands], [op[1] for op in operands])
+    if sshape is None:
+        return
+    total = _size(sshape)
+    for offs, (n0, n1, n2), strides in split_outer(sshape, sstrides, offsets, 3):
+        args = []
+        for buf, off, st in zip(bufs, offs, strides):
+            args += (buf, off, st[0], st[1], st[2])
+        if parallel is not None and total >= PARALLEL_THRESHOLD:
+            seg = n2 if n0 * n1 >= 64 else SEGMENT
+            parallel(*args, n0, n1, n2, seg)
+        else:
+            serial(*args, n0, n1, n2)
+
+
+def elementwise(op: str, out, inputs, shape) -> None:
+    """out[i] = op(*inputs[i]) for every index i of ``shape`` (inputs share one dtype)."""
+    _run_map(op, [out, *inputs], shape)
+
+
+def where(out, cond, x1, x2, shape) -> None:
+    """out[i] = x1[i] if cond[i] else x2[i]."""
+    _run_map("where", [out, cond, x1, x2], shape)
+
+
+def copy(out, inp, shape) -> None:
+    """Strided copy with a cast to out's dtype (any of the 13 dtypes to any)."""
+    _run_map("copy", [out, inp], shape)
+
+
+def fill(out, shape, value) -> None:
+    """Write the scalar ``value`` into every element of the (possibly strided) ``out``."""
+    src = np.full(1, value, dtype=out[0].dtype)
+    _run_map("copy", [out, (src, 0, (0,) * len(shape))], shape)
+
+
+_IDENTITY = {"sum": 0, "prod": 1, "max": 0, "min": 0, "any": False, "all": True}
+
+
+def reduce(op: str, out, inp, shape, axes) -> None:
+    """Reduce ``inp`` (of ``shape``) over ``axes`` into ``out`` (strides over the kept axes)."""
+    buf, off, strides = inp
+    kept = [d for d in range(len(shape)) if d not in axes]
+    obuf = out[0]
+    ident = obuf.dtype.type(_IDENTITY[op])
+    kshape = tuple(shape[d] for d in kept)
+    if 0 in kshape:
+        return
+    rshape = tuple(shape[d] for d in axes)
+    kshape_s, (ost, kst), (oo, ko) = simplify(kshape, [out[2], tuple(strides[d] for d in kept)],
+                                              [out[1], off])
+    rshape_s, (rst,), (ro,) = simplify(rshape, [tuple(strides[d] for d in axes)], [0])
+    if rshape_s is None:  # reducing zero elements: the identity everywhere
+        fill(out, kshape, ident)
+        return
+    base = ko + ro
+    if not rshape_s:
+        rshape_s, rst = (1,), (0,)
+    if not kshape_s:
+        kshape_s, ost, kst = (1,), (0,), (0,)
+    total = _size(kshape_s) * _size(rshape_s)
+    if len(kshape_s) == 1 and kshape_s[0] == 1 and len(rshape_s) == 1 and total >= 4 * PARALLEL_THRESHOLD:
+        _reduce_all_parallel(op, obuf, oo, buf, base, rshape_s[0], rst[0], ident)
+        return
+    inner = _size(kshape_s) == 1 or abs(rst[-1]) <= abs(kst[-1])
+    mode = "inner" if inner else "outer"
+    serial = getattr(G, f"{op}_{mode}_s")
+    parallel = getattr(G, f"{op}_{mode}_p")
+    first = True
+    for (k_oo, k_ao), (nk0, nk1), (ok, ak) in _blocks(kshape_s, [ost, kst], [oo, base], 2):
+        for (r_ao,), (nr0, nr1), (rk,) in _blocks(rshape_s, [rst], [k_ao], 2):
+            args = (obuf, k_oo, ok[0], ok[1], buf, r_ao, ak[0], ak[1], rk[0], rk[1],
+                    nk0, nk1, nr0, nr1, first, ident)
+            big = total >= PARALLEL_THRESHOLD
+            if big and mode == "inner" and nk0 * nk1 >= 2:
+                parallel(*args)
+            elif big and mode == "outer" and nk1 >= 2 * 1024:
+                parallel(*args, max(1024, -(-nk1 // 8)))
+            else:
+                serial(*args)
+            first = False
+        first = True
+
+
+def _blocks(shape, strides_list, offsets, rank):
+    return split_outer(shape, strides_list, offsets, rank)
+
+
+def _reduce_all_parallel(op, obuf, oo, buf, base, n, stride, ident):
+    """A full reduction of one long run: per-thread partials, then a short final reduction."""
+    parts = 64
+    chunk = n // parts
+    partial = np.empty(parts, dtype=obuf.dtype)
+    inner_p, inner_s = getattr(G, f"{op}_inner_p"), getattr(G, f"{op}_inner_s")
+    inner_p(partial, 0, 0, 1, buf, base, 0, chunk * stride, 0, stride, 1, parts, 1, chunk, True,
+            ident)
+    inner_s(obuf, oo, 0, 0, partial, 0, 0, 0, 0, 1, 1, 1, 1, parts, True, ident)
+    tail = n - parts * chunk
+    if tail:
+        inner_s(obuf, oo, 0, 0, buf, base + parts * chunk * stride, 0, 0, 0, stride, 1, 1, 1,
+                tail, False, ident)
+
+
+def cumulative(op: str, out, inp, shape, axis: int) -> None:
+    """Inclusive cumulative sum/product along ``axis`` (out and inp have ``shape``)."""
+    if 0 in shape:
+        return
+    others = [d for d in range(len(shape)) if d != axis]
+    oshape, (ost, ist), (oo, io) = simplify(
+        tuple(shape[d] for d in others),
+        [tuple(out[2][d] for d in others), tuple(inp[2][d] for d in others)],
+        [out[1], inp[1]],
+    )
+    kernel = getattr(G, f"cumulative_{op}_s")
+    for (o_off, i_off), (n0, n1), (os_, is_) in split_outer(oshape, [ost, ist], [oo, io], 2):
+        kernel(out[0], o_off, os_[0], os_[1], out[2][axis], inp[0], i_off, is_[0], is_[1],
+               inp[2][axis], n0, n1, shape[axis])
+
+
+def _batch_offsets(batch_shape, strides_list, offsets):
+    """Per-batch element offsets of each operand (NumPy index arithmetic, once per call)."""
+    if not batch_shape:
+        return [np.array([o], dtype=np.int64) for o in offsets]
+    idx = np.indices(batch_shape).reshape(len(batch_shape), -1)
+    return [o + (np.asarray(st, dtype=np.int64)[:, None] * idx).sum(axis=0)
+            for st, o in zip(strides_list, offsets)]
+
+
+def matmul(out, a, b, batch_shape, m, k, n) -> None:
+    """out = a @ b over broadcast batches; floats and complex on BLAS, integers on our kernel."""
+    nb = len(batch_shape)
+    oo, ao, bo = _batch_offsets(batch_shape, [out[2][:nb], a[2][:nb], b[2][:nb]],
+                                [out[1], a[1], b[1]])
+    asm, ask = a[2][nb:]
+    bsk, bsn = b[2][nb:]
+    osm, osn = out[2][nb:]
+    if out[0].dtype.kind in "fc":
+        matmul_blas(out[0], oo, osm, osn, a[0], ao, asm, ask, b[0], bo, bsk, bsn, m, k, n)
+    else:
+        matmul_int(out[0], oo, osm, osn, a[0], ao, asm, ask, b[0], bo, bsk, bsn, m, k, n)

@@ -1,0 +1,15 @@
+"""Shared test settings."""
+
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+# CI machines are shared and slow; numba compiles on first use inside a test
+settings.register_profile(
+    "strided",
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    print_blob=True,
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "strided"))
