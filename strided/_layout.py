@@ -79,8 +79,14 @@ def split_outer(shape, strides_list, offsets, rank):
     inner = [tuple(s[lead:]) for s in strides_list]
     index = [0] * lead
     while True:
-        yield [o + sum(i * s for i, s in zip(index, st[:lead])) for o, st in
-               zip(offsets, strides_list)], inner_shape, inner
+        yield (
+            [
+                o + sum(i * s for i, s in zip(index, st[:lead]))
+                for o, st in zip(offsets, strides_list)
+            ],
+            inner_shape,
+            inner,
+        )
         d = lead - 1
         while d >= 0:
             index[d] += 1

@@ -1,6 +1,5 @@
 """Shared test settings."""
 
-
 import os
 
 from hypothesis import HealthCheck, settings

@@ -106,6 +106,9 @@ def scalar_array(value, dtype: dt.DType, device: Device, op: str) -> Array:
     return run(FILL, out, value)
 
 
+_PY_SCALARS = frozenset({bool, int, float, complex})
+
+
 def is_scalar(x) -> bool:
     return isinstance(x, (bool, int, float, complex, np.bool_, np.number)) and not isinstance(
         x, np.ndarray
@@ -191,6 +194,22 @@ def elementwise(prim: Primitive, *args) -> Array:
         d = d1 if d1 is d2 else dt.promote(d1, d2)
         s1, s2 = x1._shape, x2._shape
         shape = s1 if s1 == s2 else broadcast_shapes(s1, s2, op=prim.name)
+    elif len(args) == 2 and (type(args[0]) in _PY_SCALARS or type(args[1]) in _PY_SCALARS):
+        # array with a Python scalar: the scalar becomes a 0-d array of the array's dtype
+        x1, x2 = args
+        arr, value = (x1, x2) if type(x1) is Array else (x2, x1)
+        if type(arr) is not Array:
+            arrays, device = coerce_operands(prim.name, args)  # raises the right error
+        device = arr._device
+        d = arr._dtype
+        sd = dt.scalar_dtype(value, d)
+        if table[d] is None or table[sd] is None:
+            check_dtype(prim.name, d if table[d] is None else sd, prim.accepts)
+        if sd is not d:
+            d = dt.promote(d, sd)
+        scalar = scalar_array(value, sd, device, prim.name)
+        arrays = (arr, scalar) if arr is x1 else (scalar, arr)
+        shape = arr._shape
     elif len(args) == 1 and type(args[0]) is Array:
         arrays = args
         device, d, shape = args[0]._device, args[0]._dtype, args[0]._shape

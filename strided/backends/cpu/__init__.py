@@ -69,6 +69,9 @@ def copy_cpu(out, x):
 
 
 def fill_cpu(out, value):
+    if not out._shape:  # 0-d: Python scalars in binary ops land here on every call
+        out._buf[out._offset] = value
+        return
     _k().fill(_out(out), out._shape, value)
 
 

@@ -10,6 +10,7 @@ says which scalar function each loop calls.  Regenerate with::
 
 from __future__ import annotations
 
+import hashlib
 import pathlib
 
 from ..._ops.elementwise import ELEMENTWISE
@@ -38,7 +39,7 @@ SERIAL = dict(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", 
 PARALLEL = dict(SERIAL, parallel=True)
 '''
 
-UNARY = '''
+UNARY = """
 
 @njit(**SERIAL)
 def {name}_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
@@ -80,12 +81,12 @@ def {name}_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.{fn}(a[ab + k * as2]))
-'''
+"""
 
 # Serial kernels (small arrays, and what the tests compile for every dtype) keep two loop variants
 # to stay cheap to compile; parallel kernels (compiled only once large arrays appear) also
 # specialise scalar (stride-0) operands.
-BINARY = '''
+BINARY = """
 
 @njit(**SERIAL)
 def {name}_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
@@ -138,10 +139,10 @@ def {name}_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.{fn}(a[ab + k * as2], b[bb + k * bs2]))
-'''
+"""
 
 # where(cond, x, y): a ternary elementwise kernel, written once
-WHERE = '''
+WHERE = """
 
 @njit(**ROW)
 def _where_row(o, ob, os, c, cb, cs, a, ab, as_, b, bb, bs, k0, k1):
@@ -181,7 +182,7 @@ def where_p(o, oo, os0, os1, os2, c, co, cs0, cs1, cs2, a, ao, as0, as1, as2,
             o, oo + i * os0 + j * os1, os2, c, co + i * cs0 + j * cs1, cs2,
             a, ao + i * as0 + j * as1, as2, b, bo + i * bs0 + j * bs1, bs2, k0, min(k0 + seg, n2),
         )
-'''
+"""
 
 # Reductions.  "inner" mode reduces along the input's smallest stride into one accumulator per
 # output element; "outer" mode walks reduced rows and accumulates whole contiguous rows of the
@@ -196,7 +197,7 @@ REDUCE = {
     "all": ("acc and x != 0", "ident"),
 }
 
-REDUCE_TEMPLATE = '''
+REDUCE_TEMPLATE = """
 
 @njit(**ROW)
 def _{name}_combine(acc, x):
@@ -279,11 +280,11 @@ def {name}_outer_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr
             o, oo + i0 * os0, os1, a, ao + i0 * ak0, ak1, ar0, ar1,
             c0, min(c0 + seg, nk1), nr0, nr1, init, ident,
         )
-'''
+"""
 
 SCAN = {"sum": "acc + a[ab + k * asx]", "prod": "acc * a[ab + k * asx]"}
 
-SCAN_TEMPLATE = '''
+SCAN_TEMPLATE = """
 
 @njit(**SERIAL)
 def cumulative_{name}_s(o, oo, os0, os1, osx, a, ao, as0, as1, asx, n0, n1, nx):
@@ -296,11 +297,24 @@ def cumulative_{name}_s(o, oo, os0, os1, osx, a, ao, as0, as1, asx, n0, n1, nx):
             for k in range(1, nx):
                 acc = {step}
                 o[ob + k * osx] = acc
-'''
+"""
+
+
+def source_hash() -> str:
+    """Hash of the sources the generated loops depend on.
+
+    numba invalidates a disk cache only when the function's own file changes, so the generated
+    file records this hash: editing ``_scalar.py`` makes ``test_generated_kernels_are_current``
+    fail until the file is regenerated, which also refreshes every cached loop.
+    """
+    digest = hashlib.sha256()
+    for name in ("_scalar.py", "_codegen.py"):
+        digest.update(TARGET.with_name(name).read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def generate() -> str:
-    parts = [HEADER]
+    parts = [HEADER, f"\nSOURCE_HASH = {source_hash()!r}\n"]
     for name, (arity, *_rest) in ELEMENTWISE.items():
         template = UNARY if arity == 1 else BINARY
         parts.append(template.format(name=name, fn=SCALAR_NAME.get(name, name)))

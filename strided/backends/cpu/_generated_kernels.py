@@ -16,6 +16,8 @@ ROW = dict(error_model="numpy", fastmath={"reassoc", "contract"})
 SERIAL = dict(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
 PARALLEL = dict(SERIAL, parallel=True)
 
+SOURCE_HASH = 'e90276d99b587825'
+
 
 @njit(**SERIAL)
 def abs_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):

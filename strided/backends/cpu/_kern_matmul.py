@@ -38,7 +38,8 @@ def matmul_blas(o, oo, osm, osn, a, ao, asm, ask, b, bo, bsk, bsn, m, k, n):
         # column-major operands go to BLAS as transposes of row-major views: no copy
         if _is_f(asm, ask, m, k) and _is_f(bsk, bsn, k, n):
             c = np.dot(
-                a[ao[t] : ao[t] + m * k].reshape((k, m)).T, b[bo[t] : bo[t] + k * n].reshape((n, k)).T
+                a[ao[t] : ao[t] + m * k].reshape((k, m)).T,
+                b[bo[t] : bo[t] + k * n].reshape((n, k)).T,
             )
         elif _is_f(asm, ask, m, k):
             c = np.dot(a[ao[t] : ao[t] + m * k].reshape((k, m)).T, _dense(b, bo[t], bsk, bsn, k, n))

@@ -42,18 +42,22 @@ def store(arr, i, x):
 def _store(arr, i, x):
     target = arr.dtype
     if _is_bool(target) and not _is_bool(x):
+
         def impl(arr, i, x):
             arr[i] = x != 0
     elif not _is_complex(target) and _is_complex(x):
+
         def impl(arr, i, x):
             arr[i] = x.real
     else:
+
         def impl(arr, i, x):
             arr[i] = x
+
     return impl
 
 
-# -- arithmetic ---------------------------------------------------------------------------------
+# -- arithmetic ------------------------------------------------------------
 @njit(**_INLINE)
 def add(x, y):
     return x + y
@@ -105,10 +109,12 @@ def floor_divide(x, y):
 @overload(floor_divide, **_INLINE)
 def _floor_divide(x, y):
     if isinstance(x, types.Integer) and x.signed:
+
         def impl(x, y):
             if y == -1:
                 return -x  # x86 traps on INT_MIN // -1; NumPy wraps around
             return np.floor_divide(x, y)
+
         return impl
     return lambda x, y: np.floor_divide(x, y)
 
@@ -120,10 +126,12 @@ def remainder(x, y):
 @overload(remainder, **_INLINE)
 def _remainder(x, y):
     if isinstance(x, types.Integer) and x.signed:
+
         def impl(x, y):
             if y == -1:
                 return x - x  # avoids the INT_MIN % -1 trap
             return np.remainder(x, y)
+
         return impl
     return lambda x, y: np.remainder(x, y)
 
@@ -135,6 +143,7 @@ def pow_(x, y):
 @overload(pow_, **_INLINE)
 def _pow(x, y):
     if _is_int(x):
+
         def impl(x, y):
             # repeated squaring in the operands' own width: wraps around like NumPy
             result = x - x + 1
@@ -148,6 +157,7 @@ def _pow(x, y):
                 base = base * base
                 e >>= 1
             return result
+
         return impl
     return lambda x, y: x**y
 
@@ -187,16 +197,20 @@ def sign(x):
 @overload(sign, **_INLINE)
 def _sign(x):
     if _is_complex(x):
+
         def impl(x):
             if x == 0:
                 return x * 0
             return x / math.hypot(x.real, x.imag)
+
         return impl
     if _is_float(x):
+
         def impl(x):
             if x != x:
                 return x
             return (x > 0) * 1.0 - (x < 0) * 1.0
+
         return impl
     if isinstance(x, types.Integer) and not x.signed:
         return lambda x: (x > 0) * (x - x + 1)
@@ -208,7 +222,7 @@ def reciprocal(x):
     return 1 / x
 
 
-# -- exponentials and logarithms -------------------------------------------------------------------
+# -- exponentials and logarithms ------------------------------------------------------------
 # numba implements NumPy's ufuncs on scalars, complex included
 
 
@@ -332,7 +346,7 @@ def nextafter(x, y):
     return np.nextafter(x, y)
 
 
-# -- rounding ------------------------------------------------------------------------------------------
+# -- rounding ------------------------------------------------------------
 def _rounding(float_fn):
     def fn(x):
         pass
@@ -354,7 +368,7 @@ trunc = _rounding(lambda x: np.trunc(x))
 round_ = _rounding(lambda x: np.rint(x))
 
 
-# -- predicates ------------------------------------------------------------------------------------
+# -- predicates ------------------------------------------------------------
 def _predicate(float_fn, int_value):
     def fn(x):
         pass
@@ -393,8 +407,13 @@ def _isfinite(x):
     if _is_float(x):
         return lambda x: not (x != x or x == np.inf or x == -np.inf)
     if _is_complex(x):
-        return lambda x: not (
-            x.real != x.real or x.imag != x.imag or abs(x.real) == np.inf or abs(x.imag) == np.inf
+        return lambda x: (
+            not (
+                x.real != x.real
+                or x.imag != x.imag
+                or abs(x.real) == np.inf
+                or abs(x.imag) == np.inf
+            )
         )
     return lambda x: True
 
@@ -410,7 +429,7 @@ def _signbit(x):
     return lambda x: x < 0
 
 
-# -- complex parts -------------------------------------------------------------------------------------
+# -- complex parts ------------------------------------------------------------
 def conj(x):
     pass
 
@@ -444,7 +463,7 @@ def _imag(x):
     return lambda x: x - x
 
 
-# -- comparisons and logic ---------------------------------------------------------------------------
+# -- comparisons and logic ------------------------------------------------------------
 @njit(**_INLINE)
 def equal(x, y):
     return x == y
@@ -495,7 +514,7 @@ def logical_not(x):
     return not x
 
 
-# -- bitwise -------------------------------------------------------------------------------------------
+# -- bitwise ------------------------------------------------------------
 def _bitwise(int_fn, bool_fn):
     def fn(x, y):
         pass
@@ -547,10 +566,12 @@ def bitwise_right_shift(x, y):
 def _rshift(x, y):
     bits = x.bitwidth
     if x.signed:
+
         def impl(x, y):
             if y < 0 or y >= bits:
                 return x - x - 1 if x < 0 else x - x  # sign fill
             return x >> y
+
         return impl
 
     def impl_u(x, y):

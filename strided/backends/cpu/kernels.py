@@ -44,14 +44,50 @@ def _size(shape) -> int:
     return n
 
 
+_DENSE: dict[tuple, tuple] = {}
+
+
+def _dense_strides(shape) -> tuple[tuple, tuple]:
+    """(C-contiguous strides, all-zero strides) of ``shape``, cached: the per-call fast path."""
+    r = _DENSE.get(shape)
+    if r is None:
+        st, acc = [], 1
+        for n in reversed(shape):
+            st.append(acc)
+            acc *= n
+        r = (tuple(reversed(st)), (0,) * len(shape))
+        if len(_DENSE) < 4096:
+            _DENSE[shape] = r
+    return r
+
+
 def _run_map(name: str, operands, shape) -> None:
     """Run the rank-3 map kernel ``name`` over operands (output first) of a common ``shape``."""
     serial, parallel = _loops(name)
+    # fast path for small problems whose operands are each dense or a broadcast scalar: one flat
+    # loop, no layout planning (this is most of the per-call cost of small ops)
+    dense, zeros = _dense_strides(shape)
+    total = 1
+    for n in shape:
+        total *= n
+    if total < PARALLEL_THRESHOLD and total:
+        args = []
+        for buf, off, st in operands:
+            if st == dense:
+                args += (buf, off, 0, 0, 1)
+            elif st == zeros:
+                args += (buf, off, 0, 0, 0)
+            else:
+                break
+        else:
+            serial(*args, 1, 1, total)
+            return
     bufs = [op[0] for op in operands]
-    sshape, sstrides, offsets = simplify(shape, [op[2] for op in operands], [op[1] for op in operands])
+    sshape, sstrides, offsets = simplify(
+        shape, [op[2] for op in operands], [op[1] for op in operands]
+    )
     if sshape is None:
         return
-    total = _size(sshape)
     for offs, (n0, n1, n2), strides in split_outer(sshape, sstrides, offsets, 3):
         args = []
         for buf, off, st in zip(bufs, offs, strides):
@@ -97,8 +133,9 @@ def reduce(op: str, out, inp, shape, axes) -> None:
     if 0 in kshape:
         return
     rshape = tuple(shape[d] for d in axes)
-    kshape_s, (ost, kst), (oo, ko) = simplify(kshape, [out[2], tuple(strides[d] for d in kept)],
-                                              [out[1], off])
+    kshape_s, (ost, kst), (oo, ko) = simplify(
+        kshape, [out[2], tuple(strides[d] for d in kept)], [out[1], off]
+    )
     rshape_s, (rst,), (ro,) = simplify(rshape, [tuple(strides[d] for d in axes)], [0])
     if rshape_s is None:  # reducing zero elements: the identity everywhere
         fill(out, kshape, ident)
@@ -109,7 +146,12 @@ def reduce(op: str, out, inp, shape, axes) -> None:
     if not kshape_s:
         kshape_s, ost, kst = (1,), (0,), (0,)
     total = _size(kshape_s) * _size(rshape_s)
-    if len(kshape_s) == 1 and kshape_s[0] == 1 and len(rshape_s) == 1 and total >= 4 * PARALLEL_THRESHOLD:
+    if (
+        len(kshape_s) == 1
+        and kshape_s[0] == 1
+        and len(rshape_s) == 1
+        and total >= 4 * PARALLEL_THRESHOLD
+    ):
         _reduce_all_parallel(op, obuf, oo, buf, base, rshape_s[0], rst[0], ident)
         return
     inner = _size(kshape_s) == 1 or abs(rst[-1]) <= abs(kst[-1])
@@ -119,8 +161,24 @@ def reduce(op: str, out, inp, shape, axes) -> None:
     first = True
     for (k_oo, k_ao), (nk0, nk1), (ok, ak) in _blocks(kshape_s, [ost, kst], [oo, base], 2):
         for (r_ao,), (nr0, nr1), (rk,) in _blocks(rshape_s, [rst], [k_ao], 2):
-            args = (obuf, k_oo, ok[0], ok[1], buf, r_ao, ak[0], ak[1], rk[0], rk[1],
-                    nk0, nk1, nr0, nr1, first, ident)
+            args = (
+                obuf,
+                k_oo,
+                ok[0],
+                ok[1],
+                buf,
+                r_ao,
+                ak[0],
+                ak[1],
+                rk[0],
+                rk[1],
+                nk0,
+                nk1,
+                nr0,
+                nr1,
+                first,
+                ident,
+            )
             big = total >= PARALLEL_THRESHOLD
             if big and mode == "inner" and nk0 * nk1 >= 2:
                 parallel(*args)
@@ -142,13 +200,30 @@ def _reduce_all_parallel(op, obuf, oo, buf, base, n, stride, ident):
     chunk = n // parts
     partial = np.empty(parts, dtype=obuf.dtype)
     inner_p, inner_s = getattr(G, f"{op}_inner_p"), getattr(G, f"{op}_inner_s")
-    inner_p(partial, 0, 0, 1, buf, base, 0, chunk * stride, 0, stride, 1, parts, 1, chunk, True,
-            ident)
+    inner_p(
+        partial, 0, 0, 1, buf, base, 0, chunk * stride, 0, stride, 1, parts, 1, chunk, True, ident
+    )
     inner_s(obuf, oo, 0, 0, partial, 0, 0, 0, 0, 1, 1, 1, 1, parts, True, ident)
     tail = n - parts * chunk
     if tail:
-        inner_s(obuf, oo, 0, 0, buf, base + parts * chunk * stride, 0, 0, 0, stride, 1, 1, 1,
-                tail, False, ident)
+        inner_s(
+            obuf,
+            oo,
+            0,
+            0,
+            buf,
+            base + parts * chunk * stride,
+            0,
+            0,
+            0,
+            stride,
+            1,
+            1,
+            1,
+            tail,
+            False,
+            ident,
+        )
 
 
 def cumulative(op: str, out, inp, shape, axis: int) -> None:
@@ -163,8 +238,21 @@ def cumulative(op: str, out, inp, shape, axis: int) -> None:
     )
     kernel = getattr(G, f"cumulative_{op}_s")
     for (o_off, i_off), (n0, n1), (os_, is_) in split_outer(oshape, [ost, ist], [oo, io], 2):
-        kernel(out[0], o_off, os_[0], os_[1], out[2][axis], inp[0], i_off, is_[0], is_[1],
-               inp[2][axis], n0, n1, shape[axis])
+        kernel(
+            out[0],
+            o_off,
+            os_[0],
+            os_[1],
+            out[2][axis],
+            inp[0],
+            i_off,
+            is_[0],
+            is_[1],
+            inp[2][axis],
+            n0,
+            n1,
+            shape[axis],
+        )
 
 
 def _batch_offsets(batch_shape, strides_list, offsets):
@@ -172,15 +260,18 @@ def _batch_offsets(batch_shape, strides_list, offsets):
     if not batch_shape:
         return [np.array([o], dtype=np.int64) for o in offsets]
     idx = np.indices(batch_shape).reshape(len(batch_shape), -1)
-    return [o + (np.asarray(st, dtype=np.int64)[:, None] * idx).sum(axis=0)
-            for st, o in zip(strides_list, offsets)]
+    return [
+        o + (np.asarray(st, dtype=np.int64)[:, None] * idx).sum(axis=0)
+        for st, o in zip(strides_list, offsets)
+    ]
 
 
 def matmul(out, a, b, batch_shape, m, k, n) -> None:
     """out = a @ b over broadcast batches; floats and complex on BLAS, integers on our kernel."""
     nb = len(batch_shape)
-    oo, ao, bo = _batch_offsets(batch_shape, [out[2][:nb], a[2][:nb], b[2][:nb]],
-                                [out[1], a[1], b[1]])
+    oo, ao, bo = _batch_offsets(
+        batch_shape, [out[2][:nb], a[2][:nb], b[2][:nb]], [out[1], a[1], b[1]]
+    )
     asm, ask = a[2][nb:]
     bsk, bsn = b[2][nb:]
     osm, osn = out[2][nb:]

@@ -1,0 +1,84 @@
+"""The CPU backend itself: generated loops are current, layouts of every rank and direction,
+serial and parallel paths agree with NumPy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import strided as xp
+from strided._layout import simplify, split_outer
+from strided.backends.cpu import _codegen, kernels
+
+
+def test_generated_kernels_are_current():
+    assert _codegen.TARGET.read_text() == _codegen.generate(), (
+        "strided/backends/cpu/_generated_kernels.py is stale: run "
+        "python -m strided.backends.cpu._codegen"
+    )
+
+
+def test_simplify_merges_contiguous_and_flips_reversed_axes():
+    assert simplify((2, 3, 4), [(12, 4, 1), (12, 4, 1)]) == ((24,), [(1,), (1,)], [0, 0])
+    shape, strides, offsets = simplify((3, 4), [(4, 1), (1, 3)])
+    assert shape == (3, 4) and strides == [(4, 1), (1, 3)]
+    shape, strides, offsets = simplify((5,), [(-1,), (-1,)], [4, 4])
+    assert shape == (5,) and strides == [(1,), (1,)] and offsets == [0, 0]
+    assert simplify((2, 0, 3), [(0, 3, 1)])[0] is None
+    assert simplify((1, 1), [(5, 7)])[0] == ()
+
+
+def test_split_outer_visits_every_block_once():
+    shape, strides = (2, 3, 2, 2, 5), [(60, 20, 10, 5, 1)]
+    seen = []
+    for offs, inner, _ in split_outer(shape, strides, [0], 3):
+        assert inner == (2, 2, 5)
+        seen.append(offs[0])
+    assert sorted(seen) == [i * 60 + j * 20 for i in range(2) for j in range(3)]
+
+
+@pytest.mark.parametrize("layout", ["c", "f", "negative", "5d-noncontiguous"])
+def test_large_arrays_take_the_parallel_path(layout):
+    rng = np.random.default_rng(0)
+    base = rng.standard_normal((300, 400))
+    if layout == "c":
+        a_np = base
+    elif layout == "f":
+        a_np = np.asfortranarray(base)
+    elif layout == "negative":
+        a_np = base[::-1, ::-1]
+    else:
+        a_np = rng.standard_normal((4, 3, 20, 5, 60))[:, ::2, :, ::-1, ::3]
+    assert a_np.size >= kernels.PARALLEL_THRESHOLD or layout == "5d-noncontiguous"
+    a = xp.asarray(a_np)
+    np.testing.assert_allclose(np.asarray(a * 2.0 + a), a_np * 3.0)
+    np.testing.assert_allclose(np.asarray(xp.exp(a)), np.exp(a_np), rtol=1e-13)
+    np.testing.assert_allclose(np.asarray(xp.where(a > 0, a, 0.0)), np.maximum(a_np, 0.0))
+    for axis in (None, 0, -1, (0, -1)):
+        np.testing.assert_allclose(
+            np.asarray(xp.sum(a, axis=axis)), a_np.sum(axis=axis), rtol=1e-10, atol=1e-10
+        )
+        np.testing.assert_array_equal(np.asarray(xp.max(a, axis=axis)), a_np.max(axis=axis))
+    np.testing.assert_allclose(
+        np.asarray(xp.cumulative_sum(a, axis=1)), np.cumsum(a_np, axis=1), rtol=1e-12
+    )
+
+
+def test_full_reduction_of_a_long_run_uses_partials_correctly():
+    n = 4 * kernels.PARALLEL_THRESHOLD + 13  # not a multiple of the number of partials
+    v = np.arange(n, dtype=np.float64)
+    assert float(xp.sum(xp.asarray(v))) == v.sum()
+    assert float(xp.max(xp.asarray(v))) == n - 1
+    assert float(xp.min(xp.asarray(v[::-1]))) == 0
+    w = v.copy()
+    w[n // 3] = np.nan
+    assert np.isnan(float(xp.max(xp.asarray(w))))
+    i = np.arange(n, dtype=np.int64) % 7
+    assert int(xp.sum(xp.asarray(i))) == int(i.sum())
+
+
+def test_integer_floor_divide_by_minus_one_does_not_trap():
+    x = xp.asarray(np.array([np.iinfo(np.int64).min, 7], dtype=np.int64))
+    got = np.asarray(x // -1)
+    assert got[1] == -7 and got[0] == np.iinfo(np.int64).min  # wraps around, like NumPy
+    assert np.asarray(x % -1).tolist() == [0, 0]
