@@ -80,3 +80,32 @@ def test_meta_views_and_strides_follow_the_rules():
     assert xp.astype(m, xp.float16 if hasattr(xp, "float16") else xp.int8).dtype is xp.int8
     with pytest.raises(ValueError, match=r"add.*\(100000000, 4096\).*\(3,\)"):
         m + xp.empty((3,), device="meta")
+
+
+def test_inspection_namespace():
+    info = xp.__array_namespace_info__()
+    assert info.default_device() == "cpu"
+    assert xp.Device("meta") in info.devices() and xp.Device("cpu") in info.devices()
+    assert info.default_dtypes()["real floating"] is xp.float64
+    assert info.default_dtypes(device="meta")["indexing"] is xp.int64
+    assert len(info.dtypes()) == 13
+    assert list(info.dtypes(kind="integral")) == [
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+    ]
+    assert set(info.dtypes(kind=("bool", "complex floating"))) == {
+        "bool",
+        "complex64",
+        "complex128",
+    }
+    assert info.capabilities()["data-dependent shapes"] is False
+    with pytest.raises(ValueError, match="unknown kind"):
+        info.dtypes(kind="integer")
+    with xp.default_device("meta"):
+        assert info.default_device() == "meta"
