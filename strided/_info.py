@@ -28,9 +28,9 @@ class Info:
         """The device creation functions use when none is given."""
         return get_default_device()
 
-    def devices(self) -> list[Device]:
+    def devices(self) -> tuple[Device, ...]:
         """Every device available to this process (cpu, meta, and cuda:N with a GPU)."""
-        return available_devices()
+        return tuple(available_devices())
 
     def default_dtypes(self, *, device=None) -> dict:
         """The default dtypes, the same on every device."""

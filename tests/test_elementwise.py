@@ -144,6 +144,16 @@ def test_promotion_across_dtypes():
         xp.add(xp.zeros(2, dtype=xp.uint64), xp.zeros(2, dtype=xp.int64))
 
 
+def test_float_remainder_signed_zero_and_special_values():
+    x_np = np.array([0.0, -0.0, 5.5, -5.5, np.inf, 3.0, np.nan, 7.0])
+    y_np = np.array([-3.0, -3.0, -2.0, 2.0, 2.0, np.inf, 1.0, 0.0])
+    got = np.asarray(xp.remainder(xp.asarray(x_np), xp.asarray(y_np)))
+    with np.errstate(all="ignore"):
+        want = np.remainder(x_np, y_np)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
 def test_integer_semantics_match_numpy():
     a_np = np.array([-7, -3, 0, 3, 7, 127], dtype=np.int8)
     b_np = np.array([2, -2, 5, -4, 3, 2], dtype=np.int8)

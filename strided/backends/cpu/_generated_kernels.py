@@ -16,7 +16,7 @@ ROW = dict(error_model="numpy", fastmath={"reassoc", "contract"})
 SERIAL = dict(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
 PARALLEL = dict(SERIAL, parallel=True)
 
-SOURCE_HASH = 'e90276d99b587825'
+SOURCE_HASH = '26a4fb73c468f651'
 
 
 @njit(**SERIAL)

@@ -133,6 +133,21 @@ def _remainder(x, y):
             return np.remainder(x, y)
 
         return impl
+    if _is_float(x):
+
+        def impl_f(x, y):
+            # NumPy's divmod: the result takes the divisor's sign, zero included (0 % -3 is -0)
+            mod = np.fmod(x, y)
+            if y == 0:
+                return mod
+            if mod != 0:
+                if (y < 0) != (mod < 0):
+                    mod += y
+            else:
+                mod = np.copysign(mod - mod, y)
+            return mod
+
+        return impl_f
     return lambda x, y: np.remainder(x, y)
 
 
