@@ -8,7 +8,6 @@ strides (in elements) and offset; every operation is dispatched on (op, device) 
 from . import dispatch
 from ._array import Array
 from ._device import Device, default_device, get_default_device
-from ._info import __array_namespace_info__
 from ._dtypes import (
     DType,
     bool,
@@ -25,6 +24,7 @@ from ._dtypes import (
     uint32,
     uint64,
 )
+from ._info import __array_namespace_info__
 from ._ops.creation import (
     arange,
     asarray,
