@@ -97,6 +97,11 @@ def check_scalar_fits(op: str, value, dtype: dt.DType) -> None:
     check_int_range(op, value, dtype)
 
 
+def copy_of(x: Array) -> Array:
+    """A fresh C-contiguous copy of ``x`` on its device."""
+    return run(COPY, empty_on(x._shape, x._dtype, x._device), x)
+
+
 def scalar_array(value, dtype: dt.DType, device: Device, op: str) -> Array:
     """A 0-d array holding a Python scalar, checked against ``dtype``'s range."""
     check_int_range(op, value, dtype)

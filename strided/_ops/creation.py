@@ -13,7 +13,7 @@ from .._array import Array
 from .._device import CPU, Device, as_device
 from .._shapes import contiguous_strides
 from ..dispatch import declare
-from .core import FILL, astype_to, check_scalar_fits, empty_on, run, scalar_array
+from .core import FILL, astype_to, check_scalar_fits, copy_of, empty_on, run, scalar_array
 
 __all__ = [
     "asarray",
@@ -181,7 +181,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
         if dtype is not None and dtype is not x._dtype:
             return astype_to(x, dtype)
         if copy and x is obj:
-            return _copy_of(obj)
+            return copy_of(obj)
         return x
     dev = as_device(device)
     if isinstance(obj, (bool, int, float, complex)) and not isinstance(obj, np.ndarray):
@@ -196,12 +196,6 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
     if dev != CPU:
         x = x.to_device(dev)
     return x
-
-
-def _copy_of(x: Array) -> Array:
-    from .core import COPY
-
-    return run(COPY, empty_on(x._shape, x._dtype, x._device), x)
 
 
 def _to_numpy(obj, dtype: dt.DType | None, copy) -> np.ndarray:

@@ -27,6 +27,7 @@ from .core import (
     astype_to,
     check_scalar_fits,
     coerce_operands,
+    copy_of,
     empty_on,
     is_scalar,
     run,
@@ -80,12 +81,8 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
                 f"reshape: copy=False, but the layout of shape {x._shape} with strides "
                 f"{x._strides} cannot be viewed as {shape}"
             )
-    c = _copy(x)
+    c = copy_of(x)
     return c._view(shape, reshape_strides(c._shape, c._strides, shape), 0)
-
-
-def _copy(x: Array, dtype: dt.DType | None = None) -> Array:
-    return run(COPY, empty_on(x._shape, dtype or x._dtype, x._device), x)
 
 
 def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
@@ -150,7 +147,7 @@ def astype(x: Array, dtype, /, *, copy: bool = True, device=None) -> Array:
     if device is not None:
         x = x.to_device(as_device(device))
     if x._dtype is dtype:
-        return _copy(x) if copy else x
+        return copy_of(x) if copy else x
     return astype_to(x, dtype)
 
 
@@ -240,7 +237,7 @@ def assign(target: Array, value) -> None:
             f"__setitem__: value of shape {value._shape} cannot be broadcast to {target._shape}"
         )
     if value._buf is not None and value._buf is target._buf:
-        value = _copy(value)  # overlapping source and destination
+        value = copy_of(value)  # overlapping source and destination
     run(COPY, target, value)
 
 

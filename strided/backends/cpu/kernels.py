@@ -159,8 +159,8 @@ def reduce(op: str, out, inp, shape, axes) -> None:
     serial = getattr(G, f"{op}_{mode}_s")
     parallel = getattr(G, f"{op}_{mode}_p")
     first = True
-    for (k_oo, k_ao), (nk0, nk1), (ok, ak) in _blocks(kshape_s, [ost, kst], [oo, base], 2):
-        for (r_ao,), (nr0, nr1), (rk,) in _blocks(rshape_s, [rst], [k_ao], 2):
+    for (k_oo, k_ao), (nk0, nk1), (ok, ak) in split_outer(kshape_s, [ost, kst], [oo, base], 2):
+        for (r_ao,), (nr0, nr1), (rk,) in split_outer(rshape_s, [rst], [k_ao], 2):
             args = (
                 obuf,
                 k_oo,
@@ -188,10 +188,6 @@ def reduce(op: str, out, inp, shape, axes) -> None:
                 serial(*args)
             first = False
         first = True
-
-
-def _blocks(shape, strides_list, offsets, rank):
-    return split_outer(shape, strides_list, offsets, rank)
 
 
 def _reduce_all_parallel(op, obuf, oo, buf, base, n, stride, ident):
