@@ -28,6 +28,9 @@ __all__ = [
     "arange",
     "linspace",
     "eye",
+    "meshgrid",
+    "tril",
+    "triu",
 ]
 
 ARANGE = declare("arange", "creation")
@@ -257,3 +260,52 @@ def _wrap_numpy(a: np.ndarray) -> Array:
     corner = a[tuple(slice(n - 1, n) if st < 0 else slice(0, 1) for st, n in zip(el, shape))]
     buf = np.lib.stride_tricks.as_strided(corner, shape=(hi - lo + 1,), strides=(isz,))
     return Array._new(buf, shape, el, -lo, d, CPU)
+
+
+def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
+    """Coordinate arrays from 1-D ``arrays`` (``xy``: Cartesian, ``ij``: matrix indexing)."""
+    from .manipulation import broadcast_to, reshape
+
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+    arrays = [a for a in arrays]
+    for a in arrays:
+        if type(a) is not Array or a.ndim != 1:
+            raise ValueError("meshgrid: every input must be a 1-D strided array")
+    if len({a._dtype for a in arrays}) > 1:
+        raise TypeError("meshgrid: all arrays must have one dtype")
+    shape = [a._shape[0] for a in arrays]
+    if indexing == "xy" and len(arrays) > 1:
+        shape[0], shape[1] = shape[1], shape[0]
+    out = []
+    for i, a in enumerate(arrays):
+        pos = (1 - i if i < 2 else i) if indexing == "xy" and len(arrays) > 1 else i
+        view_shape = [1] * len(arrays)
+        view_shape[pos] = a._shape[0]
+        # copies, as NumPy does: a broadcast view would write several elements at once
+        out.append(copy_of(broadcast_to(reshape(a, tuple(view_shape)), tuple(shape))))
+    return tuple(out)
+
+
+def _triangle(op: str, x: Array, k: int, lower: bool) -> Array:
+    from .elementwise import greater_equal, less_equal, subtract
+    from .manipulation import where
+
+    if type(x) is not Array or x.ndim < 2:
+        raise ValueError(f"{op}: needs an array with at least 2 dimensions")
+    n, m = x._shape[-2:]
+    rows = arange(n, device=x._device)
+    cols = arange(m, device=x._device)
+    offset = subtract(cols[None, :], rows[:, None])  # column - row, for every position
+    keep = less_equal(offset, operator.index(k)) if lower else greater_equal(offset, k)
+    return where(keep, x, zeros((), dtype=x._dtype, device=x._device))
+
+
+def tril(x: Array, /, *, k: int = 0) -> Array:
+    """The lower triangle of the last two dimensions (on and below the ``k``-th diagonal)."""
+    return _triangle("tril", x, k, lower=True)
+
+
+def triu(x: Array, /, *, k: int = 0) -> Array:
+    """The upper triangle of the last two dimensions (on and above the ``k``-th diagonal)."""
+    return _triangle("triu", x, k, lower=False)

@@ -127,4 +127,24 @@ def _make(name: str):
 for _name in ELEMENTWISE:
     globals()[_name] = _make(_name)
 
-__all__ = list(ELEMENTWISE)
+
+def clip(x, /, min=None, max=None):
+    """Clamp ``x`` to ``[min, max]`` (either bound may be None, a scalar or an array).
+
+    A composition of ``maximum`` and ``minimum``, so NaN in ``x`` or a bound propagates; the result
+    keeps ``x``'s dtype and takes the broadcast shape of all three.
+    """
+    from .core import astype_to, copy_of, to_array
+
+    x = to_array(x, "clip")
+    out = x
+    if min is not None:
+        out = elementwise(PRIMS["maximum"], out, min)
+    if max is not None:
+        out = elementwise(PRIMS["minimum"], out, max)
+    if out is x:
+        return copy_of(x)
+    return astype_to(out, x._dtype)
+
+
+__all__ = [*ELEMENTWISE, "clip"]

@@ -13,7 +13,9 @@ from .. import _dtypes as dt
 from .._array import Array
 from .._device import as_device
 from .._shapes import (
-    broadcast_shapes,
+    broadcast_shapes as broadcast_shapes_rule,
+)
+from .._shapes import (
     broadcast_strides,
     normalize_axes,
     normalize_axis,
@@ -47,6 +49,14 @@ __all__ = [
     "stack",
     "astype",
     "where",
+    "broadcast_shapes",
+    "flip",
+    "moveaxis",
+    "unstack",
+    "roll",
+    "tile",
+    "repeat",
+    "diff",
 ]
 
 WHERE = declare("where", "where")
@@ -128,7 +138,7 @@ def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     """A read-through view of ``x`` broadcast to ``shape`` (stride 0 on repeated dimensions)."""
     x = to_array(x, "broadcast_to")
     shape = tuple(operator.index(s) for s in shape)
-    if len(shape) < x.ndim or broadcast_shapes(x._shape, shape, op="broadcast_to") != shape:
+    if len(shape) < x.ndim or broadcast_shapes_rule(x._shape, shape, op="broadcast_to") != shape:
         raise ValueError(f"broadcast_to: cannot broadcast shape {x._shape} to {shape}")
     return x._view(shape, broadcast_strides(x._shape, x._strides, shape), x._offset)
 
@@ -136,7 +146,7 @@ def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
 def broadcast_arrays(*arrays: Array) -> list[Array]:
     """Views of ``arrays`` broadcast to their common shape."""
     arrays = [to_array(a, "broadcast_arrays") for a in arrays]
-    shape = broadcast_shapes(*(a._shape for a in arrays), op="broadcast_arrays")
+    shape = broadcast_shapes_rule(*(a._shape for a in arrays), op="broadcast_arrays")
     return [broadcast_to(a, shape) for a in arrays]
 
 
@@ -232,7 +242,7 @@ def assign(target: Array, value) -> None:
             f"__setitem__: cannot store an array of dtype {value._dtype.name} in an array of dtype "
             f"{d.name} without losing information"
         )
-    if broadcast_shapes(value._shape, target._shape, op="__setitem__") != target._shape:
+    if broadcast_shapes_rule(value._shape, target._shape, op="__setitem__") != target._shape:
         raise ValueError(
             f"__setitem__: value of shape {value._shape} cannot be broadcast to {target._shape}"
         )
@@ -248,6 +258,150 @@ def where(condition: Array, x1, x2, /) -> Array:
         raise TypeError(f"where: condition must have dtype bool, got {condition._dtype.name}")
     (c, a, b), device = coerce_operands("where", (condition, x1, x2))
     d = dt.promote(a._dtype, b._dtype)
-    shape = broadcast_shapes(c._shape, a._shape, b._shape, op="where")
+    shape = broadcast_shapes_rule(c._shape, a._shape, b._shape, op="where")
     out = empty_on(shape, d, device)
     return run(WHERE, out, c, astype_to(a, d), astype_to(b, d))
+
+
+# -- compositions of views and copies (no kernels of their own) ------------------------------------
+def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape that ``shapes`` broadcast to; ValueError when they are incompatible."""
+    return broadcast_shapes_rule(*(tuple(operator.index(n) for n in s) for s in shapes))
+
+
+def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
+    """A view of ``x`` with the order of elements reversed along ``axis`` (all axes by default)."""
+    x = to_array(x, "flip")
+    axes = normalize_axes(axis, x.ndim, "flip")
+    strides, offset = list(x._strides), x._offset
+    for a in axes:
+        n = x._shape[a]
+        if n > 0:
+            offset += (n - 1) * strides[a]
+        strides[a] = -strides[a]
+    return x._view(x._shape, tuple(strides), offset)
+
+
+def moveaxis(x: Array, source, destination, /) -> Array:
+    """A view of ``x`` with axes ``source`` moved to positions ``destination``."""
+    x = to_array(x, "moveaxis")
+    src = source if isinstance(source, tuple) else (source,)
+    dst = destination if isinstance(destination, tuple) else (destination,)
+    if len(src) != len(dst):
+        raise ValueError(
+            f"moveaxis: source {source} and destination {destination} differ in length"
+        )
+    src = [normalize_axis(a, x.ndim, "moveaxis") for a in src]
+    dst = [normalize_axis(a, x.ndim, "moveaxis") for a in dst]
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise ValueError(f"moveaxis: repeated axis in {source} or {destination}")
+    order = [a for a in range(x.ndim) if a not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return permute_dims(x, tuple(order))
+
+
+def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
+    """Views of ``x`` split along ``axis`` (the axis is removed)."""
+    x = to_array(x, "unstack")
+    if x.ndim == 0:
+        raise ValueError("unstack: needs an array with at least one dimension")
+    axis = normalize_axis(axis, x.ndim, "unstack")
+    lead = (slice(None),) * axis
+    return tuple(x[lead + (i,)] for i in range(x._shape[axis]))
+
+
+def roll(x: Array, /, shift, *, axis=None) -> Array:
+    """``x`` shifted along ``axis`` (the flattened array when None), wrapping around."""
+    x = to_array(x, "roll")
+    if axis is None:
+        if isinstance(shift, tuple):
+            raise ValueError("roll: a tuple shift needs a tuple axis")
+        return reshape(roll(reshape(x, (-1,)), shift, axis=0), x._shape)
+    shifts = shift if isinstance(shift, tuple) else (shift,)
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    if len(shifts) == 1 and len(axes) > 1:
+        shifts = shifts * len(axes)
+    if len(shifts) != len(axes):
+        raise ValueError(f"roll: shift {shift} and axis {axis} differ in length")
+    out = x
+    for s, a in zip(shifts, axes):
+        a = normalize_axis(a, x.ndim, "roll")
+        n = x._shape[a]
+        s = operator.index(s) % n if n else 0
+        if s:
+            lead = (slice(None),) * a
+            tail, head = out[lead + (slice(n - s, None),)], out[lead + (slice(0, n - s),)]
+            out = concat([tail, head], axis=a)
+    return copy_of(out) if out is x else out
+
+
+def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
+    """``x`` repeated ``repetitions[i]`` times along each dimension (a broadcast, then a copy)."""
+    x = to_array(x, "tile")
+    reps = tuple(operator.index(r) for r in repetitions)
+    if any(r < 0 for r in reps):
+        raise ValueError(f"tile: repetitions must be non-negative, got {reps}")
+    nd = max(x.ndim, len(reps))
+    reps = (1,) * (nd - len(reps)) + reps
+    shape = (1,) * (nd - x.ndim) + x._shape
+    base = reshape(x, shape)
+    # view each dimension d as (1, d), broadcast the 1 to the repetition count, then merge
+    inter = tuple(v for r, s in zip(reps, shape) for v in (1, s))
+    wide_shape = tuple(v for r, s in zip(reps, shape) for v in (r, s))
+    wide = broadcast_to(reshape(base, inter), wide_shape)
+    return reshape(wide, tuple(r * s for r, s in zip(reps, shape)))
+
+
+def repeat(x: Array, repeats, /, *, axis: int | None = None) -> Array:
+    """Each element of ``x`` repeated ``repeats`` times along ``axis`` (flattened when None).
+
+    An int ``repeats`` is a broadcast and a copy; an array of per-element counts makes the output
+    size depend on values, so it is refused on meta.
+    """
+    x = to_array(x, "repeat")
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    axis = normalize_axis(axis, x.ndim, "repeat")
+    n = x._shape[axis]
+    if type(repeats) is Array:
+        if repeats._device.type == "meta":
+            raise ValueError("repeat: the output size depends on the values of repeats (meta)")
+        if repeats._dtype.kind not in dt.INTEGER_KINDS:
+            raise TypeError(f"repeat: repeats must be an integer array, got {repeats._dtype.name}")
+        counts = [int(c) for c in reshape(broadcast_to(repeats, (n,)), (n,))]
+        if any(c < 0 for c in counts):
+            raise ValueError("repeat: repeats must be non-negative")
+        lead = (slice(None),) * axis
+        parts = [repeat(x[lead + (slice(i, i + 1),)], c, axis=axis) for i, c in enumerate(counts)]
+        if not parts:
+            return copy_of(x)
+        return concat(parts, axis=axis)
+    r = operator.index(repeats)
+    if r < 0:
+        raise ValueError(f"repeat: repeats must be non-negative, got {r}")
+    shape = x._shape
+    expanded = expand_dims(x, axis + 1)
+    wide = broadcast_to(expanded, shape[: axis + 1] + (r,) + shape[axis + 1 :])
+    return reshape(wide, shape[:axis] + (n * r,) + shape[axis + 1 :])
+
+
+def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend=None, append=None) -> Array:
+    """The ``n``-th forward difference along ``axis`` (``not_equal`` for bool, as in NumPy)."""
+    from .elementwise import not_equal, subtract
+
+    x = to_array(x, "diff")
+    if x.ndim == 0:
+        raise ValueError("diff: needs an array with at least one dimension")
+    axis = normalize_axis(axis, x.ndim, "diff")
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError(f"diff: n must be non-negative, got {n}")
+    if prepend is not None or append is not None:
+        parts = [p for p in (prepend, x, append) if p is not None]
+        x = concat([to_array(p, "diff") for p in parts], axis=axis)
+    lead = (slice(None),) * axis
+    op = not_equal if x._dtype is dt.bool else subtract
+    for _ in range(n):
+        x = op(x[lead + (slice(1, None),)], x[lead + (slice(None, -1),)])
+    return x

@@ -11,7 +11,20 @@ from .._shapes import prod as shape_prod
 from ..dispatch import declare
 from .core import FILL, astype_to, check_dtype, empty_on, run, to_array
 
-__all__ = ["sum", "prod", "max", "min", "any", "all", "mean", "cumulative_sum", "cumulative_prod"]
+__all__ = [
+    "sum",
+    "prod",
+    "max",
+    "min",
+    "any",
+    "all",
+    "mean",
+    "var",
+    "std",
+    "count_nonzero",
+    "cumulative_sum",
+    "cumulative_prod",
+]
 
 # name: (accepted dtypes, result rule): "accumulate" widens integers to the default (u)int64
 _REDUCTIONS = {
@@ -149,3 +162,32 @@ def cumulative_sum(x: Array, /, *, axis=None, dtype=None, include_initial: bool 
 def cumulative_prod(x: Array, /, *, axis=None, dtype=None, include_initial: bool = False) -> Array:
     """Cumulative product along ``axis`` (optional for 1-D input)."""
     return _scan("prod", x, axis, dtype, include_initial)
+
+
+def var(x: Array, /, *, axis=None, correction: float = 0.0, keepdims: bool = False) -> Array:
+    """Variance over ``axis``: sum(|x - mean|**2) / (N - correction) (a composition)."""
+    from .elementwise import conj, divide, multiply, real, subtract
+
+    x = to_array(x, "var")
+    check_dtype("var", x._dtype, "floating")
+    axes = normalize_axes(axis, x.ndim, "var")
+    n = shape_prod(x._shape[a] for a in axes)
+    d = subtract(x, mean(x, axis=axes, keepdims=True))
+    sq = real(multiply(d, conj(d))) if x._dtype.kind == dt.COMPLEX else multiply(d, d)
+    total = _reduce("sum", sq, axes, keepdims)
+    dof = n - correction
+    return divide(total, float(dof)) if dof > 0 else divide(total, float("nan") if n == 0 else 0.0)
+
+
+def std(x: Array, /, *, axis=None, correction: float = 0.0, keepdims: bool = False) -> Array:
+    """Standard deviation over ``axis``: sqrt(var) (a composition)."""
+    from .elementwise import sqrt
+
+    return sqrt(var(x, axis=axis, correction=correction, keepdims=keepdims))
+
+
+def count_nonzero(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:
+    """Number of nonzero elements over ``axis`` (default integer dtype)."""
+    x = to_array(x, "count_nonzero")
+    nonzero = astype_to(astype_to(x, dt.bool), dt.default_int)  # 1 where x != 0
+    return _reduce("sum", nonzero, axis, keepdims)
