@@ -154,6 +154,22 @@ def test_float_remainder_signed_zero_and_special_values():
     np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
 
 
+@pytest.mark.parametrize("d", [sdt.complex64, sdt.complex128], ids=lambda d: d.name)
+def test_complex_edge_values_match_numpy(d):
+    # division by a complex zero gives inf/nan parts (never a ZeroDivisionError); tanh stays
+    # finite for large real parts; sign(0) is 0
+    z_np = np.array([0, 1 + 2j, -3j, 46 + 1j, -30 - 0.5j, 0.5 + 0.25j], dtype=d.numpy)
+    z = xp.asarray(z_np)
+    zero = xp.zeros(z.shape, dtype=d)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(np.asarray(z / zero), z_np / np.zeros_like(z_np))
+        np.testing.assert_array_equal(np.asarray(xp.reciprocal(zero)), 1 / np.zeros_like(z_np))
+    tol = 1e-5 if d is sdt.complex64 else 1e-12
+    np.testing.assert_allclose(np.asarray(xp.tanh(z)), np.tanh(z_np), rtol=tol, atol=tol)
+    np.testing.assert_allclose(np.asarray(z / (z + 1)), z_np / (z_np + 1), rtol=tol)
+    np.testing.assert_array_equal(np.asarray(xp.sign(zero)), np.zeros_like(z_np))
+
+
 def test_integer_semantics_match_numpy():
     a_np = np.array([-7, -3, 0, 3, 7, 127], dtype=np.int8)
     b_np = np.array([2, -2, 5, -4, 3, 2], dtype=np.int8)

@@ -143,11 +143,11 @@ def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     return x._view(shape, broadcast_strides(x._shape, x._strides, shape), x._offset)
 
 
-def broadcast_arrays(*arrays: Array) -> list[Array]:
+def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
     """Views of ``arrays`` broadcast to their common shape."""
     arrays = [to_array(a, "broadcast_arrays") for a in arrays]
     shape = broadcast_shapes_rule(*(a._shape for a in arrays), op="broadcast_arrays")
-    return [broadcast_to(a, shape) for a in arrays]
+    return tuple(broadcast_to(a, shape) for a in arrays)
 
 
 def astype(x: Array, dtype, /, *, copy: bool = True, device=None) -> Array:

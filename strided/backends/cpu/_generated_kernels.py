@@ -16,7 +16,7 @@ ROW = dict(error_model="numpy", fastmath={"reassoc", "contract"})
 SERIAL = dict(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
 PARALLEL = dict(SERIAL, parallel=True)
 
-SOURCE_HASH = '26a4fb73c468f651'
+SOURCE_HASH = 'dae9c4131633ea83'
 
 
 @njit(**SERIAL)

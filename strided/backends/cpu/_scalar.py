@@ -74,8 +74,30 @@ def multiply(x, y):
 
 
 @njit(**_INLINE)
+def _complex_divide(x, y):
+    # NumPy's algorithm (Smith's method): no ZeroDivisionError, inf/nan parts for a zero divisor
+    xr, xi, yr, yi = x.real, x.imag, y.real, y.imag
+    ayr, ayi = abs(yr), abs(yi)
+    if ayr >= ayi:
+        if ayr == 0 and ayi == 0:
+            return complex(xr / ayr, xi / ayi)
+        rat = yi / yr
+        scl = 1.0 / (yr + yi * rat)
+        return complex((xr + xi * rat) * scl, (xi - xr * rat) * scl)
+    rat = yr / yi
+    scl = 1.0 / (yi + yr * rat)
+    return complex((xr * rat + xi) * scl, (xi * rat - xr) * scl)
+
+
 def divide(x, y):
-    return x / y
+    pass
+
+
+@overload(divide, **_INLINE)
+def _divide(x, y):
+    if _is_complex(x):
+        return lambda x, y: _complex_divide(x, y)
+    return lambda x, y: x / y
 
 
 @njit(**_INLINE)
@@ -215,7 +237,7 @@ def _sign(x):
 
         def impl(x):
             if x == 0:
-                return x * 0
+                return x - x  # +0 + 0j, whatever the zeros' signs
             return x / math.hypot(x.real, x.imag)
 
         return impl
@@ -232,9 +254,15 @@ def _sign(x):
     return lambda x: (x > 0) * (x - x + 1) - (x < 0) * (x - x + 1)
 
 
-@njit(**_INLINE)
 def reciprocal(x):
-    return 1 / x
+    pass
+
+
+@overload(reciprocal, **_INLINE)
+def _reciprocal(x):
+    if _is_complex(x):
+        return lambda x: _complex_divide(x - x + 1, x)
+    return lambda x: 1 / x
 
 
 # -- exponentials and logarithms ------------------------------------------------------------
@@ -317,8 +345,31 @@ def cosh(x):
 
 
 @njit(**_INLINE)
+def _complex_tanh(z):
+    # the formulation of FreeBSD's ctanh (as in NumPy): stays finite where exp() would overflow
+    x, y = z.real, z.imag
+    if not (np.isfinite(x) and np.isfinite(y)):
+        return np.tanh(z)
+    if abs(x) >= 22.0:
+        e = math.exp(-abs(x))
+        return complex(math.copysign(1.0, x), 4.0 * math.sin(y) * math.cos(y) * e * e)
+    t = math.tan(y)
+    beta = 1.0 + t * t
+    s = math.sinh(x)
+    rho = math.sqrt(1.0 + s * s)
+    denom = 1.0 + beta * s * s
+    return complex(beta * rho * s / denom, t / denom)
+
+
 def tanh(x):
-    return np.tanh(x)
+    pass
+
+
+@overload(tanh, **_INLINE)
+def _tanh(x):
+    if _is_complex(x):
+        return lambda x: _complex_tanh(x)
+    return lambda x: np.tanh(x)
 
 
 @njit(**_INLINE)
