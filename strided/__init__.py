@@ -31,6 +31,7 @@ from ._ops.creation import (
     empty,
     empty_like,
     eye,
+    from_dlpack,
     full,
     full_like,
     linspace,
@@ -147,6 +148,16 @@ from ._ops.reduction import (
     std,
     sum,
     var,
+)
+from ._ops.searching import (
+    argmax,
+    argmin,
+    argsort,
+    nonzero,
+    searchsorted,
+    sort,
+    take,
+    take_along_axis,
 )
 from .backends import cpu as _cpu
 from .backends import meta as _meta

@@ -285,10 +285,9 @@ class Array:
                 new_strides.append(strides[d] * step)
                 d += 1
             else:
-                if isinstance(k, (bool, np.bool_)) or isinstance(k, Array):
+                if isinstance(k, (bool, np.bool_)):
                     raise IndexError(
-                        f"index {k!r}: boolean and array indices are not supported yet; "
-                        "basic indices are integers, slices, None and '...'"
+                        f"index {k!r}: Python booleans are not indices; use a boolean array"
                     )
                 try:
                     i = operator.index(k)
@@ -309,9 +308,18 @@ class Array:
         return self._view(tuple(new_shape), tuple(new_strides), offset)
 
     def __getitem__(self, key) -> Array:
+        if type(key) is Array or (type(key) is tuple and any(type(k) is Array for k in key)):
+            from ._ops.searching import getitem_arrays
+
+            return getitem_arrays(self, key)
         return self._index_view(key)
 
     def __setitem__(self, key, value) -> None:
+        if type(key) is Array or (type(key) is tuple and any(type(k) is Array for k in key)):
+            from ._ops.searching import setitem_arrays
+
+            setitem_arrays(self, key, value)
+            return
         from ._ops.manipulation import assign
 
         assign(self._index_view(key), value)

@@ -1,3 +1,12 @@
 """Every operation of the namespace, declared once and grouped by the standard's chapters."""
 
-from . import core, creation, dtype_functions, elementwise, linalg, manipulation, reduction  # noqa: F401
+from . import (  # noqa: F401
+    core,
+    creation,
+    dtype_functions,
+    elementwise,
+    linalg,
+    manipulation,
+    reduction,
+    searching,
+)

@@ -29,6 +29,7 @@ __all__ = [
     "linspace",
     "eye",
     "meshgrid",
+    "from_dlpack",
     "tril",
     "triu",
 ]
@@ -309,3 +310,27 @@ def tril(x: Array, /, *, k: int = 0) -> Array:
 def triu(x: Array, /, *, k: int = 0) -> Array:
     """The upper triangle of the last two dimensions (on and above the ``k``-th diagonal)."""
     return _triangle("triu", x, k, lower=False)
+
+
+def from_dlpack(x, /, *, device=None, copy: bool | None = None) -> Array:
+    """An array sharing memory with ``x`` through DLPack (``copy=True`` copies, ``False`` never)."""
+    if not hasattr(x, "__dlpack__"):
+        raise TypeError(f"from_dlpack: {type(x).__name__} does not support DLPack (__dlpack__)")
+    if type(x) is Array:
+        return asarray(x, device=device, copy=copy)
+    dev = as_device(device) if device is not None else CPU
+    kwargs = {} if copy is None else {"copy": copy}
+    if dev.type == "cpu" or dev.type == "meta":
+        kwargs["device"] = "cpu"
+    try:
+        a = np.from_dlpack(x, **kwargs)
+    except (BufferError, TypeError, ValueError) as e:
+        raise BufferError(f"from_dlpack: cannot import {type(x).__name__}: {e}") from e
+    out = _wrap_numpy(a) if copy is not False else _wrap_numpy_no_copy(a)
+    return out.to_device(dev) if dev != CPU else out
+
+
+def _wrap_numpy_no_copy(a: np.ndarray) -> Array:
+    if not a.flags.writeable:
+        raise BufferError("from_dlpack: copy=False, but the exporter's memory is read-only")
+    return _wrap_numpy(a)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._layout import split_outer as _split_outer
 from ..._shapes import broadcast_strides
 from ...dispatch import primitives, register
 
@@ -104,6 +105,126 @@ def linspace_cpu(out, *, start, stop, endpoint):
         )
 
 
+# -- index kernels (argmax/argmin, gathers, sorting, searching) -----------------------------------
+def _ix():
+    from . import _kern_index
+
+    return _kern_index
+
+
+def _argreduce(find_max: bool):
+    def kernel(out, x):
+        # x arrives with the reduced axis last; the kept dims are walked in blocks of rank 2
+        k = _ix()
+        kept, n = x._shape[:-1], x._shape[-1]
+        blocks = list(_split_outer(kept or (1,), [x._strides[:-1] or (0,)], [x._offset], 2))
+        done = 0
+        for (xo,), (n0, n1), (st,) in blocks:
+            view = out._buf[out._offset + done : out._offset + done + n0 * n1]
+            k.argreduce(view, x._buf, xo, st[0], st[1], x._strides[-1], n0, n1, n, find_max)
+            done += n0 * n1
+
+    return kernel
+
+
+def take_cpu(out, x3, indices):
+    n_pre, n_ax, n_post = x3._shape
+    bad = _ix().take3(
+        out._buf,
+        x3._buf,
+        x3._offset,
+        *x3._strides,
+        indices._buf,
+        indices._offset,
+        indices._strides[0],
+        n_pre,
+        indices._shape[0],
+        n_post,
+        n_ax,
+    )
+    if bad >= 0:
+        raise IndexError(
+            f"take: index {int(indices[bad])} is out of bounds for an axis of size {n_ax}"
+        )
+
+
+def take_along_axis_cpu(out, x2, idx2):
+    bad = _ix().take_rows(
+        out._buf,
+        x2._buf,
+        x2._offset,
+        *x2._strides,
+        idx2._buf,
+        idx2._offset,
+        *idx2._strides,
+        idx2._shape[0],
+        idx2._shape[1],
+        x2._shape[1],
+    )
+    if bad >= 0:
+        raise IndexError(
+            f"take_along_axis: an index in row {bad} is out of bounds for an axis "
+            f"of size {x2._shape[1]}"
+        )
+
+
+def _blocks2(shape, strides):
+    return (1,) * (2 - len(shape)) + tuple(shape), (0,) * (2 - len(strides)) + tuple(strides)
+
+
+def gather_cpu(out, x, offsets, *, trailing_strides):
+    (t0, t1), (s0, s1) = _blocks2(out._shape[offsets.ndim :], trailing_strides)
+    flat = offsets._buf[offsets._offset : offsets._offset + offsets.size]
+    _ix().gather_blocks(out._buf, x._buf, flat, t0, t1, s0, s1)
+
+
+def scatter_cpu(x, offsets, values, *, trailing_strides):
+    (t0, t1), (s0, s1) = _blocks2(values._shape[offsets.ndim :], trailing_strides)
+    flat = offsets._buf[offsets._offset : offsets._offset + offsets.size]
+    _ix().scatter_blocks(x._buf, flat, values._buf[values._offset :], t0, t1, s0, s1)
+
+
+def _sort_kernel(name: str):
+    def kernel(out, x, *, descending):
+        k = getattr(_ix(), name)
+        n = x._shape[-1]
+        rows = out.size // n if n else 0
+        if not rows:
+            return
+        # rows of the (contiguous) output correspond to C-order rows of x's leading dims
+        lead = x._shape[:-1]
+        done = 0
+        for (xo,), (n0, n1), (st,) in _split_outer(
+            lead or (1,), [x._strides[:-1] or (0,)], [x._offset], 2
+        ):
+            for i in range(n0):
+                k(
+                    out._buf[(done + i * n1) * n :],
+                    x._buf,
+                    xo + i * st[0],
+                    st[1],
+                    x._strides[-1],
+                    n1,
+                    n,
+                    descending,
+                )
+            done += n0 * n1
+
+    return kernel
+
+
+def searchsorted_cpu(out, x1, x2, *, right):
+    a = np.ascontiguousarray(x1._numpy_view())  # 1-D: a view unless x1 is strided
+    v = np.ascontiguousarray(x2._numpy_view()).reshape(-1)
+    _ix().searchsorted(out._buf[out._offset :], a, v, right)
+
+
+def nonzero_cpu(out, x):
+    dense = np.ascontiguousarray(x._numpy_view()).reshape(-1)
+    shape = np.asarray(x._shape, dtype=np.int64)
+    _ix().nonzero_coords(out._buf[out._offset :], dense, shape, out._shape[1])
+
+
 def register_all() -> None:
     """Register a CPU kernel for every declared primitive."""
     special = {
@@ -114,6 +235,16 @@ def register_all() -> None:
         "matmul": matmul_cpu,
         "arange": arange_cpu,
         "linspace": linspace_cpu,
+        "argmax": _argreduce(True),
+        "argmin": _argreduce(False),
+        "take": take_cpu,
+        "take_along_axis": take_along_axis_cpu,
+        "gather": gather_cpu,
+        "scatter": scatter_cpu,
+        "sort": _sort_kernel("sort_rows"),
+        "argsort": _sort_kernel("argsort_rows"),
+        "searchsorted": searchsorted_cpu,
+        "nonzero": nonzero_cpu,
     }
     for name, prim in primitives().items():
         if name in special:

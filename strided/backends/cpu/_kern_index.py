@@ -1,0 +1,163 @@
+"""Index kernels: arg-reductions, gathers (take, take_along_axis, integer-array indexing),
+sorting rows, searchsorted and nonzero.  Operands arrive as 1-D buffers with element offsets and
+strides, like every CPU kernel; the outputs are fresh C-contiguous buffers."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_OPTS = dict(cache=True, nogil=True, error_model="numpy")
+
+
+@njit(**_OPTS)
+def argreduce(o, x, xo, s0, s1, sr, n0, n1, nr, find_max):
+    """o[i, j] = first index along the reduced axis of the max (min) of x[i, j, :]; NaN wins."""
+    for i in range(n0):
+        for j in range(n1):
+            base = xo + i * s0 + j * s1
+            best = x[base]
+            at = 0
+            if best == best:
+                for r in range(1, nr):
+                    v = x[base + r * sr]
+                    if v != v:  # the first NaN is the answer, as in NumPy
+                        at = r
+                        break
+                    if (v > best) if find_max else (v < best):
+                        best = v
+                        at = r
+            o[i * n1 + j] = at
+
+
+@njit(**_OPTS)
+def take3(o, x, xo, s_pre, s_ax, s_post, idx, io, i_s, n_pre, n_idx, n_post, n_ax):
+    """o[p, j, q] = x[p, idx[j], q] with negative indices counted from the end.
+
+    Returns the first out-of-range index position, or -1 when every index was valid.
+    """
+    for j in range(n_idx):
+        k = idx[io + j * i_s]
+        if k < 0:
+            k += n_ax
+        if k < 0 or k >= n_ax:
+            return j
+    for p in range(n_pre):
+        for j in range(n_idx):
+            k = idx[io + j * i_s]
+            if k < 0:
+                k += n_ax
+            src = xo + p * s_pre + k * s_ax
+            dst = (p * n_idx + j) * n_post
+            for q in range(n_post):
+                o[dst + q] = x[src + q * s_post]
+    return -1
+
+
+@njit(**_OPTS)
+def take_rows(o, x, xo, xr, xa, idx, io, ir, ia, n_rows, n_idx, n_ax):
+    """o[r, j] = x[r, idx[r, j]] (take_along_axis with the axis last); returns -1 or a bad row."""
+    for r in range(n_rows):
+        for j in range(n_idx):
+            k = idx[io + r * ir + j * ia]
+            if k < 0:
+                k += n_ax
+            if k < 0 or k >= n_ax:
+                return r
+            o[r * n_idx + j] = x[xo + r * xr + k * xa]
+    return -1
+
+
+@njit(**_OPTS)
+def gather_blocks(o, x, bases, t0, t1, s0, s1):
+    """o[i, a, b] = x[bases[i] + a * s0 + b * s1]: integer-array indexing with trailing dims."""
+    block = t0 * t1
+    for i in range(bases.shape[0]):
+        for a in range(t0):
+            for b in range(t1):
+                o[i * block + a * t1 + b] = x[bases[i] + a * s0 + b * s1]
+
+
+@njit(**_OPTS)
+def sort_rows(o, x, xo, xr, xa, n_rows, n, descending):
+    """Sort each row of x (rows along the last axis) into the contiguous output."""
+    row = np.empty(n, dtype=x.dtype)
+    for r in range(n_rows):
+        for k in range(n):
+            row[k] = x[xo + r * xr + k * xa]
+        s = np.sort(row)
+        if descending:
+            # NaNs sort last ascending; descending puts them first, like reversing NumPy's sort
+            for k in range(n):
+                o[r * n + k] = s[n - 1 - k]
+        else:
+            for k in range(n):
+                o[r * n + k] = s[k]
+
+
+@njit(**_OPTS)
+def argsort_rows(o, x, xo, xr, xa, n_rows, n, descending):
+    """Stable argsort of each row; descending keeps equal elements in their original order."""
+    row = np.empty(n, dtype=x.dtype)
+    for r in range(n_rows):
+        if descending:
+            # stable descending = reverse of the stable ascending sort of the reversed row
+            for k in range(n):
+                row[k] = x[xo + r * xr + (n - 1 - k) * xa]
+            order = np.argsort(row, kind="mergesort")
+            for k in range(n):
+                o[r * n + k] = n - 1 - order[n - 1 - k]
+        else:
+            for k in range(n):
+                row[k] = x[xo + r * xr + k * xa]
+            order = np.argsort(row, kind="mergesort")
+            for k in range(n):
+                o[r * n + k] = order[k]
+
+
+@njit(**_OPTS)
+def searchsorted(o, a, v, right):
+    """o[i] = insertion point of v[i] in the sorted 1-D a (NaN sorts last, as in NumPy)."""
+    n = a.shape[0]
+    for i in range(v.shape[0]):
+        x = v[i]
+        lo, hi = 0, n
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            m = a[mid]
+            # a[mid] < x (left) or a[mid] <= x (right), with NaN greater than every number
+            if x != x:
+                go_right = (m == m) or right
+            elif m != m:
+                go_right = False
+            else:
+                go_right = (m <= x) if right else (m < x)
+            if go_right:
+                lo = mid + 1
+            else:
+                hi = mid
+        o[i] = lo
+
+
+@njit(**_OPTS)
+def nonzero_coords(o, x, shape, count):
+    """Coordinates (ndim, count) of the nonzero elements of the contiguous bool x, C order."""
+    nd = shape.shape[0]
+    c = 0
+    for flat in range(x.shape[0]):
+        if x[flat]:
+            rem = flat
+            for d in range(nd - 1, -1, -1):
+                o[d * count + c] = rem % shape[d]
+                rem //= shape[d]
+            c += 1
+
+
+@njit(**_OPTS)
+def scatter_blocks(x, bases, v, t0, t1, s0, s1):
+    """x[bases[i] + a * s0 + b * s1] = v[i, a, b]: assignment through integer/boolean indices."""
+    block = t0 * t1
+    for i in range(bases.shape[0]):
+        for a in range(t0):
+            for b in range(t1):
+                x[bases[i] + a * s0 + b * s1] = v[i * block + a * t1 + b]

@@ -1,0 +1,206 @@
+"""Searching, sorting and indexing vs NumPy: argmax/argmin, sort/argsort (stable, descending),
+searchsorted, nonzero, take, take_along_axis, integer-array and boolean-mask indexing (get and
+set), from_dlpack; every layout, meta shapes and data-dependent errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import strided as xp
+from strided import _dtypes as sdt
+
+from .strategies import LAYOUTS, in_layout, seeds, values
+
+REAL = [sdt.int8, sdt.uint16, sdt.int64, sdt.float32, sdt.float64]
+nd_shapes = st.lists(st.integers(1, 5), min_size=1, max_size=3).map(tuple)
+
+
+def _draw(data, rng, dtypes=REAL, shape=None, int_domain=(-4, 4)):
+    d = data.draw(st.sampled_from(dtypes), label="dtype")
+    shape = shape or data.draw(nd_shapes, label="shape")
+    v = values(rng, shape, d, (-3.0, 3.0), int_domain)
+    if d.kind == sdt.REAL and data.draw(st.booleans(), label="nan"):
+        v.flat[0] = np.nan
+    return in_layout(v, data.draw(st.sampled_from(LAYOUTS), label="layout"))
+
+
+@settings(max_examples=40)
+@given(data=st.data(), rng=seeds())
+def test_argmax_argmin(data, rng):
+    v, a = _draw(data, rng)
+    axis = data.draw(st.none() | st.integers(-a.ndim, a.ndim - 1))
+    keepdims = data.draw(st.booleans())
+    for fn, ref in ((xp.argmax, np.argmax), (xp.argmin, np.argmin)):
+        got = fn(a, axis=axis, keepdims=keepdims)
+        assert got.dtype is xp.int64
+        np.testing.assert_array_equal(np.asarray(got), ref(v, axis=axis, keepdims=keepdims))
+
+
+def test_argmax_errors_and_meta():
+    with pytest.raises(ValueError, match="argmax.*empty"):
+        xp.argmax(xp.zeros((0, 3)), axis=0)
+    with pytest.raises(TypeError, match="argmin"):
+        xp.argmin(xp.zeros(3, dtype=xp.complex64))
+    assert xp.argmax(xp.empty((7, 5), device="meta"), axis=1, keepdims=True).shape == (7, 1)
+
+
+@settings(max_examples=40)
+@given(data=st.data(), rng=seeds())
+def test_sort_and_argsort_are_stable(data, rng):
+    v, a = _draw(data, rng, int_domain=(-2, 2))  # many ties
+    axis = data.draw(st.integers(-a.ndim, a.ndim - 1))
+    descending = data.draw(st.booleans())
+    got_sort = np.asarray(xp.sort(a, axis=axis, descending=descending))
+    got_idx = xp.argsort(a, axis=axis, descending=descending)
+    assert got_idx.dtype is xp.int64
+    if descending:
+        # stable descending: sort on the negated key, keeping equal elements in order
+        key = -v.astype(np.float64)
+        want_idx = np.argsort(key, axis=axis, kind="stable")
+        want_sort = np.flip(np.sort(v, axis=axis), axis=axis)
+    else:
+        want_idx = np.argsort(v, axis=axis, kind="stable")
+        want_sort = np.sort(v, axis=axis)
+    np.testing.assert_array_equal(got_sort, want_sort)
+    if not np.isnan(v.astype(np.float64)).any():
+        np.testing.assert_array_equal(np.asarray(got_idx), want_idx)
+    taken = xp.take_along_axis(a, got_idx, axis=axis)
+    np.testing.assert_array_equal(np.asarray(taken), got_sort)
+
+
+@settings(max_examples=30)
+@given(data=st.data(), rng=seeds())
+def test_searchsorted(data, rng):
+    d = data.draw(st.sampled_from([sdt.int16, sdt.float32, sdt.float64]))
+    base = np.sort(values(rng, (data.draw(st.integers(0, 8)),), d))
+    probe = values(rng, data.draw(nd_shapes), d)
+    side = data.draw(st.sampled_from(["left", "right"]))
+    _, x1 = in_layout(base, data.draw(st.sampled_from(["contiguous", "sliced", "negative"])))
+    got = xp.searchsorted(x1, xp.asarray(probe), side=side)
+    np.testing.assert_array_equal(np.asarray(got), np.searchsorted(base, probe, side=side))
+    order = rng.permutation(base.size)
+    shuffled = base[order]
+    got = xp.searchsorted(
+        xp.asarray(shuffled),
+        xp.asarray(probe),
+        sorter=xp.asarray(np.argsort(shuffled, kind="stable")),
+    )
+    np.testing.assert_array_equal(np.asarray(got), np.searchsorted(base, probe))
+    assert int(xp.searchsorted(xp.asarray([1.0, 2.0, 3.0]), 2.5)) == 2
+
+
+@settings(max_examples=30)
+@given(data=st.data(), rng=seeds())
+def test_nonzero_and_boolean_masks(data, rng):
+    v, a = _draw(data, rng, dtypes=[sdt.bool, sdt.int8, sdt.float64], int_domain=(-1, 1))
+    got = xp.nonzero(a)
+    want = np.nonzero(v)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(g), w)
+    mask_nd = data.draw(st.integers(1, a.ndim))
+    m_np = rng.integers(0, 2, size=v.shape[:mask_nd]).astype(bool)
+    mask = xp.asarray(m_np)
+    np.testing.assert_array_equal(np.asarray(a[mask]), v[m_np])
+    target_np = v.copy()
+    target = xp.asarray(target_np.copy())
+    fill = values(rng, (), a.dtype)
+    target[mask] = xp.asarray(fill)
+    target_np[m_np] = fill
+    np.testing.assert_array_equal(np.asarray(target), target_np)
+
+
+@settings(max_examples=40)
+@given(data=st.data(), rng=seeds())
+def test_take_and_integer_array_indexing(data, rng):
+    v, a = _draw(data, rng)
+    axis = data.draw(st.integers(-a.ndim, a.ndim - 1))
+    n = v.shape[axis]
+    idx = rng.integers(-n, n, size=data.draw(st.integers(0, 6)))
+    got = xp.take(a, xp.asarray(idx), axis=axis)
+    np.testing.assert_array_equal(np.asarray(got), np.take(v, idx, axis=axis))
+    # integer arrays (broadcast together) and ints on the leading dims
+    k = data.draw(st.integers(1, a.ndim))
+    key_np = []
+    for d in range(k):
+        if data.draw(st.booleans(), label=f"int{d}"):
+            key_np.append(int(rng.integers(-v.shape[d], v.shape[d])))
+        else:
+            key_np.append(rng.integers(-v.shape[d], v.shape[d], size=(2, 1) if d % 2 else (3,)))
+    if all(isinstance(i, int) for i in key_np):
+        key_np[0] = np.asarray(key_np[0])
+    key = tuple(xp.asarray(i) if isinstance(i, np.ndarray) else i for i in key_np)
+    np.testing.assert_array_equal(np.asarray(a[key]), v[tuple(key_np)])
+    target_np, target = v.copy(), xp.asarray(v.copy())
+    if v.ndim - k <= 2:
+        new = values(rng, np.broadcast_shapes(*[np.shape(i) for i in key_np]), a.dtype)
+        for i in (tuple(key_np),):
+            target_np[i] = new[(...,) + (None,) * (v.ndim - k)] if v.ndim > k else new
+        target[key] = xp.asarray(new[(...,) + (None,) * (v.ndim - k)] if v.ndim > k else new)
+        np.testing.assert_array_equal(np.asarray(target), target_np)
+
+
+@settings(max_examples=30)
+@given(data=st.data(), rng=seeds())
+def test_take_along_axis(data, rng):
+    v, a = _draw(data, rng)
+    axis = data.draw(st.integers(-a.ndim, a.ndim - 1))
+    shape = list(v.shape)
+    shape[axis] = data.draw(st.integers(0, 4))
+    idx = rng.integers(-v.shape[axis], v.shape[axis], size=shape)
+    got = xp.take_along_axis(a, xp.asarray(idx), axis=axis)
+    np.testing.assert_array_equal(np.asarray(got), np.take_along_axis(v, idx, axis=axis))
+
+
+def test_index_errors():
+    a = xp.zeros((3, 4))
+    with pytest.raises(IndexError, match="out of bounds"):
+        xp.take(a, xp.asarray([3]), axis=0)
+    with pytest.raises(IndexError, match="out of bounds"):
+        a[xp.asarray([0, 5]), 0]
+    with pytest.raises(IndexError, match="out of bounds"):
+        xp.take_along_axis(a, xp.asarray([[4]]), axis=1)
+    with pytest.raises(IndexError, match="integers"):
+        a[xp.asarray([0.5])]
+    with pytest.raises(IndexError, match="boolean index"):
+        a[xp.asarray([True, False])]
+    with pytest.raises(IndexError, match="only with integers"):
+        a[:, xp.asarray([0])]
+    with pytest.raises(TypeError, match="take.*integer"):
+        xp.take(a, xp.asarray([0.0]), axis=0)
+    with pytest.raises(ValueError, match="nonzero"):
+        xp.nonzero(xp.asarray(1.0))
+
+
+def test_zero_dimensional_boolean_index():
+    a = xp.asarray([[1.0, 2.0]])
+    assert a[xp.asarray(True)].shape == (1, 1, 2)
+    assert a[xp.asarray(False)].shape == (0, 1, 2)
+    a[xp.asarray(True)] = 5.0
+    assert float(xp.sum(a)) == 10.0
+
+
+def test_data_dependent_functions_refuse_meta():
+    m = xp.empty((4, 5), device="meta")
+    for f in (lambda: xp.nonzero(m), lambda: m[xp.empty((4,), dtype=xp.bool, device="meta")]):
+        with pytest.raises(ValueError, match="depends on the values"):
+            f()
+    assert xp.sort(m, axis=0).shape == (4, 5) and xp.argsort(m).dtype is xp.int64
+    assert xp.take(m, xp.empty((7,), dtype=xp.int64, device="meta"), axis=1).shape == (4, 7)
+    assert m[xp.empty((2, 3), dtype=xp.int64, device="meta")].shape == (2, 3, 5)
+
+
+def test_from_dlpack():
+    n = np.arange(6.0).reshape(2, 3)
+    a = xp.from_dlpack(n)
+    n[0, 0] = 9.0
+    assert float(a[0, 0]) == 9.0  # shared memory
+    c = xp.from_dlpack(n, copy=True)
+    n[0, 0] = 1.0
+    assert float(c[0, 0]) == 9.0
+    assert xp.from_dlpack(n, device="meta").device == "meta"
+    with pytest.raises(TypeError, match="DLPack"):
+        xp.from_dlpack([1, 2])
