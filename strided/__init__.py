@@ -113,7 +113,7 @@ from ._ops.elementwise import (
     tanh,
     trunc,
 )
-from ._ops.linalg import matmul
+from ._ops.linalg import matmul, tensordot, vecdot
 from ._ops.manipulation import (
     astype,
     broadcast_arrays,
@@ -159,6 +159,7 @@ from ._ops.searching import (
     take,
     take_along_axis,
 )
+from ._ops.sets import isin, unique_all, unique_counts, unique_inverse, unique_values
 from .backends import cpu as _cpu
 from .backends import meta as _meta
 

@@ -167,6 +167,8 @@ def test_index_errors():
         a[xp.asarray([0.5])]
     with pytest.raises(IndexError, match="boolean index"):
         a[xp.asarray([True, False])]
+    assert a[xp.zeros((0, 4), dtype=xp.bool)].shape == (0,)  # an empty mask selects nothing
+    assert a[xp.zeros((0,), dtype=xp.bool)].shape == (0, 4)
     with pytest.raises(IndexError, match="only with integers"):
         a[:, xp.asarray([0])]
     with pytest.raises(TypeError, match="take.*integer"):

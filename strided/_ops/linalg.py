@@ -8,7 +8,7 @@ from .._shapes import broadcast_shapes
 from ..dispatch import declare
 from .core import astype_to, check_dtype, empty_on, run, same_device, to_array
 
-__all__ = ["matmul"]
+__all__ = ["matmul", "tensordot", "vecdot"]
 
 MATMUL = declare("matmul", "matmul", "numeric")
 
@@ -52,3 +52,57 @@ def matmul(x1: Array, x2: Array, /) -> Array:
             strides += (out._strides[-1],)
         out = out._view(shape, strides, out._offset)
     return out
+
+
+def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
+    """Dot products of vectors along ``axis`` (conjugating ``x1``), broadcasting the rest."""
+    from .elementwise import conj, multiply
+    from .reduction import sum as sum_
+
+    a, b = to_array(x1, "vecdot"), to_array(x2, "vecdot")
+    check_dtype("vecdot", a._dtype, "numeric")
+    check_dtype("vecdot", b._dtype, "numeric")
+    ndim = max(a.ndim, b.ndim)
+    if not -ndim <= axis < 0 and not 0 <= axis < min(a.ndim, b.ndim):
+        raise ValueError(f"vecdot: axis {axis} is out of range for shapes {a.shape} and {b.shape}")
+    ax = axis if axis < 0 else axis - min(a.ndim, b.ndim)
+    if a.ndim < -ax or b.ndim < -ax or a._shape[ax] != b._shape[ax]:
+        raise ValueError(f"vecdot: shapes {a.shape} and {b.shape} differ in size along axis {axis}")
+    return sum_(multiply(conj(a), b), axis=ax)
+
+
+def tensordot(x1: Array, x2: Array, /, *, axes=2) -> Array:
+    """Contraction of ``x1`` and ``x2`` over ``axes`` (an int: the last/first ``axes`` axes;
+    or a pair of sequences), computed as one matmul of 2-D views or copies."""
+    from .manipulation import permute_dims, reshape
+
+    a, b = to_array(x1, "tensordot"), to_array(x2, "tensordot")
+    if isinstance(axes, int):
+        if axes < 0 or axes > min(a.ndim, b.ndim):
+            raise ValueError(f"tensordot: axes={axes} is invalid for shapes {a.shape}, {b.shape}")
+        ax_a = list(range(a.ndim - axes, a.ndim))
+        ax_b = list(range(axes))
+    else:
+        ax_a, ax_b = ([ax % nd for ax in seq] for seq, nd in zip(axes, (a.ndim, b.ndim)))
+        if len(ax_a) != len(ax_b):
+            raise ValueError(f"tensordot: axes {axes} pair sequences of different lengths")
+    for i, j in zip(ax_a, ax_b):
+        if a._shape[i] != b._shape[j]:
+            raise ValueError(
+                f"tensordot: shapes {a.shape} and {b.shape} differ on contracted axes {i} and {j}"
+            )
+    free_a = [i for i in range(a.ndim) if i not in ax_a]
+    free_b = [j for j in range(b.ndim) if j not in ax_b]
+    k = 1
+    for i in ax_a:
+        k *= a._shape[i]
+    m = 1
+    for i in free_a:
+        m *= a._shape[i]
+    n = 1
+    for j in free_b:
+        n *= b._shape[j]
+    a2 = reshape(permute_dims(a, tuple(free_a + ax_a)), (m, k))
+    b2 = reshape(permute_dims(b, tuple(ax_b + free_b)), (k, n))
+    out = matmul(a2, b2)
+    return reshape(out, tuple(a._shape[i] for i in free_a) + tuple(b._shape[j] for j in free_b))

@@ -27,8 +27,8 @@ ARGMAX = declare("argmax", "argreduce", "real numeric")
 ARGMIN = declare("argmin", "argreduce", "real numeric")
 NONZERO = declare("nonzero", "nonzero")
 SEARCHSORTED = declare("searchsorted", "searchsorted", "real numeric")
-SORT = declare("sort", "sort", "real numeric")
-ARGSORT = declare("argsort", "sort", "real numeric")
+SORT = declare("sort", "sort", "real")  # bool too: unique_* sorts any real dtype
+ARGSORT = declare("argsort", "sort", "real")
 TAKE = declare("take", "take")
 TAKE_ALONG_AXIS = declare("take_along_axis", "take")
 GATHER = declare("gather", "take")  # integer-array indexing: rows at element offsets
@@ -266,7 +266,15 @@ def assign_with_arrays(x: Array, key: tuple, value) -> None:
 
 def mask_to_key(x: Array, mask: Array) -> tuple:
     """The integer-array key equivalent to the boolean ``mask`` over ``x``'s leading dims."""
-    if mask._shape != x._shape[: mask.ndim]:
+    lead = x._shape[: mask.ndim]
+    if (
+        mask.ndim <= x.ndim
+        and 0 in mask._shape
+        and all(m in (n, 0) for m, n in zip(mask._shape, lead))
+    ):
+        # an empty mask selects nothing, whatever the sizes of the dimensions it spans
+        return tuple(empty_on((0,), dt.default_index, x._device) for _ in lead)
+    if mask._shape != lead:
         raise IndexError(
             f"boolean index of shape {mask._shape} does not match the array's leading dimensions "
             f"{x._shape[: mask.ndim]}"

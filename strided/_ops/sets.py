@@ -1,0 +1,115 @@
+"""Set functions (unique_*, isin): compositions over sort, argsort, searchsorted and indexing.
+
+NaNs are distinct from each other (NaN != NaN), so every NaN is its own unique value, as the
+standard requires.  All of these have data-dependent output sizes and refuse meta arrays.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .. import _dtypes as dt
+from .._array import Array
+from .core import astype_to, empty_on, is_scalar, same_device, scalar_array, to_array
+from .creation import full
+from .elementwise import equal, logical_not, not_equal, subtract
+from .manipulation import concat, reshape
+from .searching import _data_dependent, argsort, nonzero, searchsorted, sort, take
+
+__all__ = ["unique_all", "unique_counts", "unique_inverse", "unique_values", "isin"]
+
+
+class UniqueAllResult(NamedTuple):
+    values: Array
+    indices: Array
+    inverse_indices: Array
+    counts: Array
+
+
+class UniqueCountsResult(NamedTuple):
+    values: Array
+    counts: Array
+
+
+class UniqueInverseResult(NamedTuple):
+    values: Array
+    inverse_indices: Array
+
+
+def _unique(op: str, x: Array):
+    """(values, first indices, inverse in sorted order, order, counts) of the flattened ``x``."""
+    x = to_array(x, op)
+    _data_dependent(op, x)
+    flat = reshape(x, (-1,))
+    n = flat._shape[0]
+    order = argsort(flat) if n else empty_on((0,), dt.int64, x._device)
+    ordered = take(flat, order)
+    # a new value starts where the sorted values change (NaN != NaN: each NaN starts one)
+    first = full((min(n, 1),), True, device=x._device)
+    starts = concat([first, not_equal(ordered[1:], ordered[:-1])]) if n else first
+    (start_pos,) = nonzero(starts) if n else (empty_on((0,), dt.int64, x._device),)
+    values = take(ordered, start_pos)
+    ends = concat([start_pos[1:], full((min(n, 1),), n, dtype=dt.int64, device=x._device)])
+    counts = subtract(ends, start_pos)
+    return x, values, take(order, start_pos), starts, order, counts
+
+
+def _inverse(x: Array, starts: Array, order: Array) -> Array:
+    from .reduction import cumulative_sum
+
+    n = order._shape[0]
+    group = subtract(cumulative_sum(astype_to(starts, dt.int64)), 1) if n else order
+    inverse = empty_on((n,), dt.int64, x._device)
+    if n:
+        inverse[order] = group  # scatter: element order[i] belongs to group[i]
+    return reshape(inverse, x._shape)
+
+
+def unique_values(x: Array, /) -> Array:
+    """The unique elements of ``x``, sorted (each NaN counts once)."""
+    return _unique("unique_values", x)[1]
+
+
+def unique_counts(x: Array, /) -> UniqueCountsResult:
+    """Unique elements of ``x`` and how often each occurs."""
+    _, values, _, _, _, counts = _unique("unique_counts", x)
+    return UniqueCountsResult(values, counts)
+
+
+def unique_inverse(x: Array, /) -> UniqueInverseResult:
+    """Unique elements of ``x`` and, for every element, the index of its value among them."""
+    x, values, _, starts, order, _ = _unique("unique_inverse", x)
+    return UniqueInverseResult(values, _inverse(x, starts, order))
+
+
+def unique_all(x: Array, /) -> UniqueAllResult:
+    """Unique values, first-occurrence indices, inverse indices and counts."""
+    x, values, first, starts, order, counts = _unique("unique_all", x)
+    return UniqueAllResult(values, first, _inverse(x, starts, order), counts)
+
+
+def isin(x1, x2, /, *, invert: bool = False) -> Array:
+    """True where an element of ``x1`` equals some element of ``x2`` (scalars allowed)."""
+    if type(x1) is not Array and type(x2) is not Array:
+        raise TypeError("isin: at least one of x1 and x2 must be a strided array")
+    like = x1 if type(x1) is Array else x2
+    if is_scalar(x1):
+        x1 = scalar_array(x1, dt.scalar_dtype(x1, like._dtype), like._device, "isin")
+    if is_scalar(x2):
+        x2 = scalar_array(x2, dt.scalar_dtype(x2, like._dtype), like._device, "isin")
+    x1, x2 = to_array(x1, "isin"), to_array(x2, "isin")
+    same_device("isin", x1, x2)
+    d = dt.promote(x1._dtype, x2._dtype)
+    if x1._device.type == "meta":
+        return empty_on(x1._shape, dt.bool, x1._device)
+    haystack = sort(reshape(astype_to(x2, d), (-1,)))
+    needles = astype_to(x1, d)
+    n = haystack._shape[0]
+    if n == 0:
+        found = full(x1._shape, False, device=x1._device)
+    else:
+        pos = searchsorted(haystack, needles)
+        clipped = subtract(pos, astype_to(equal(pos, n), dt.int64))  # n -> n - 1
+        candidates = reshape(take(haystack, reshape(clipped, (-1,))), x1._shape)
+        found = equal(candidates, needles)
+    return logical_not(found) if invert else found

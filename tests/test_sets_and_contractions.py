@@ -1,0 +1,96 @@
+"""unique_*, isin, tensordot and vecdot (compositions) vs NumPy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import strided as xp
+from strided import _dtypes as sdt
+
+from .strategies import LAYOUTS, in_layout, seeds, values
+
+shapes = st.lists(st.integers(0, 4), min_size=1, max_size=3).map(tuple)
+
+
+@settings(max_examples=40)
+@given(data=st.data(), rng=seeds())
+def test_unique_functions(data, rng):
+    d = data.draw(st.sampled_from([sdt.int8, sdt.uint32, sdt.float64, sdt.bool]))
+    v = values(rng, data.draw(shapes), d, (-2.0, 2.0), (-3, 3))
+    if d is sdt.float64:
+        v = np.round(v)
+        if v.size and data.draw(st.booleans()):
+            v.flat[0] = np.nan
+    v, a = in_layout(v, data.draw(st.sampled_from(LAYOUTS)))
+    res = xp.unique_all(a)
+    want_vals, want_idx, want_inv, want_counts = np.unique(
+        v, return_index=True, return_inverse=True, return_counts=True, equal_nan=False
+    )
+    np.testing.assert_array_equal(np.asarray(res.values), want_vals)
+    np.testing.assert_array_equal(np.asarray(res.counts), want_counts)
+    np.testing.assert_array_equal(np.asarray(res.inverse_indices), want_inv.reshape(v.shape))
+    # first occurrences: the values at those indices are the unique values
+    np.testing.assert_array_equal(v.reshape(-1)[np.asarray(res.indices)], want_vals)
+    np.testing.assert_array_equal(np.asarray(xp.unique_values(a)), want_vals)
+    vals, counts = xp.unique_counts(a)
+    np.testing.assert_array_equal(np.asarray(counts), want_counts)
+    vals, inv = xp.unique_inverse(a)
+    assert inv.shape == v.shape and inv.dtype is xp.int64
+
+
+def test_set_functions_refuse_meta():
+    with pytest.raises(ValueError, match="depends on the values"):
+        xp.unique_values(xp.empty(3, device="meta"))
+
+
+@settings(max_examples=40)
+@given(data=st.data(), rng=seeds())
+def test_isin(data, rng):
+    d = data.draw(st.sampled_from([sdt.int16, sdt.int64, sdt.float32]))
+    v1 = values(rng, data.draw(shapes), d, (-3, 3), (-5, 5))
+    v2 = values(rng, data.draw(shapes), d, (-3, 3), (-5, 5))
+    if d is sdt.float32:
+        v1, v2 = np.round(v1), np.round(v2)
+    invert = data.draw(st.booleans())
+    got = xp.isin(xp.asarray(v1), xp.asarray(v2), invert=invert)
+    assert got.dtype is xp.bool
+    np.testing.assert_array_equal(np.asarray(got), np.isin(v1, v2, invert=invert))
+    assert bool(xp.isin(2, xp.asarray([1, 2]))) and not bool(xp.isin(xp.asarray(3), 2))
+
+
+@settings(max_examples=40)
+@given(data=st.data(), rng=seeds())
+def test_tensordot(data, rng):
+    d = data.draw(st.sampled_from([sdt.int32, sdt.float64, sdt.complex64]))
+    k = data.draw(st.integers(0, 2))
+    contracted = tuple(data.draw(st.integers(1, 3)) for _ in range(k))
+    free_a = tuple(data.draw(st.lists(st.integers(1, 3), max_size=2)))
+    free_b = tuple(data.draw(st.lists(st.integers(1, 3), max_size=2)))
+    va = values(rng, free_a + contracted, d, int_domain=(-3, 3))
+    vb = values(rng, contracted + free_b, d, int_domain=(-3, 3))
+    _, a = in_layout(va, data.draw(st.sampled_from(LAYOUTS[:4])))
+    _, b = in_layout(vb, data.draw(st.sampled_from(LAYOUTS[:4])))
+    got = xp.tensordot(a, b, axes=k)
+    np.testing.assert_allclose(np.asarray(got), np.tensordot(va, vb, axes=k), rtol=1e-5)
+    if k:
+        axes = (list(range(len(free_a), va.ndim)), list(range(k)))
+        got = xp.tensordot(a, b, axes=axes)
+        np.testing.assert_allclose(np.asarray(got), np.tensordot(va, vb, axes=axes), rtol=1e-5)
+
+
+@pytest.mark.parametrize("d", [sdt.int16, sdt.float32, sdt.complex128], ids=lambda d: d.name)
+def test_vecdot(d):
+    rng = np.random.default_rng(0)
+    va, vb = values(rng, (2, 3, 4), d), values(rng, (3, 4), d)
+    for axis in (-1, -2):
+        got = xp.vecdot(xp.asarray(va), xp.asarray(vb), axis=axis)
+        want = np.sum(np.conj(va) * vb, axis=axis)
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5)
+    with pytest.raises(ValueError, match="vecdot"):
+        xp.vecdot(xp.zeros((2, 3)), xp.zeros((2, 4)))
+    assert xp.tensordot(
+        xp.empty((5, 6), device="meta"), xp.empty((6, 7), device="meta"), axes=1
+    ).shape == (5, 7)
