@@ -155,6 +155,17 @@ def test_take_along_axis(data, rng):
     np.testing.assert_array_equal(np.asarray(got), np.take_along_axis(v, idx, axis=axis))
 
 
+@pytest.mark.parametrize("descending", [False, True])
+def test_complex_and_bool_sort_like_numpy(descending):
+    z = np.array([1 + 2j, 1 - 1j, -3 + 0j, 1 + 2j, 0.5j], dtype=np.complex128)
+    want = np.sort(z)[::-1] if descending else np.sort(z)
+    np.testing.assert_array_equal(np.asarray(xp.sort(xp.asarray(z), descending=descending)), want)
+    order = np.asarray(xp.argsort(xp.asarray(z), descending=descending))
+    np.testing.assert_array_equal(z[order], want)
+    b = np.array([True, False, True, False])
+    np.testing.assert_array_equal(np.asarray(xp.sort(xp.asarray(b))), np.sort(b))
+
+
 def test_index_errors():
     a = xp.zeros((3, 4))
     with pytest.raises(IndexError, match="out of bounds"):

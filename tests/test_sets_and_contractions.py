@@ -18,9 +18,9 @@ shapes = st.lists(st.integers(0, 4), min_size=1, max_size=3).map(tuple)
 @settings(max_examples=40)
 @given(data=st.data(), rng=seeds())
 def test_unique_functions(data, rng):
-    d = data.draw(st.sampled_from([sdt.int8, sdt.uint32, sdt.float64, sdt.bool]))
+    d = data.draw(st.sampled_from([sdt.int8, sdt.uint32, sdt.float64, sdt.bool, sdt.complex64]))
     v = values(rng, data.draw(shapes), d, (-2.0, 2.0), (-3, 3))
-    if d is sdt.float64:
+    if d in (sdt.float64, sdt.complex64):
         v = np.round(v)
         if v.size and data.draw(st.booleans()):
             v.flat[0] = np.nan
@@ -87,6 +87,7 @@ def test_vecdot(d):
     va, vb = values(rng, (2, 3, 4), d), values(rng, (3, 4), d)
     for axis in (-1, -2):
         got = xp.vecdot(xp.asarray(va), xp.asarray(vb), axis=axis)
+        assert got.dtype is d
         want = np.sum(np.conj(va) * vb, axis=axis)
         np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5)
     with pytest.raises(ValueError, match="vecdot"):

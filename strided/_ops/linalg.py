@@ -68,7 +68,9 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     ax = axis if axis < 0 else axis - min(a.ndim, b.ndim)
     if a.ndim < -ax or b.ndim < -ax or a._shape[ax] != b._shape[ax]:
         raise ValueError(f"vecdot: shapes {a.shape} and {b.shape} differ in size along axis {axis}")
-    return sum_(multiply(conj(a), b), axis=ax)
+    # the product's dtype, not sum's widened accumulator: vecdot(uint8, uint8) is uint8
+    product = multiply(conj(a), b)
+    return sum_(product, axis=ax, dtype=product.dtype)
 
 
 def tensordot(x1: Array, x2: Array, /, *, axes=2) -> Array:

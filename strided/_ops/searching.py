@@ -27,8 +27,9 @@ ARGMAX = declare("argmax", "argreduce", "real numeric")
 ARGMIN = declare("argmin", "argreduce", "real numeric")
 NONZERO = declare("nonzero", "nonzero")
 SEARCHSORTED = declare("searchsorted", "searchsorted", "real numeric")
-SORT = declare("sort", "sort", "real")  # bool too: unique_* sorts any real dtype
-ARGSORT = declare("argsort", "sort", "real")
+# any dtype: bool sorts False first, complex lexicographically (real, then imaginary), as NumPy
+SORT = declare("sort", "sort", "any")
+ARGSORT = declare("argsort", "sort", "any")
 TAKE = declare("take", "take")
 TAKE_ALONG_AXIS = declare("take_along_axis", "take")
 GATHER = declare("gather", "take")  # integer-array indexing: rows at element offsets
@@ -119,7 +120,8 @@ def _sort(prim, x, axis, descending) -> Array:
 
 
 def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
-    """A sorted copy of ``x`` along ``axis`` (NaN last ascending, first descending)."""
+    """A sorted copy of ``x`` along ``axis`` (NaN last ascending, first descending; complex
+    numbers by real part, then imaginary part)."""
     return _sort(SORT, x, axis, descending)
 
 

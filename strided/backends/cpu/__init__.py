@@ -186,7 +186,7 @@ def scatter_cpu(x, offsets, values, *, trailing_strides):
 
 def _sort_kernel(name: str):
     def kernel(out, x, *, descending):
-        k = getattr(_ix(), name)
+        k = getattr(_ix(), name + ("_complex" if x._dtype.kind == "complex floating" else ""))
         n = x._shape[-1]
         rows = out.size // n if n else 0
         if not rows:
