@@ -179,3 +179,33 @@ def test_integer_semantics_match_numpy():
     with np.errstate(over="ignore"):
         np.testing.assert_array_equal(np.asarray(a + a), a_np + a_np)  # wraps around
     np.testing.assert_array_equal(np.asarray(a // xp.zeros(6, dtype=xp.int8)), np.zeros(6))
+
+
+_SPECIAL = [0.0, -0.0, 1.5, -2.0, np.inf, -np.inf, np.nan]
+
+
+@pytest.mark.parametrize(
+    "name,ref",
+    [
+        ("cosh", np.cosh),
+        ("sinh", np.sinh),
+        ("tanh", np.tanh),
+        ("acosh", np.arccosh),
+        ("asinh", np.arcsinh),
+        ("atanh", np.arctanh),
+        ("acos", np.arccos),
+        ("expm1", lambda z: np.exp(z) - 1),
+    ],
+)
+def test_complex_special_values_follow_c99(name, ref):
+    # NumPy implements C99 Annex G, which is what the standard's special cases list
+    z = np.array([complex(a, b) for a in _SPECIAL for b in _SPECIAL], dtype=np.complex128)
+    got = np.asarray(getattr(xp, name)(xp.asarray(z)))
+    with np.errstate(all="ignore"):
+        want = ref(z)
+    finite = np.isfinite(want.real) & np.isfinite(want.imag) & np.isfinite(z)
+    for part in ("real", "imag"):
+        g, w = getattr(got, part), getattr(want, part)
+        np.testing.assert_array_equal(np.isnan(g), np.isnan(w), err_msg=f"{name} NaN {part}")
+        np.testing.assert_array_equal(np.isinf(g), np.isinf(w), err_msg=f"{name} inf {part}")
+        np.testing.assert_allclose(g[finite], w[finite], rtol=1e-12, atol=1e-15)

@@ -16,7 +16,7 @@ ROW = dict(error_model="numpy", fastmath={"reassoc", "contract"})
 SERIAL = dict(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
 PARALLEL = dict(SERIAL, parallel=True)
 
-SOURCE_HASH = 'dae9c4131633ea83'
+SOURCE_HASH = '61b4cfb1a834e353'
 
 
 @njit(**SERIAL)

@@ -274,9 +274,146 @@ def exp(x):
     return np.exp(x)
 
 
-@njit(**_INLINE)
+# -- complex functions at non-finite inputs ------------------------------------------
+# The finite paths use numba's implementations; the special values follow C99 Annex G (as in
+# FreeBSD's msun, which NumPy uses), which the array API standard lists case by case.
+@njit
+def _fin(v):
+    return not (v != v or v == np.inf or v == -np.inf)
+
+
+@njit
+def _cexp(x, y):
+    if y == 0:
+        return complex(math.exp(x) if _fin(x) else np.exp(x), y)
+    if not _fin(y):
+        if x == -np.inf:
+            return complex(0.0, 0.0)
+        if x == np.inf:
+            return complex(x, y - y)
+        return complex(y - y, y - y)
+    return np.exp(complex(x, y))
+
+
+@njit
+def _cexpm1(x, y):
+    if x == 0 and y == 0:
+        return complex(0.0, y)  # exp(±0 + 0j) - 1 is exactly +0 + 0j
+    if _fin(x) and _fin(y):
+        # accurate near zero: exp(x)cos(y) - 1 = expm1(x)cos(y) - 2 sin(y/2)^2
+        if abs(x) < 1.0 and abs(y) < 1.0:
+            h = math.sin(y / 2)
+            return complex(math.expm1(x) * math.cos(y) - 2 * h * h, math.exp(x) * math.sin(y))
+        return np.exp(complex(x, y)) - 1
+    e = _cexp(x, y)
+    return complex(e.real - 1.0, e.imag)
+
+
+@njit
+def _ccosh(x, y):
+    if _fin(x) and _fin(y):
+        if y == 0:
+            return complex(math.cosh(x), x * y)
+        return np.cosh(complex(x, y))
+    if x == 0:  # y is inf or NaN
+        return complex(y - y, 0.0)  # NaN + 0j (the sign of the zero is unspecified)
+    if y == 0:  # x is inf or NaN
+        return complex(x * x, math.copysign(0.0, x) * y if x == x else y)
+    if _fin(x):  # finite nonzero x, y inf or NaN
+        return complex(y - y, x * (y - y))
+    if x == np.inf or x == -np.inf:
+        if not _fin(y):
+            return complex(x * x, x * (y - y))
+        return complex((x * x) * math.cos(y), x * math.sin(y))
+    return complex((x * x) * (y - y), (x + x) * (y - y))
+
+
+@njit
+def _csinh(x, y):
+    if _fin(x) and _fin(y):
+        if y == 0:
+            return complex(math.sinh(x), y)
+        return np.sinh(complex(x, y))
+    if x == 0:  # y is inf or NaN
+        return complex(x, y - y)
+    if y == 0:  # x is inf or NaN
+        return complex(x, y)
+    if _fin(x):
+        return complex(y - y, x * (y - y))
+    if x == np.inf or x == -np.inf:
+        if not _fin(y):
+            return complex(x * x, x * (y - y))
+        return complex(x * math.cos(y), np.inf * math.sin(y))
+    return complex((x * x) * (y - y), (x + x) * (y - y))
+
+
+@njit
+def _casinh(x, y):
+    if x != x and y == 0:
+        return complex(x, y)
+    return np.arcsinh(complex(x, y))
+
+
+@njit
+def _catanh(x, y):
+    if x == 0 and y != y:
+        return complex(x, y)
+    if x != x and _fin(y):
+        return complex(x, x)
+    return np.arctanh(complex(x, y))
+
+
+@njit
+def _cacos(x, y):
+    if x == 0 and y != y:
+        return complex(math.pi / 2, y)
+    return np.arccos(complex(x, y))
+
+
+@njit
+def _cacosh(x, y):
+    # acosh(conj(z)) = conj(acosh(z)): work with |y| and restore the sign
+    sign = -1.0 if (y < 0 or (y == 0 and math.copysign(1.0, y) < 0)) else 1.0
+    ay = abs(y)
+    if ay == np.inf and _fin(x):
+        return complex(np.inf, sign * math.pi / 2)
+    if x == 0 and ay != ay:
+        return complex(ay, math.pi / 2)
+    if x == -np.inf:
+        if _fin(ay):
+            return complex(np.inf, sign * math.pi)
+        if ay == np.inf:
+            return complex(np.inf, sign * 3 * math.pi / 4)
+        if ay != ay:
+            return complex(np.inf, ay)
+    if x == np.inf:
+        if _fin(ay):
+            return complex(np.inf, sign * 0.0)
+        if ay == np.inf:
+            return complex(np.inf, sign * math.pi / 4)
+        if ay != ay:
+            return complex(np.inf, ay)
+    # acosh(z) = ±i acos(z) with the sign that makes the real part non-negative (FreeBSD's cacosh)
+    w = np.arccos(complex(x, y))
+    rx, ry = w.real, w.imag
+    if rx != rx and ry != ry:
+        return complex(ry, rx)
+    if rx != rx:
+        return complex(abs(ry), rx)
+    if ry != ry:
+        return complex(ry, ry)
+    return complex(abs(ry), math.copysign(rx, y))
+
+
 def expm1(x):
-    return np.expm1(x)
+    pass
+
+
+@overload(expm1, **_INLINE)
+def _expm1(x):
+    if _is_complex(x):
+        return lambda x: _cexpm1(x.real, x.imag)
+    return lambda x: np.expm1(x)
 
 
 @njit(**_INLINE)
@@ -324,9 +461,15 @@ def asin(x):
     return np.arcsin(x)
 
 
-@njit(**_INLINE)
 def acos(x):
-    return np.arccos(x)
+    pass
+
+
+@overload(acos, **_INLINE)
+def _acos(x):
+    if _is_complex(x):
+        return lambda x: _cacos(x.real, x.imag)
+    return lambda x: np.arccos(x)
 
 
 @njit(**_INLINE)
@@ -334,22 +477,40 @@ def atan(x):
     return np.arctan(x)
 
 
-@njit(**_INLINE)
 def sinh(x):
-    return np.sinh(x)
+    pass
 
 
-@njit(**_INLINE)
+@overload(sinh, **_INLINE)
+def _sinh(x):
+    if _is_complex(x):
+        return lambda x: _csinh(x.real, x.imag)
+    return lambda x: np.sinh(x)
+
+
 def cosh(x):
-    return np.cosh(x)
+    pass
+
+
+@overload(cosh, **_INLINE)
+def _cosh(x):
+    if _is_complex(x):
+        return lambda x: _ccosh(x.real, x.imag)
+    return lambda x: np.cosh(x)
 
 
 @njit(**_INLINE)
 def _complex_tanh(z):
     # the formulation of FreeBSD's ctanh (as in NumPy): stays finite where exp() would overflow
     x, y = z.real, z.imag
-    if not (np.isfinite(x) and np.isfinite(y)):
-        return np.tanh(z)
+    if not _fin(x):
+        if x != x:
+            return complex(x, y if y == 0 else x * y)
+        # the standard: tanh(+inf + yj) = 1 + 0j for finite y > 0 (C99 lets the zero take the
+        # sign of sin(2y)); the zero follows y's sign
+        return complex(math.copysign(1.0, x), math.copysign(0.0, y))
+    if not _fin(y):
+        return complex(x if x == 0 else y - y, y - y)
     if abs(x) >= 22.0:
         e = math.exp(-abs(x))
         return complex(math.copysign(1.0, x), 4.0 * math.sin(y) * math.cos(y) * e * e)
@@ -372,19 +533,37 @@ def _tanh(x):
     return lambda x: np.tanh(x)
 
 
-@njit(**_INLINE)
 def asinh(x):
-    return np.arcsinh(x)
+    pass
 
 
-@njit(**_INLINE)
+@overload(asinh, **_INLINE)
+def _asinh(x):
+    if _is_complex(x):
+        return lambda x: _casinh(x.real, x.imag)
+    return lambda x: np.arcsinh(x)
+
+
 def acosh(x):
-    return np.arccosh(x)
+    pass
 
 
-@njit(**_INLINE)
+@overload(acosh, **_INLINE)
+def _acosh(x):
+    if _is_complex(x):
+        return lambda x: _cacosh(x.real, x.imag)
+    return lambda x: np.arccosh(x)
+
+
 def atanh(x):
-    return np.arctanh(x)
+    pass
+
+
+@overload(atanh, **_INLINE)
+def _atanh(x):
+    if _is_complex(x):
+        return lambda x: _catanh(x.real, x.imag)
+    return lambda x: np.arctanh(x)
 
 
 @njit(**_INLINE)
