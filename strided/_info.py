@@ -20,9 +20,11 @@ class Info:
     """What this namespace supports: capabilities, devices and dtypes."""
 
     def capabilities(self) -> dict:
-        """Optional features: boolean indexing and data-dependent shapes are not available yet;
-        ``max dimensions`` is unbounded."""
-        return {"boolean indexing": False, "data-dependent shapes": False, "max dimensions": None}
+        """Optional features: boolean indexing and data-dependent output shapes (``nonzero``,
+        ``unique_*``, ``repeat`` with an array) work on cpu; on meta, where there are no values,
+        they raise ValueError saying the output size depends on values.  Dimensions are
+        unbounded."""
+        return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": None}
 
     def default_device(self) -> Device:
         """The device creation functions use when none is given."""

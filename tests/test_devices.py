@@ -105,7 +105,9 @@ def test_inspection_namespace():
         "complex64",
         "complex128",
     }
-    assert info.capabilities()["data-dependent shapes"] is False
+    caps = info.capabilities()
+    assert caps["data-dependent shapes"] is True and caps["boolean indexing"] is True
+    assert caps["max dimensions"] is None
     with pytest.raises(ValueError, match="unknown kind"):
         info.dtypes(kind="integer")
     with xp.default_device("meta"):
