@@ -27,6 +27,18 @@ def _is_f(s0, s1, rows, cols):
     return s0 == 1 and (s1 == rows or cols == 1) and not (rows == 1 and cols == 1)
 
 
+@njit(inline="always")
+def _gemm(a_mat, b_mat, o, off, osm, osn, m, n):
+    if osn == 1 and (osm == n or m == 1):
+        # BLAS writes straight into the output buffer: no temporary, no copy
+        np.dot(a_mat, b_mat, o[off : off + m * n].reshape((m, n)))
+    else:
+        c = np.dot(a_mat, b_mat)
+        for i in range(m):
+            for j in range(n):
+                o[off + i * osm + j * osn] = c[i, j]
+
+
 @njit(**_OPTS)
 def matmul_blas(o, oo, osm, osn, a, ao, asm, ask, b, bo, bsk, bsn, m, k, n):
     for t in range(oo.shape[0]):
@@ -36,23 +48,51 @@ def matmul_blas(o, oo, osm, osn, a, ao, asm, ask, b, bo, bsk, bsn, m, k, n):
                     o[oo[t] + i * osm + j * osn] = 0
             continue
         # column-major operands go to BLAS as transposes of row-major views: no copy
-        if _is_f(asm, ask, m, k) and _is_f(bsk, bsn, k, n):
-            c = np.dot(
+        a_f, b_f = _is_f(asm, ask, m, k), _is_f(bsk, bsn, k, n)
+        if a_f and b_f:
+            _gemm(
                 a[ao[t] : ao[t] + m * k].reshape((k, m)).T,
                 b[bo[t] : bo[t] + k * n].reshape((n, k)).T,
+                o,
+                oo[t],
+                osm,
+                osn,
+                m,
+                n,
             )
-        elif _is_f(asm, ask, m, k):
-            c = np.dot(a[ao[t] : ao[t] + m * k].reshape((k, m)).T, _dense(b, bo[t], bsk, bsn, k, n))
-        elif _is_f(bsk, bsn, k, n):
-            c = np.dot(_dense(a, ao[t], asm, ask, m, k), b[bo[t] : bo[t] + k * n].reshape((n, k)).T)
+        elif a_f:
+            _gemm(
+                a[ao[t] : ao[t] + m * k].reshape((k, m)).T,
+                _dense(b, bo[t], bsk, bsn, k, n),
+                o,
+                oo[t],
+                osm,
+                osn,
+                m,
+                n,
+            )
+        elif b_f:
+            _gemm(
+                _dense(a, ao[t], asm, ask, m, k),
+                b[bo[t] : bo[t] + k * n].reshape((n, k)).T,
+                o,
+                oo[t],
+                osm,
+                osn,
+                m,
+                n,
+            )
         else:
-            c = np.dot(_dense(a, ao[t], asm, ask, m, k), _dense(b, bo[t], bsk, bsn, k, n))
-        if osn == 1 and osm == n:
-            o[oo[t] : oo[t] + m * n] = c.ravel()
-        else:
-            for i in range(m):
-                for j in range(n):
-                    o[oo[t] + i * osm + j * osn] = c[i, j]
+            _gemm(
+                _dense(a, ao[t], asm, ask, m, k),
+                _dense(b, bo[t], bsk, bsn, k, n),
+                o,
+                oo[t],
+                osm,
+                osn,
+                m,
+                n,
+            )
 
 
 @njit(**_OPTS, parallel=True)
