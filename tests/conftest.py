@@ -2,6 +2,10 @@
 
 import os
 
+# SciPy reads this once, at import: its array-API aware functions then accept strided arrays
+# (tests/test_consumers.py). Set before anything imports SciPy (numba's BLAS does, lazily).
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
+
 from hypothesis import HealthCheck, settings
 
 # CI machines are shared and slow; numba compiles on first use inside a test
