@@ -1,0 +1,47 @@
+"""Zero-copy interchange: NumPy (``__array__``, DLPack, buffer views) and, when installed,
+PyTorch (DLPack both ways); DLPack export options."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import strided as xp
+
+
+def test_numpy_both_directions_share_memory():
+    n = np.arange(12.0).reshape(3, 4)[:, ::-2]
+    a = xp.asarray(n)
+    n[0, 0] = -1.0
+    assert float(a[0, 0]) == -1.0
+    back = np.asarray(a.mT)
+    back[1, 0] = 42.0
+    assert n[0, 1] == 42.0 and float(a[0, 1]) == 42.0
+
+
+def test_dlpack_export_options():
+    a = xp.asarray(np.arange(6.0).reshape(2, 3))
+    assert a.__dlpack_device__() == (1, 0)
+    capsule = a.__dlpack__(max_version=(1, 0))
+    assert type(capsule).__name__ == "PyCapsule"
+    copied = np.from_dlpack(a, copy=True)
+    copied[0, 0] = 9.0
+    assert float(a[0, 0]) == 0.0
+    with pytest.raises(BufferError, match="cannot export"):
+        a.__dlpack__(dl_device=(2, 0))
+    assert a.__dlpack__(dl_device=(1, 0)) is not None
+
+
+def test_torch_both_directions_share_memory():
+    torch = pytest.importorskip("torch")
+    t = torch.arange(12, dtype=torch.float32).reshape(3, 4)[:, ::2]
+    a = xp.from_dlpack(t)
+    assert a.shape == (3, 2) and a.strides == (4, 2) and a.dtype is xp.float32
+    t[0, 0] = 99.0
+    assert float(a[0, 0]) == 99.0
+    s = xp.reshape(xp.arange(12, dtype=xp.float64), (3, 4)).mT
+    u = torch.from_dlpack(s)
+    assert u.stride() == (1, 4) and u.dtype == torch.float64
+    s[0, 0] = -5.0
+    assert float(u[0, 0]) == -5.0
+    np.testing.assert_array_equal(u.numpy(), np.asarray(s))
