@@ -105,7 +105,13 @@ def isin(x1, x2, /, *, invert: bool = False) -> Array:
     haystack = sort(reshape(astype_to(x2, d), (-1,)))
     needles = astype_to(x1, d)
     n = haystack._shape[0]
-    if n == 0:
+    if d.kind == dt.COMPLEX:
+        # no ordering for searchsorted: compare every pair (the standard asks only for integers)
+        from .elementwise import equal as eq
+        from .reduction import any as any_
+
+        found = any_(eq(needles[..., None], haystack), axis=-1)
+    elif n == 0:
         found = full(x1._shape, False, device=x1._device)
     else:
         pos = searchsorted(haystack, needles)
