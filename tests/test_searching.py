@@ -188,6 +188,20 @@ def test_index_errors():
         xp.nonzero(xp.asarray(1.0))
 
 
+def test_integer_array_indexing_with_many_trailing_dimensions():
+    v = np.arange(2 * 3 * 4 * 5 * 2, dtype=np.float64).reshape(2, 3, 4, 5, 2)
+    a = xp.asarray(v)
+    idx = np.array([1, 0, 1])
+    np.testing.assert_array_equal(np.asarray(a[xp.asarray(idx)]), v[idx])
+    t = xp.permute_dims(a, (0, 2, 1, 3, 4))  # trailing block not dense: copied for the gather
+    np.testing.assert_array_equal(np.asarray(t[xp.asarray(idx)]), v.transpose(0, 2, 1, 3, 4)[idx])
+    a[xp.asarray([0])] = 7.0  # dense trailing block: merges into one run
+    v[[0]] = 7.0
+    np.testing.assert_array_equal(np.asarray(a), v)
+    with pytest.raises(IndexError, match="2-D block"):
+        t[xp.asarray([0])] = 1.0
+
+
 def test_zero_dimensional_boolean_index():
     a = xp.asarray([[1.0, 2.0]])
     assert a[xp.asarray(True)].shape == (1, 1, 2)

@@ -249,10 +249,6 @@ def assign_with_arrays(x: Array, key: tuple, value) -> None:
     """``x[key] = value`` for a key of integer arrays and integers (see index_with_arrays)."""
     from .creation import asarray
 
-    if x.ndim - len(key) > 2:
-        raise IndexError(
-            "__setitem__: integer-array assignment supports at most 2 unindexed trailing dimensions"
-        )
     offsets, bshape, trailing = _element_offsets(x, key)
     value = value if type(value) is Array else asarray(value, dtype=x._dtype, device=x._device)
     if dt.promote(x._dtype, value._dtype) is not x._dtype:

@@ -190,7 +190,30 @@ def take_along_axis_cpu(out, x2, idx2):
 
 
 def _blocks2(shape, strides):
-    return (1,) * (2 - len(shape)) + tuple(shape), (0,) * (2 - len(strides)) + tuple(strides)
+    """The trailing block of a gather/scatter as a rank-2 (shape, strides) pair.
+
+    The block's other side is dense in C order, so dimensions are merged in place (never
+    reordered) where the strided side is contiguous across them.
+    """
+    if 0 in shape:
+        return (0, 0), (0, 0)
+    sshape, sstrides = [], []
+    for n, st in zip(shape, strides):
+        if n == 1:
+            continue
+        if sshape and sstrides[-1] == st * n:
+            sshape[-1] *= n
+            sstrides[-1] = st
+        else:
+            sshape.append(n)
+            sstrides.append(st)
+    if len(sshape) > 2:
+        raise IndexError(
+            f"integer-array indexing: the unindexed dimensions {tuple(shape)} with strides "
+            f"{tuple(strides)} do not merge into a 2-D block"
+        )
+    pad = 2 - len(sshape)
+    return (1,) * pad + tuple(sshape), (0,) * pad + tuple(sstrides)
 
 
 def gather_cpu(out, x, offsets, *, trailing_strides):
