@@ -174,3 +174,5 @@ newaxis = None
 _cpu.register_all()
 _meta.register_all()
 del _cpu, _meta
+
+from . import autograd  # noqa: E402  (declares the backward rules; needs the whole namespace)

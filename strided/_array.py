@@ -24,7 +24,18 @@ _ELLIPSIS = Ellipsis
 class Array:
     """An n-dimensional array with a strided view of a 1-D buffer on a device."""
 
-    __slots__ = ("_buf", "_shape", "_strides", "_offset", "_dtype", "_device", "__weakref__")
+    __slots__ = (
+        "_buf",
+        "_shape",
+        "_strides",
+        "_offset",
+        "_dtype",
+        "_device",
+        "_ag",  # autograd state (strided._tape.AutogradMeta), None when not tracking gradients
+        "_base",  # the array owning the memory when this is a view (its version counter is shared)
+        "_version",  # bumped by every in-place write to memory this array owns
+        "__weakref__",
+    )
     # ndarray <op> Array defers to Array's reflected operator instead of converting us to NumPy
     __array_ufunc__ = None
 
@@ -41,10 +52,16 @@ class Array:
         self._offset = offset
         self._dtype = dtype
         self._device = device
+        self._ag = None
+        self._base = None
+        self._version = 0
         return self
 
     def _view(self, shape: tuple, strides: tuple, offset: int) -> Array:
-        return Array._new(self._buf, shape, strides, offset, self._dtype, self._device)
+        v = Array._new(self._buf, shape, strides, offset, self._dtype, self._device)
+        base = self._base
+        v._base = self if base is None else base
+        return v
 
     # -- attributes -----------------------------------------------------------------------------
     @property
@@ -85,13 +102,22 @@ class Array:
             raise ValueError(
                 f"T: needs a 2-D array, got {len(self._shape)}-D; use .mT or permute_dims"
             )
+        if self._ag is not None:
+            from ._ops.manipulation import permute_dims
+
+            return permute_dims(self, (1, 0))
         return self._view(self._shape[::-1], self._strides[::-1], self._offset)
 
     @property
     def mT(self) -> Array:
         """The transpose of the last two dimensions."""
-        if len(self._shape) < 2:
+        n = len(self._shape)
+        if n < 2:
             raise ValueError(f"mT: needs at least 2 dimensions, got shape {self._shape}")
+        if self._ag is not None:
+            from ._ops.manipulation import permute_dims
+
+            return permute_dims(self, (*range(n - 2), n - 1, n - 2))
         s, st = self._shape, self._strides
         return self._view(s[:-2] + (s[-1], s[-2]), st[:-2] + (st[-1], st[-2]), self._offset)
 
@@ -312,17 +338,110 @@ class Array:
             from ._ops.searching import getitem_arrays
 
             return getitem_arrays(self, key)
+        if self._ag is not None:
+            from ._ops.manipulation import getitem_basic
+
+            return getitem_basic(self, key)
         return self._index_view(key)
 
     def __setitem__(self, key, value) -> None:
-        if type(key) is Array or (type(key) is tuple and any(type(k) is Array for k in key)):
-            from ._ops.searching import setitem_arrays
+        from . import _tape
 
-            setitem_arrays(self, key, value)
-            return
-        from ._ops.manipulation import assign
+        _tape.setitem(self, key, value, _write)
 
-        assign(self._index_view(key), value)
+    # -- autograd (strided.autograd has the engine; PyTorch's names and semantics) --------------
+    @property
+    def requires_grad(self) -> bool:
+        """Whether operations on this array are recorded for differentiation."""
+        return self._ag is not None
+
+    @requires_grad.setter
+    def requires_grad(self, flag: bool) -> None:
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Array:
+        """Start (or stop) tracking gradients of this leaf array; returns the array."""
+        from . import _tape
+
+        if self._ag is not None and self._ag.node is not None:
+            if requires_grad:
+                return self
+            raise RuntimeError(
+                "requires_grad_: only leaf arrays can stop requiring grad; use .detach() on an "
+                "array computed from others"
+            )
+        if requires_grad:
+            if self._dtype.kind not in dt.FLOAT_KINDS:
+                raise TypeError(
+                    f"requires_grad_: only floating-point and complex arrays can require "
+                    f"gradients, got dtype {self._dtype.name}"
+                )
+            if self._ag is None:
+                self._ag = _tape.AutogradMeta()
+        else:
+            self._ag = None
+        return self
+
+    @property
+    def grad(self) -> Array | None:
+        """The gradient accumulated by ``backward()`` (leaves, and arrays that retain_grad())."""
+        return None if self._ag is None else self._ag.grad
+
+    @grad.setter
+    def grad(self, value: Array | None) -> None:
+        if value is not None and (type(value) is not Array or value._shape != self._shape):
+            raise ValueError(
+                f"grad: needs an array of shape {self._shape} or None, got "
+                f"{getattr(value, 'shape', type(value).__name__)}"
+            )
+        if self._ag is None:
+            raise RuntimeError("grad: this array does not require grad")
+        self._ag.grad = value
+
+    @property
+    def is_leaf(self) -> bool:
+        """True unless the array was computed by a recorded operation."""
+        return self._ag is None or self._ag.node is None
+
+    @property
+    def grad_fn(self):
+        """The tape node that computed this array (None for leaves)."""
+        return None if self._ag is None else self._ag.node
+
+    def retain_grad(self) -> None:
+        """Keep this non-leaf array's gradient in ``.grad`` after ``backward()``."""
+        import weakref
+
+        ag = self._ag
+        if ag is None:
+            raise RuntimeError("retain_grad: this array does not require grad")
+        ag.retains_grad = True
+        if ag.node is not None:
+            if ag.node.retained is None:
+                ag.node.retained = {}
+            ag.node.retained[ag.index] = weakref.ref(self)
+
+    def detach(self) -> Array:
+        """A view of the same memory that is not recorded (shares the version counter)."""
+        v = self._view(self._shape, self._strides, self._offset)
+        return v
+
+    def backward(self, gradient=None, retain_graph=None, create_graph: bool = False) -> None:
+        """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (see strided.autograd)."""
+        from .autograd import backward
+
+        backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph)
+
+
+def _write(x: Array, key, value) -> None:
+    if type(key) is Array or (type(key) is tuple and any(type(k) is Array for k in key)):
+        from ._ops.searching import setitem_arrays
+
+        setitem_arrays(x, key, value)
+        return
+    from ._ops.manipulation import assign
+
+    assign(x._index_view(key), value)
 
 
 from ._ops import operators as _operators  # noqa: E402  (dunders need the op layer)

@@ -27,6 +27,16 @@ def test_every_primitive_has_kernels_and_tests(name):
         importlib.import_module(f"tests.{OTHER_OPS[name]}")
 
 
+@pytest.mark.parametrize("name", sorted(dispatch.primitives()))
+def test_every_primitive_has_a_backward_decision(name):
+    """A backward rule or an explicit 'not differentiable' (autograd fills the vjp slot)."""
+    from strided.autograd import _rules
+
+    assert name not in _rules.attach(), f"{name} has no backward rule and is not marked"
+    vjp = dispatch.primitives()[name].vjp
+    assert vjp is not None and (callable(vjp) or vjp == dispatch.NOT_DIFFERENTIABLE)
+
+
 def test_op_table_entries_are_declared_primitives():
     declared = dispatch.primitives()
     for op in ELEMENTWISE_OPS:

@@ -11,6 +11,8 @@ import numpy as np
 
 from .. import _dtypes as dt
 from .._array import Array
+from .._tape import Mode as _MODE
+from .._tape import record
 from .._device import META, Device, as_device
 from .._shapes import broadcast_shapes, contiguous_strides, prod
 from ..dispatch import _KERNELS, Primitive, declare
@@ -74,6 +76,8 @@ def astype_to(x: Array, dtype: dt.DType) -> Array:
     """``x`` converted to ``dtype`` (``x`` itself when it already has it)."""
     if x._dtype is dtype:
         return x
+    if x._ag is not None and _MODE.enabled:
+        return record("astype", astype_to, (x,), {"dtype": dtype})
     return run(COPY, empty_on(x._shape, dtype, x._device), x)
 
 
@@ -99,6 +103,8 @@ def check_scalar_fits(op: str, value, dtype: dt.DType) -> None:
 
 def copy_of(x: Array) -> Array:
     """A fresh C-contiguous copy of ``x`` on its device."""
+    if x._ag is not None and _MODE.enabled:
+        return record("copy", copy_of, (x,), {})
     return run(COPY, empty_on(x._shape, x._dtype, x._device), x)
 
 
@@ -183,8 +189,15 @@ def _dtype_table(prim: Primitive) -> dict:
     return {d: (rule(d) if d.kind in kinds else None) for d in dt.ALL_DTYPES}
 
 
+_NO_PARAMS: dict = {}
+
+
 def elementwise(prim: Primitive, *args) -> Array:
     """Apply an elementwise primitive: promotion, broadcasting, allocation, cast, kernel."""
+    if _MODE.enabled:
+        for a in args:
+            if type(a) is Array and a._ag is not None:
+                return record(prim.name, prim.params["forward"], args, _NO_PARAMS)
     table = prim.params.get("dtype_table")
     if table is None:
         table = prim.params["dtype_table"] = _dtype_table(prim)

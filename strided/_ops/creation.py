@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
+
 import math
 import operator
 from collections.abc import Sequence
@@ -38,6 +41,20 @@ ARANGE = declare("arange", "creation")
 LINSPACE = declare("linspace", "creation")
 
 
+def _grad_option(fn):
+    """Give a creation function PyTorch's ``requires_grad=`` keyword (a leaf that records)."""
+    sig = inspect.signature(fn)
+    param = inspect.Parameter("requires_grad", inspect.Parameter.KEYWORD_ONLY, default=False)
+
+    @functools.wraps(fn)
+    def wrapper(*args, requires_grad: bool = False, **kwargs):
+        out = fn(*args, **kwargs)
+        return out.requires_grad_() if requires_grad else out
+
+    wrapper.__signature__ = sig.replace(parameters=[*sig.parameters.values(), param])
+    return wrapper
+
+
 def _shape_arg(shape, op: str) -> tuple[int, ...]:
     if isinstance(shape, int) or hasattr(shape, "__index__") and not isinstance(shape, Sequence):
         shape = (operator.index(shape),)
@@ -55,6 +72,7 @@ def _dtype_arg(dtype, default: dt.DType) -> dt.DType:
     return default if dtype is None else dt.as_dtype(dtype)
 
 
+@_grad_option
 def empty(shape, *, dtype=None, device=None) -> Array:
     """An uninitialised array of ``shape`` (default dtype float64)."""
     return empty_on(
@@ -62,6 +80,7 @@ def empty(shape, *, dtype=None, device=None) -> Array:
     )
 
 
+@_grad_option
 def full(shape, fill_value, *, dtype=None, device=None) -> Array:
     """An array of ``shape`` filled with ``fill_value``; dtype defaults from the value's kind."""
     if type(fill_value) is Array:
@@ -75,12 +94,14 @@ def full(shape, fill_value, *, dtype=None, device=None) -> Array:
     return run(FILL, out, fill_value)
 
 
+@_grad_option
 def zeros(shape, *, dtype=None, device=None) -> Array:
     """An array of zeros (default dtype float64)."""
     d = _dtype_arg(dtype, dt.default_float)
     return run(FILL, empty_on(_shape_arg(shape, "zeros"), d, as_device(device)), 0)
 
 
+@_grad_option
 def ones(shape, *, dtype=None, device=None) -> Array:
     """An array of ones (default dtype float64)."""
     d = _dtype_arg(dtype, dt.default_float)
@@ -95,24 +116,28 @@ def _like(x: Array, dtype, device, op: str) -> tuple[dt.DType, Device]:
     )
 
 
+@_grad_option
 def empty_like(x: Array, /, *, dtype=None, device=None) -> Array:
     """An uninitialised array with ``x``'s shape (and dtype/device unless given)."""
     d, dev = _like(x, dtype, device, "empty_like")
     return empty_on(x._shape, d, dev)
 
 
+@_grad_option
 def zeros_like(x: Array, /, *, dtype=None, device=None) -> Array:
     """Zeros with ``x``'s shape (and dtype/device unless given)."""
     d, dev = _like(x, dtype, device, "zeros_like")
     return run(FILL, empty_on(x._shape, d, dev), 0)
 
 
+@_grad_option
 def ones_like(x: Array, /, *, dtype=None, device=None) -> Array:
     """Ones with ``x``'s shape (and dtype/device unless given)."""
     d, dev = _like(x, dtype, device, "ones_like")
     return run(FILL, empty_on(x._shape, d, dev), 1)
 
 
+@_grad_option
 def full_like(x: Array, /, fill_value, *, dtype=None, device=None) -> Array:
     """``fill_value`` with ``x``'s shape (and dtype/device unless given)."""
     d, dev = _like(x, dtype, device, "full_like")
@@ -120,6 +145,7 @@ def full_like(x: Array, /, fill_value, *, dtype=None, device=None) -> Array:
     return run(FILL, empty_on(x._shape, d, dev), fill_value)
 
 
+@_grad_option
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
     """Evenly spaced values in ``[start, stop)`` (``arange(n)`` is ``0 .. n-1``)."""
     if stop is None:
@@ -139,6 +165,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
     return run(ARANGE, out, start=start, step=step)
 
 
+@_grad_option
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> Array:
     """``num`` evenly spaced values from ``start`` to ``stop``."""
     num = operator.index(num)
@@ -155,6 +182,7 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> 
     return run(LINSPACE, out, start=start, stop=stop, endpoint=endpoint)
 
 
+@_grad_option
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Array:
     """A 2-D array with ones on the ``k``-th diagonal and zeros elsewhere."""
     n_cols = n_rows if n_cols is None else n_cols
@@ -168,6 +196,7 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Array:
     return out
 
 
+@_grad_option
 def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
     """Convert ``obj`` to a strided array.
 

@@ -94,6 +94,19 @@ PRIMS = {
 }
 
 
+def _forward(prim):
+    """The untracked forward of ``prim`` (the tape records around it)."""
+
+    def forward(*args):
+        return elementwise(prim, *args)
+
+    return forward
+
+
+for _prim in PRIMS.values():
+    _prim.params["forward"] = _forward(_prim)
+
+
 def _make(name: str):
     arity, accepts, result, what = ELEMENTWISE[name]
     prim = PRIMS[name]

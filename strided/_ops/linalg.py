@@ -5,6 +5,7 @@ from __future__ import annotations
 from .. import _dtypes as dt
 from .._array import Array
 from .._shapes import broadcast_shapes
+from .._tape import differentiable
 from ..dispatch import declare
 from .core import astype_to, check_dtype, empty_on, run, same_device, to_array
 
@@ -13,6 +14,7 @@ __all__ = ["matmul", "tensordot", "vecdot"]
 MATMUL = declare("matmul", "matmul", "numeric")
 
 
+@differentiable("matmul", 2)
 def matmul(x1: Array, x2: Array, /) -> Array:
     """Matrix product with batch broadcasting; 1-D operands are promoted as in NumPy.
 

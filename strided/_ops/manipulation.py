@@ -22,6 +22,8 @@ from .._shapes import (
     prod,
     reshape_strides,
 )
+from .._tape import differentiable, record
+from .._tape import Mode as _MODE
 from ..dispatch import declare
 from .core import (
     COPY,
@@ -62,6 +64,7 @@ __all__ = [
 WHERE = declare("where", "where")
 
 
+@differentiable("reshape", 1)
 def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> Array:
     """``x`` with a new shape: a view when the layout allows it, otherwise a copy.
 
@@ -95,6 +98,7 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
     return c._view(shape, reshape_strides(c._shape, c._strides, shape), 0)
 
 
+@differentiable("permute_dims", 1)
 def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
     """A view of ``x`` with its dimensions reordered (``axes`` may be negative)."""
     x = to_array(x, "permute_dims")
@@ -110,6 +114,7 @@ def matrix_transpose(x: Array, /) -> Array:
     return to_array(x, "matrix_transpose").mT
 
 
+@differentiable("expand_dims", 1)
 def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
     """A view of ``x`` with size-1 dimensions inserted at ``axis`` (an int or a tuple)."""
     x = to_array(x, "expand_dims")
@@ -123,6 +128,7 @@ def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
     return x._view(tuple(shape), tuple(strides), x._offset)
 
 
+@differentiable("squeeze", 1)
 def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     """A view of ``x`` without the size-1 dimensions named by ``axis``."""
     x = to_array(x, "squeeze")
@@ -134,6 +140,7 @@ def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     return x._view(tuple(x._shape[i] for i in keep), tuple(x._strides[i] for i in keep), x._offset)
 
 
+@differentiable("broadcast_to", 1)
 def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     """A read-through view of ``x`` broadcast to ``shape`` (stride 0 on repeated dimensions)."""
     x = to_array(x, "broadcast_to")
@@ -168,6 +175,7 @@ def _result_dtype(op: str, arrays: list[Array]) -> dt.DType:
     return d
 
 
+@differentiable("concat", 1)
 def concat(arrays, /, *, axis: int | None = 0) -> Array:
     """Join arrays along an existing ``axis`` (``None``: flatten first)."""
     arrays = [to_array(a, "concat") for a in arrays]
@@ -222,6 +230,28 @@ def stack(arrays, /, *, axis: int = 0) -> Array:
     return concat([expand_dims(a, axis) for a in arrays], axis=axis)
 
 
+def getitem_basic(x: Array, key) -> Array:
+    """``x[key]`` for a basic index (a view), recorded when ``x`` tracks gradients."""
+    if x._ag is not None and _MODE.enabled:
+        return record("getitem", _index_view, (x,), {"key": key})
+    return x._index_view(key)
+
+
+def _index_view(x: Array, key) -> Array:
+    return x._index_view(key)
+
+
+def as_strided(x: Array, /, shape: tuple, strides: tuple, offset: int) -> Array:
+    """A window on ``x``'s elements in C order (copied first unless ``x`` is C-contiguous):
+    ``shape``/``strides`` in elements, ``offset`` from the first element (autograd's view of a
+    region written in place)."""
+    c = x if x.is_contiguous() else copy_of(x)
+    return c._view(shape, strides, c._offset + offset)
+
+
+as_strided = differentiable("as_strided", 1)(as_strided)
+
+
 def assign(target: Array, value) -> None:
     """Write ``value`` (an array broadcastable to ``target``, or a scalar) into the view ``target``.
 
@@ -251,6 +281,7 @@ def assign(target: Array, value) -> None:
     run(COPY, target, value)
 
 
+@differentiable("where", 3)
 def where(condition: Array, x1, x2, /) -> Array:
     """Elements of ``x1`` where ``condition`` is True, of ``x2`` elsewhere (scalars allowed)."""
     condition = to_array(condition, "where")
@@ -269,6 +300,7 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     return broadcast_shapes_rule(*(tuple(operator.index(n) for n in s) for s in shapes))
 
 
+@differentiable("flip", 1)
 def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
     """A view of ``x`` with the order of elements reversed along ``axis`` (all axes by default)."""
     x = to_array(x, "flip")

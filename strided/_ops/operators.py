@@ -59,8 +59,14 @@ def _write_back(op: str, target, result):
             f"{op}: the result has dtype {result._dtype.name}, but the target array has dtype "
             f"{target._dtype.name}; in-place operations cannot change the dtype"
         )
-    run(COPY, target, result)
+    from .._tape import setitem
+
+    setitem(target, Ellipsis, result, _copy_into)
     return target
+
+
+def _copy_into(target, key, result) -> None:
+    run(COPY, target, result)
 
 
 def _binary(prim, dunder: str):

@@ -8,6 +8,8 @@ from .. import _dtypes as dt
 from .._array import Array
 from .._shapes import normalize_axes, normalize_axis
 from .._shapes import prod as shape_prod
+from .._tape import Mode as _MODE
+from .._tape import record
 from ..dispatch import declare
 from .core import FILL, astype_to, check_dtype, empty_on, run, to_array
 
@@ -53,6 +55,10 @@ def _accumulator(d: dt.DType, dtype) -> dt.DType:
 def _reduce(name: str, x: Array, axis, keepdims: bool, dtype=None) -> Array:
     prim = PRIMS[name]
     x = to_array(x, name)
+    if x._ag is not None and _MODE.enabled:
+        return record(
+            name, _FORWARD[name], (x,), {"axis": axis, "keepdims": keepdims, "dtype": dtype}
+        )
     check_dtype(name, x._dtype, prim.accepts)
     axes = normalize_axes(axis, x.ndim, name)
     if prim.result == "accumulate":
@@ -76,6 +82,16 @@ def _reduce(name: str, x: Array, axis, keepdims: bool, dtype=None) -> Array:
             strides.insert(a, 0)
         out = out._view(tuple(shape), tuple(strides), out._offset)
     return out
+
+
+def _forward(name: str):
+    def forward(x, *, axis, keepdims, dtype):
+        return _reduce(name, x, axis, keepdims, dtype)
+
+    return forward
+
+
+_FORWARD = {name: _forward(name) for name in PRIMS}
 
 
 def sum(x: Array, /, *, axis=None, dtype=None, keepdims: bool = False) -> Array:
@@ -125,6 +141,13 @@ def mean(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:
 def _scan(name: str, x: Array, axis, dtype, include_initial: bool) -> Array:
     prim = SCANS[name]
     x = to_array(x, prim.name)
+    if x._ag is not None and _MODE.enabled:
+        return record(
+            prim.name,
+            _SCAN_FORWARD[name],
+            (x,),
+            {"axis": axis, "dtype": dtype, "include_initial": include_initial},
+        )
     check_dtype(prim.name, x._dtype, prim.accepts)
     if x.ndim == 0:
         raise ValueError(f"{prim.name}: needs an array with at least one dimension")
@@ -152,6 +175,16 @@ def _scan(name: str, x: Array, axis, dtype, include_initial: bool) -> Array:
     if x.size:
         run(prim, body, astype_to(x, d), axis=axis)
     return out
+
+
+def _scan_forward(name: str):
+    def forward(x, *, axis, dtype, include_initial):
+        return _scan(name, x, axis, dtype, include_initial)
+
+    return forward
+
+
+_SCAN_FORWARD = {name: _scan_forward(name) for name in SCANS}
 
 
 def cumulative_sum(x: Array, /, *, axis=None, dtype=None, include_initial: bool = False) -> Array:

@@ -8,6 +8,7 @@ import operator
 from .. import _dtypes as dt
 from .._array import Array
 from .._shapes import broadcast_shapes, normalize_axis, prod
+from .._tape import differentiable
 from ..dispatch import declare
 from .core import astype_to, check_dtype, copy_of, empty_on, is_scalar, run, same_device, to_array
 from .manipulation import broadcast_to, expand_dims, moveaxis, reshape
@@ -34,6 +35,7 @@ TAKE = declare("take", "take")
 TAKE_ALONG_AXIS = declare("take_along_axis", "take")
 GATHER = declare("gather", "take")  # integer-array indexing: rows at element offsets
 SCATTER = declare("scatter", "take")  # assignment through integer-array indices
+SCATTER_ADD = declare("scatter_add", "take")  # accumulation through indices (gather's VJP)
 
 
 def _data_dependent(op: str, x: Array) -> None:
@@ -119,6 +121,7 @@ def _sort(prim, x, axis, descending) -> Array:
     return moveaxis(out, -1, axis)
 
 
+@differentiable("sort", 1)
 def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """A sorted copy of ``x`` along ``axis`` (NaN last ascending, first descending; complex
     numbers by real part, then imaginary part)."""
@@ -135,6 +138,7 @@ def _check_indices(op: str, indices: Array) -> None:
         raise TypeError(f"{op}: indices must have an integer dtype, got {indices._dtype.name}")
 
 
+@differentiable("take", 2)
 def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
     """Elements of ``x`` at ``indices`` (1-D, negative counts from the end) along ``axis``."""
     x, indices = to_array(x, "take"), to_array(indices, "take")
@@ -157,6 +161,7 @@ def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
     return out
 
 
+@differentiable("take_along_axis", 2)
 def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
     """``x`` gathered along ``axis`` by ``indices`` of the same rank (other dims broadcast)."""
     x, indices = to_array(x, "take_along_axis"), to_array(indices, "take_along_axis")
@@ -262,6 +267,32 @@ def assign_with_arrays(x: Array, key: tuple, value) -> None:
     run(SCATTER, x, offsets, dense, trailing_strides=x._strides[len(key) :])
 
 
+def _array_key(x: Array, key) -> tuple:
+    """An advanced index as a key of integer arrays (a boolean mask becomes its coordinates)."""
+    kind, key = _split_key(x, key)
+    if kind == "mask":
+        mask = key[0]
+        if mask.ndim == 0:
+            raise IndexError("index_add: a 0-d boolean index is not supported")
+        return mask_to_key(x, mask)
+    return key
+
+
+@differentiable("index_add", 2)
+def index_add(x: Array, values: Array, /, key) -> Array:
+    """A copy of ``x`` with ``values`` added at the advanced index ``key``; repeated indices
+    accumulate (the backward of integer-array and boolean indexing, take and take_along_axis)."""
+    x, values = to_array(x, "index_add"), to_array(values, "index_add")
+    out = copy_of(x)
+    key = _array_key(out, key)
+    offsets, bshape, trailing = _element_offsets(out, key)
+    if offsets is None:
+        return out
+    dense = copy_of(astype_to(broadcast_to(values, bshape + trailing), x._dtype))
+    run(SCATTER_ADD, out, offsets, dense, trailing_strides=out._strides[len(key) :])
+    return out
+
+
 def mask_to_key(x: Array, mask: Array) -> tuple:
     """The integer-array key equivalent to the boolean ``mask`` over ``x``'s leading dims."""
     lead = x._shape[: mask.ndim]
@@ -300,6 +331,7 @@ def _split_key(x: Array, key) -> tuple[str, tuple]:
     return "arrays", key
 
 
+@differentiable("getitem_arrays", 1)
 def getitem_arrays(x: Array, key) -> Array:
     """``x[key]`` with a boolean mask or integer arrays in ``key``."""
     kind, key = _split_key(x, key)

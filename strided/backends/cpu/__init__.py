@@ -228,6 +228,12 @@ def scatter_cpu(x, offsets, values, *, trailing_strides):
     _ix().scatter_blocks(x._buf, flat, values._buf[values._offset :], t0, t1, s0, s1)
 
 
+def scatter_add_cpu(x, offsets, values, *, trailing_strides):
+    (t0, t1), (s0, s1) = _blocks2(values._shape[offsets.ndim :], trailing_strides)
+    flat = offsets._buf[offsets._offset : offsets._offset + offsets.size]
+    _ix().scatter_add_blocks(x._buf, flat, values._buf[values._offset :], t0, t1, s0, s1)
+
+
 def _sort_kernel(name: str):
     def kernel(out, x, *, descending):
         k = getattr(_ix(), name + ("_complex" if x._dtype.kind == "complex floating" else ""))
@@ -285,6 +291,7 @@ def register_all() -> None:
         "take_along_axis": take_along_axis_cpu,
         "gather": gather_cpu,
         "scatter": scatter_cpu,
+        "scatter_add": scatter_add_cpu,
         "sort": _sort_kernel("sort_rows"),
         "argsort": _sort_kernel("argsort_rows"),
         "searchsorted": searchsorted_cpu,

@@ -164,6 +164,16 @@ def scatter_blocks(x, bases, v, t0, t1, s0, s1):
 
 
 @njit(**_OPTS)
+def scatter_add_blocks(x, bases, v, t0, t1, s0, s1):
+    """x[bases[i] + a * s0 + b * s1] += v[i, a, b]: repeated indices accumulate (serial)."""
+    block = t0 * t1
+    for i in range(bases.shape[0]):
+        for a in range(t0):
+            for b in range(t1):
+                x[bases[i] + a * s0 + b * s1] += v[i * block + a * t1 + b]
+
+
+@njit(**_OPTS)
 def _lex_order(re, im):
     """Stable lexicographic order by (real, imag), NumPy's order for complex numbers."""
     by_imag = np.argsort(im, kind="mergesort")

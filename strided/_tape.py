@@ -1,0 +1,329 @@
+"""The tape: what the operation layer needs in order to record differentiable calls.
+
+Grad mode, the autograd state an array carries (``Array._ag``), and the :class:`Node` recorded for
+each differentiable call.  The operation layer (``strided/_ops``) calls :func:`record` around its
+differentiable units when an input tracks gradients; the backward rules themselves live in
+``strided.autograd._rules`` (written with namespace functions, so they run on every device) and the
+engine that plays the tape backwards in ``strided.autograd._engine``.  Nothing below the dispatcher
+knows about any of this.
+
+Each array has a version counter, kept on the array that owns the memory (views share it through
+``Array._base``); every in-place write bumps it, and a backward rule whose saved array changed
+since it was saved refuses to run.
+"""
+
+from __future__ import annotations
+
+from ._array import Array
+from ._dtypes import FLOAT_KINDS
+from ._shapes import is_c_contiguous
+
+__all__ = ["Mode", "Node", "AutogradMeta", "record", "tracked", "setitem", "RULES"]
+
+
+class Mode:
+    """Grad mode (process-wide): operations record on the tape only while ``enabled``."""
+
+    enabled = True
+
+
+class AutogradMeta:
+    """Autograd state of one array: a leaf that requires grad (``node is None``) or the output
+    ``index`` of the ``node`` that made it.  ``root_version`` is set for views: the version of the
+    memory's owner when the node was attached."""
+
+    __slots__ = ("node", "index", "grad", "root_version", "retains_grad")
+
+    def __init__(self, node=None, index: int = 0, root_version=None):
+        self.node = node
+        self.index = index
+        self.grad = None
+        self.root_version = root_version
+        self.retains_grad = False
+
+
+class Rule:
+    """A backward rule: ``vjp(ctx, *grads) -> grads per flat input``, and what it saves."""
+
+    __slots__ = ("name", "vjp", "save_inputs", "save_output")
+
+    def __init__(self, name, vjp, save_inputs=True, save_output=False):
+        self.name = name
+        self.vjp = vjp
+        self.save_inputs = save_inputs
+        self.save_output = save_output
+
+
+#: op name -> Rule (filled by strided.autograd._rules) or the string "not differentiable"
+RULES: dict[str, Rule | str] = {}
+
+
+class Node:
+    """One recorded call: its rule, its (saved) inputs and outputs, and the edges to the nodes
+    (or leaf arrays) that produced each input."""
+
+    __slots__ = (
+        "name",
+        "rule",
+        "inputs",
+        "params",
+        "outputs",
+        "edges",
+        "input_meta",
+        "output_meta",
+        "saved_versions",
+        "released",
+        "retained",  # output index -> weakref of an array that retain_grad()
+        "__weakref__",
+    )
+
+    def __repr__(self) -> str:
+        return f"<strided.autograd.Node {self.name}>"
+
+
+def _node(name, rule, params, edges, input_meta, output_meta, inputs=None, outputs=None, saved=()):
+    node = Node()
+    node.name = name
+    node.rule = rule
+    node.params = params
+    node.edges = edges
+    node.input_meta = input_meta
+    node.output_meta = output_meta
+    node.inputs = inputs
+    node.outputs = outputs
+    node.saved_versions = tuple((a, version(a)) for a in saved)
+    node.released = False
+    node.retained = None
+    return node
+
+
+def _meta(a):
+    return (a._shape, a._dtype, a._device) if type(a) is Array else None
+
+
+def root_of(a: Array) -> Array:
+    """The array that owns ``a``'s memory (``a`` itself unless ``a`` is a view)."""
+    b = a._base
+    return a if b is None else b
+
+
+def version(a: Array) -> int:
+    b = a._base
+    return (a if b is None else b)._version
+
+
+def bump_version(a: Array) -> None:
+    b = a._base
+    (a if b is None else b)._version += 1
+
+
+def _flat(args) -> list:
+    """Positional arguments with lists/tuples of arrays expanded (concat's first argument)."""
+    flat = []
+    for a in args:
+        if type(a) in (list, tuple) and a and type(a[0]) is Array:
+            flat.extend(a)
+        else:
+            flat.append(a)
+    return flat
+
+
+def tracked(args) -> bool:
+    """True when grad mode is on and some array among ``args`` tracks gradients."""
+    if not Mode.enabled:
+        return False
+    for a in args:
+        if type(a) is Array:
+            if a._ag is not None:
+                return True
+        elif type(a) in (list, tuple):
+            for b in a:
+                if type(b) is Array and b._ag is not None:
+                    return True
+    return False
+
+
+def edge(a: Array):
+    """Where the gradient of ``a`` goes: (node, output index), or (None, a) for a leaf."""
+    ag = a._ag
+    node = ag.node
+    if node is None:
+        return (None, a)
+    if ag.root_version is not None:
+        root = a._base
+        if root._version != ag.root_version and root._ag is not None:
+            _regenerate_view(a, root)
+            return (ag.node, ag.index)
+    return (node, ag.index)
+
+
+def _is_float(a) -> bool:
+    return type(a) is Array and a._dtype.kind in FLOAT_KINDS
+
+
+def record(name: str, forward, args: tuple, params: dict):
+    """Run ``forward(*args, **params)`` without recording and put one node for it on the tape.
+
+    Data arguments are positional (a list of arrays counts as its elements); everything else
+    (axes, keys, flags) goes in ``params``.  Outputs of integer or bool dtype, and outputs that are
+    an input itself, carry no gradient.
+    """
+    Mode.enabled = False
+    try:
+        out = forward(*args, **params)
+    finally:
+        Mode.enabled = True
+    rule = RULES.get(name)
+    if rule is None:
+        raise RuntimeError(f"autograd: no backward rule is declared for {name!r}")
+    if type(rule) is str:  # not differentiable
+        return out
+    outs = out if type(out) is tuple else (out,)
+    flat = _flat(args)
+    diff_outs = [
+        i for i, o in enumerate(outs) if _is_float(o) and not any(o is a for a in flat)
+    ]
+    if not diff_outs:
+        return out
+    saved = []
+    if rule.save_inputs:
+        saved.extend(a for a in flat if type(a) is Array)
+    if rule.save_output:
+        saved.extend(outs)
+    node = _node(
+        name,
+        rule,
+        params,
+        tuple(edge(a) if type(a) is Array and a._ag is not None else None for a in flat),
+        tuple(_meta(a) for a in flat),
+        tuple(_meta(o) for o in outs),
+        tuple(flat) if rule.save_inputs else None,
+        outs if rule.save_output else None,
+        saved,
+    )
+    for i in diff_outs:
+        o = outs[i]
+        o._ag = AutogradMeta(node, i, None if o._base is None else o._base._version)
+    return out
+
+
+def _leaf_check(a: Array, what: str) -> None:
+    for b in (a, root_of(a)):
+        ag = b._ag
+        if ag is not None and ag.node is None and Mode.enabled:
+            raise RuntimeError(
+                f"{what}: a leaf array that requires grad{' (or a view of one)' if b is not a else ''}"
+                f" cannot be changed in place while grad mode is on; write inside "
+                f"strided.autograd.no_grad(), or change a copy"
+            )
+
+
+def setitem(x: Array, key, value, write) -> None:
+    """``x[key] = value`` performed by ``write(x, key, value)``, recorded when it matters.
+
+    Writing into an array (or a view of one) that tracks gradients, or writing a value that
+    does, puts a node on the tape that replaces the written array's history: the gradient of the
+    old contents is zero where the write landed, the value gets the gradient of the region.
+    """
+    root = root_of(x)
+    value_tracked = type(value) is Array and value._ag is not None
+    if not Mode.enabled or not (value_tracked or root._ag is not None or x._ag is not None):
+        write(x, key, value)
+        bump_version(x)
+        return
+    _leaf_check(x, "__setitem__")
+    if root is x:
+        old_edge = edge(x) if x._ag is not None else None
+        Mode.enabled = False
+        try:
+            write(x, key, value)
+        finally:
+            Mode.enabled = True
+        bump_version(x)
+        _attach_write(x, "setitem", old_edge, value, {"key": key})
+        return
+    # a view of another array: the write changes the owner's contents; record it there
+    if not is_c_contiguous(root._shape, root._strides):
+        raise RuntimeError(
+            "__setitem__: writing into a view of an array that is not C-contiguous while "
+            "gradients are recorded is not supported; write into a contiguous copy instead"
+        )
+    if type(key) is Array or (type(key) is tuple and any(type(k) is Array for k in key)):
+        raise RuntimeError(
+            "__setitem__: integer-array or boolean indexing into a view of another array is "
+            "not recorded by autograd; index the array that owns the memory instead"
+        )
+    target = x._index_view(key)
+    geometry = {
+        "shape": target._shape,
+        "strides": target._strides,
+        "offset": target._offset - root._offset,
+    }
+    old_edge = edge(root) if root._ag is not None else None
+    Mode.enabled = False
+    try:
+        write(x, key, value)
+    finally:
+        Mode.enabled = True
+    bump_version(root)
+    _attach_write(root, "setitem_strided", old_edge, value, geometry)
+    _regenerate_view(x, root)
+
+
+def _attach_write(target: Array, name: str, old_edge, value, params: dict) -> None:
+    value_edge = edge(value) if type(value) is Array and value._ag is not None else None
+    node = _node(
+        name,
+        RULES[name],
+        params,
+        (old_edge, value_edge),
+        (_meta(target), _meta(value)),
+        (_meta(target),),
+    )
+    target._ag = AutogradMeta(node, 0)
+
+
+def _regenerate_view(view: Array, root: Array) -> None:
+    """Give ``view`` a fresh history: a strided window on its owner's current contents."""
+    if not is_c_contiguous(root._shape, root._strides):
+        raise RuntimeError(
+            "autograd: a view of an array that was changed in place is used, but the array is "
+            "not C-contiguous, so the view's history cannot be rebuilt; take the view again "
+            "after the change"
+        )
+    params = {"shape": view._shape, "strides": view._strides, "offset": view._offset - root._offset}
+    node = _node(
+        "as_strided",
+        RULES["as_strided"],
+        params,
+        (edge(root) if root._ag is not None else None,),
+        (_meta(root),),
+        (_meta(view),),
+    )
+    view._ag = AutogradMeta(node, 0, root._version)
+
+
+def differentiable(name: str, n_data: int = 1):
+    """Decorator for an operation whose first ``n_data`` positional arguments are data: when one
+    of them tracks gradients, the call runs untracked and is recorded as one node ``name``.
+
+    The remaining positional arguments are passed to the forward (and to the rule) by name.
+    """
+    import functools
+    import inspect
+
+    def deco(fn):
+        params = list(inspect.signature(fn).parameters.values())[n_data:]
+        names = [p.name for p in params if p.kind is not inspect.Parameter.KEYWORD_ONLY]
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            if Mode.enabled and tracked(args[:n_data]):
+                p = dict(zip(names, args[n_data:]))
+                p.update(kwargs)
+                return record(name, fn, args[:n_data], p)
+            return fn(*args, **kwargs)
+
+        return wrapper
+
+    return deco

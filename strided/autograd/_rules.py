@@ -1,0 +1,680 @@
+"""Backward rules (vector-Jacobian products), one per differentiable operation.
+
+Each rule receives the recorded node (``ctx``: ``ctx.inputs`` the data arguments as passed,
+``ctx.outputs`` the outputs, ``ctx.params`` the other arguments, ``ctx.input_meta`` the shape,
+dtype and device of every input) and the gradient of each output, and returns one gradient per
+input (None where there is none).  Rules are written with namespace functions, so they run on
+every device, meta included, and are themselves recorded under ``create_graph=True``.
+
+Gradients may come back broadcast or in a wider dtype: the engine sums them to the input's shape
+and casts them to its dtype (the real part for a real input).  Complex numbers follow PyTorch's
+convention: for a holomorphic ``f`` the rule returns ``g * conj(f'(x))``; in general the result
+is dL/d(re x) + i dL/d(im x) for the real loss L = Re(sum(conj(g) * y)).
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import _dtypes as dt
+from .._array import Array
+from .._shapes import normalize_axes, normalize_axis
+from .._tape import RULES, Rule
+from ..dispatch import NOT_DIFFERENTIABLE, primitives
+
+_xp = None
+
+
+def _ns():
+    global _xp
+    if _xp is None:
+        import strided
+
+        _xp = strided
+    return _xp
+
+
+def rule(*names: str, inputs: bool = True, output: bool = False):
+    """Declare ``fn`` the backward rule of ``names`` (saving inputs and/or outputs)."""
+
+    def deco(fn):
+        for n in names:
+            RULES[n] = Rule(n, fn, save_inputs=inputs, save_output=output)
+        return fn
+
+    return deco
+
+
+def not_differentiable(*names: str) -> None:
+    for n in names:
+        RULES[n] = NOT_DIFFERENTIABLE
+
+
+def _cj(a):
+    """Complex conjugate (the identity for real arrays and real scalars)."""
+    if type(a) is Array:
+        return _ns().conj(a) if a._dtype.kind == dt.COMPLEX else a
+    return a.conjugate() if isinstance(a, complex) else a
+
+
+def _is_complex(a) -> bool:
+    return (type(a) is Array and a._dtype.kind == dt.COMPLEX) or isinstance(a, complex)
+
+
+def _zeros(meta):
+    shape, dtype, device = meta
+    return _ns().zeros(shape, dtype=dtype, device=device)
+
+
+# -- elementwise ----------------------------------------------------------------------------------
+not_differentiable(
+    "equal",
+    "not_equal",
+    "less",
+    "less_equal",
+    "greater",
+    "greater_equal",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "logical_not",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "bitwise_invert",
+    "bitwise_left_shift",
+    "bitwise_right_shift",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "signbit",
+    "argmax",
+    "argmin",
+    "argsort",
+    "searchsorted",
+    "nonzero",
+    "any",
+    "all",
+)
+
+
+@rule("nextafter", inputs=False)
+def _nextafter(ctx, g):
+    raise RuntimeError("nextafter: the derivative is not defined (the result is a step function)")
+
+
+@rule("negative", inputs=False)
+def _negative(ctx, g):
+    return (-g,)
+
+
+@rule("positive", "copy", "astype", "real", "broadcast_to", inputs=False)
+def _identity(ctx, g):
+    # real: a real gradient for a complex input is the gradient of its real part
+    return (g,)
+
+
+@rule("conj", inputs=False)
+def _conj(ctx, g):
+    return (_cj(g),)
+
+
+@rule("imag")
+def _imag(ctx, g):
+    (x,) = ctx.inputs
+    if x._dtype.kind != dt.COMPLEX:
+        return (_ns().zeros_like(g),)
+    return (g * 1j,)
+
+
+@rule("floor", "ceil", "trunc", "round", "floor_divide", inputs=False)
+def _zero_grad(ctx, g):
+    xp = _ns()
+    return tuple(None if m is None else xp.zeros(m[0], dtype=g.dtype, device=g.device)
+                 for m in ctx.input_meta)  # fmt: skip
+
+
+@rule("sign")
+def _sign(ctx, g):
+    xp = _ns()
+    (x,) = ctx.inputs
+    if x._dtype.kind != dt.COMPLEX:
+        return (xp.zeros_like(g),)
+    # d(z/|z|): (g - Re(g * conj(s)) * s) / |z|, zero at z = 0
+    s = xp.sign(x)
+    a = xp.abs(x)
+    safe = xp.where(a == 0, 1.0, a)
+    return (xp.where(a == 0, 0.0, (g - xp.real(g * xp.conj(s)) * s) / safe),)
+
+
+@rule("abs")
+def _abs(ctx, g):
+    (x,) = ctx.inputs
+    return (g * _ns().sign(x),)
+
+
+@rule("square")
+def _square(ctx, g):
+    (x,) = ctx.inputs
+    return (g * _cj(2 * x),)
+
+
+@rule("reciprocal", inputs=False, output=True)
+def _reciprocal(ctx, g):
+    (out,) = ctx.outputs
+    return (-g * _cj(out * out),)
+
+
+@rule("exp", inputs=False, output=True)
+def _exp(ctx, g):
+    return (g * _cj(ctx.outputs[0]),)
+
+
+@rule("expm1", inputs=False, output=True)
+def _expm1(ctx, g):
+    return (g * _cj(ctx.outputs[0] + 1),)
+
+
+@rule("log")
+def _log(ctx, g):
+    return (g / _cj(ctx.inputs[0]),)
+
+
+@rule("log1p")
+def _log1p(ctx, g):
+    return (g / _cj(ctx.inputs[0] + 1),)
+
+
+@rule("log2")
+def _log2(ctx, g):
+    return (g / _cj(ctx.inputs[0] * math.log(2.0)),)
+
+
+@rule("log10")
+def _log10(ctx, g):
+    return (g / _cj(ctx.inputs[0] * math.log(10.0)),)
+
+
+@rule("sqrt", inputs=False, output=True)
+def _sqrt(ctx, g):
+    return (g / _cj(2 * ctx.outputs[0]),)
+
+
+@rule("sin")
+def _sin(ctx, g):
+    return (g * _cj(_ns().cos(ctx.inputs[0])),)
+
+
+@rule("cos")
+def _cos(ctx, g):
+    return (-g * _cj(_ns().sin(ctx.inputs[0])),)
+
+
+@rule("tan", inputs=False, output=True)
+def _tan(ctx, g):
+    out = ctx.outputs[0]
+    return (g * _cj(1 + out * out),)
+
+
+@rule("asin")
+def _asin(ctx, g):
+    x = ctx.inputs[0]
+    return (g / _cj(_ns().sqrt(1 - x * x)),)
+
+
+@rule("acos")
+def _acos(ctx, g):
+    x = ctx.inputs[0]
+    return (-g / _cj(_ns().sqrt(1 - x * x)),)
+
+
+@rule("atan")
+def _atan(ctx, g):
+    x = ctx.inputs[0]
+    return (g / _cj(1 + x * x),)
+
+
+@rule("sinh")
+def _sinh(ctx, g):
+    return (g * _cj(_ns().cosh(ctx.inputs[0])),)
+
+
+@rule("cosh")
+def _cosh(ctx, g):
+    return (g * _cj(_ns().sinh(ctx.inputs[0])),)
+
+
+@rule("tanh", inputs=False, output=True)
+def _tanh(ctx, g):
+    out = ctx.outputs[0]
+    return (g * _cj(1 - out * out),)
+
+
+@rule("asinh")
+def _asinh(ctx, g):
+    x = ctx.inputs[0]
+    return (g / _cj(_ns().sqrt(x * x + 1)),)
+
+
+@rule("acosh")
+def _acosh(ctx, g):
+    xp = _ns()
+    x = ctx.inputs[0]
+    return (g / _cj(xp.sqrt(x - 1) * xp.sqrt(x + 1)),)
+
+
+@rule("atanh")
+def _atanh(ctx, g):
+    x = ctx.inputs[0]
+    return (g / _cj(1 - x * x),)
+
+
+@rule("add", inputs=False)
+def _add(ctx, g):
+    return (g, g)
+
+
+@rule("subtract", inputs=False)
+def _subtract(ctx, g):
+    return (g, -g)
+
+
+@rule("multiply")
+def _multiply(ctx, g):
+    x1, x2 = ctx.inputs
+    return (g * _cj(x2), g * _cj(x1))
+
+
+@rule("divide")
+def _divide(ctx, g):
+    x1, x2 = ctx.inputs
+    g1 = g / _cj(x2)
+    return (g1, -g1 * _cj(x1 / x2))
+
+
+def _as_array(v, like: Array) -> Array:
+    if type(v) is Array:
+        return v
+    return _ns().asarray(v, dtype=like.dtype, device=like.device)
+
+
+@rule("pow", output=True)
+def _pow(ctx, g):
+    xp = _ns()
+    (out,) = ctx.outputs
+    x1, x2 = (_as_array(v, out) for v in ctx.inputs)
+    g1 = g2 = None
+    if ctx.edges[0] is not None:
+        # d/dx1 x1**x2 = x2 * x1**(x2 - 1); zero where x2 == 0 (also at x1 == 0)
+        d1 = x2 * xp.pow(x1, x2 - 1)
+        g1 = xp.where(x2 == 0, 0.0, g * _cj(d1))
+    if ctx.edges[1] is not None:
+        # d/dx2 x1**x2 = x1**x2 * log(x1); zero where x1 == 0 and x2 >= 0 (0**x2 is constant)
+        safe = xp.where(x1 == 0, 1.0, x1)
+        d2 = out * xp.log(safe)
+        if out.dtype.kind == dt.COMPLEX:
+            g2 = xp.where(x1 == 0, 0.0, g * _cj(d2))
+        else:
+            g2 = xp.where((x1 == 0) & (x2 >= 0), 0.0, g * d2)
+    return (g1, g2)
+
+
+def _minmax(ctx, g, better):
+    xp = _ns()
+    x1, x2 = ctx.inputs
+    a1 = _as_array(x1, g)
+    a2 = _as_array(x2, g)
+    # ties split the gradient evenly, as PyTorch's maximum/minimum do
+    half = g / 2
+    g1 = xp.where(better(a1, a2), g, xp.where(a1 == a2, half, 0.0))
+    g2 = xp.where(better(a2, a1), g, xp.where(a1 == a2, half, 0.0))
+    return (g1, g2)
+
+
+@rule("maximum")
+def _maximum(ctx, g):
+    return _minmax(ctx, g, _ns().greater)
+
+
+@rule("minimum")
+def _minimum(ctx, g):
+    return _minmax(ctx, g, _ns().less)
+
+
+@rule("logaddexp", output=True)
+def _logaddexp(ctx, g):
+    xp = _ns()
+    x1, x2 = ctx.inputs
+    (out,) = ctx.outputs
+    return (g * xp.exp(x1 - out), g * xp.exp(x2 - out))
+
+
+@rule("hypot", output=True)
+def _hypot(ctx, g):
+    x1, x2 = ctx.inputs
+    (out,) = ctx.outputs
+    return (g * x1 / out, g * x2 / out)
+
+
+@rule("atan2")
+def _atan2(ctx, g):
+    x1, x2 = ctx.inputs
+    denom = x1 * x1 + x2 * x2
+    return (g * x2 / denom, -g * x1 / denom)
+
+
+@rule("copysign", output=True)
+def _copysign(ctx, g):
+    xp = _ns()
+    x1 = ctx.inputs[0]
+    (out,) = ctx.outputs
+    a1 = _as_array(x1, out)
+    ratio = xp.where(a1 == 0, 0.0, out / xp.where(a1 == 0, 1.0, a1))  # +-1, 0 at x1 = 0
+    return (g * ratio, None)
+
+
+@rule("remainder")
+def _remainder(ctx, g):
+    x1, x2 = ctx.inputs
+    return (g, -g * _ns().floor_divide(x1, x2))
+
+
+# -- reductions and scans -------------------------------------------------------------------------
+def _expand_reduced(g: Array, ctx) -> tuple[Array, tuple]:
+    """``g`` with the reduced axes put back as size-1 dimensions, and those axes."""
+    shape = ctx.input_meta[0][0]
+    axes = normalize_axes(ctx.params["axis"], len(shape), "backward")
+    if not ctx.params["keepdims"] and axes:
+        g = _ns().expand_dims(g, axis=axes)
+    return g, axes
+
+
+@rule("sum", inputs=False)
+def _sum(ctx, g):
+    g, _ = _expand_reduced(g, ctx)
+    return (_ns().broadcast_to(g, ctx.input_meta[0][0]),)
+
+
+def _exclusive_products(xr: Array) -> Array:
+    """Product of all other elements along the last axis (exact with zeros): left * right
+    exclusive cumulative products."""
+    xp = _ns()
+    left = xp.cumulative_prod(xr, axis=-1, include_initial=True)[..., :-1]
+    right = xp.flip(
+        xp.cumulative_prod(xp.flip(xr, axis=-1), axis=-1, include_initial=True)[..., :-1],
+        axis=-1,
+    )
+    return left * right
+
+
+@rule("prod")
+def _prod(ctx, g):
+    xp = _ns()
+    (x,) = ctx.inputs
+    g, axes = _expand_reduced(g, ctx)
+    if not axes:
+        return (g,)
+    kept = [i for i in range(x.ndim) if i not in axes]
+    order = tuple(kept + list(axes))
+    xm = xp.permute_dims(x, order)
+    kept_shape = tuple(x.shape[i] for i in kept)
+    n = 1
+    for a in axes:
+        n *= x.shape[a]
+    xr = xp.reshape(xm, kept_shape + (n,))
+    others = _exclusive_products(xr)
+    gr = xp.reshape(g, kept_shape + (1,)) * _cj(others)
+    gm = xp.reshape(gr, xm.shape)
+    inverse = tuple(sorted(range(x.ndim), key=lambda i: order[i]))
+    return (xp.permute_dims(gm, inverse),)
+
+
+@rule("max", "min", output=True)
+def _max(ctx, g):
+    xp = _ns()
+    (x,) = ctx.inputs
+    (out,) = ctx.outputs
+    g, axes = _expand_reduced(g, ctx)
+    if not ctx.params["keepdims"] and axes:
+        out = xp.expand_dims(out, axis=axes)
+    # ties share the gradient evenly (PyTorch's amax/amin)
+    mask = x == out
+    count = xp.sum(xp.astype(mask, x.dtype), axis=axes, keepdims=True)
+    return (xp.where(mask, g / count, 0.0),)
+
+
+def _scan_body(ctx, g) -> tuple[Array, int]:
+    shape = ctx.input_meta[0][0]
+    axis = ctx.params["axis"]
+    axis = normalize_axis(0 if axis is None else axis, len(shape), "backward")
+    if ctx.params["include_initial"]:
+        g = g[(slice(None),) * axis + (slice(1, None),)]
+    return g, axis
+
+
+def _reverse_cumsum(g: Array, axis: int) -> Array:
+    xp = _ns()
+    return xp.flip(xp.cumulative_sum(xp.flip(g, axis=axis), axis=axis), axis=axis)
+
+
+@rule("cumulative_sum", inputs=False)
+def _cumulative_sum(ctx, g):
+    g, axis = _scan_body(ctx, g)
+    return (_reverse_cumsum(g, axis),)
+
+
+@rule("cumulative_prod", output=True)
+def _cumulative_prod(ctx, g):
+    xp = _ns()
+    (x,) = ctx.inputs
+    g, axis = _scan_body(ctx, g)
+    out = ctx.outputs[0]
+    if ctx.params["include_initial"]:
+        out = out[(slice(None),) * axis + (slice(1, None),)]
+    has_zero = x.device.type != "meta" and x.size and bool(xp.any(x == 0))
+    if not has_zero:
+        return (_reverse_cumsum(g * _cj(out), axis) / _cj(x),)
+    # with zeros: d out_j / d x_i = prod_{k <= j, k != i} x_k for j >= i, an (n, n) table per row
+    xm = xp.moveaxis(x, axis, -1)
+    gm = xp.moveaxis(g, axis, -1)
+    n = xm.shape[-1]
+    eye = xp.astype(xp.eye(n, dtype=xp.int8, device=x.device), xp.bool)
+    table = xp.where(eye, xp.ones((), dtype=x.dtype, device=x.device), xp.expand_dims(xm, axis=-2))
+    partial = xp.cumulative_prod(table, axis=-1)  # [..., i, j]
+    upper = xp.astype(xp.triu(xp.ones((n, n), dtype=xp.int8, device=x.device)), xp.bool)
+    terms = xp.where(upper, _cj(partial), 0.0) * xp.expand_dims(gm, axis=-2)
+    return (xp.moveaxis(xp.sum(terms, axis=-1), -1, axis),)
+
+
+# -- views and copies -----------------------------------------------------------------------------
+@rule("reshape", "expand_dims", "squeeze", inputs=False)
+def _reshape(ctx, g):
+    return (_ns().reshape(g, ctx.input_meta[0][0]),)
+
+
+@rule("permute_dims", inputs=False)
+def _permute_dims(ctx, g):
+    n = len(ctx.input_meta[0][0])
+    axes = [normalize_axis(a, n, "backward") for a in ctx.params["axes"]]
+    inverse = tuple(sorted(range(n), key=lambda i: axes[i]))
+    return (_ns().permute_dims(g, inverse),)
+
+
+@rule("flip", inputs=False)
+def _flip(ctx, g):
+    return (_ns().flip(g, axis=ctx.params.get("axis")),)
+
+
+@rule("concat", inputs=False)
+def _concat(ctx, g):
+    xp = _ns()
+    axis = ctx.params.get("axis", 0)
+    grads = []
+    start = 0
+    if axis is None:
+        for shape, _, _ in ctx.input_meta:
+            n = 1
+            for s in shape:
+                n *= s
+            grads.append(xp.reshape(g[start : start + n], shape))
+            start += n
+        return tuple(grads)
+    axis = normalize_axis(axis, g.ndim, "backward")
+    for shape, _, _ in ctx.input_meta:
+        n = shape[axis]
+        grads.append(g[(slice(None),) * axis + (slice(start, start + n),)])
+        start += n
+    return tuple(grads)
+
+
+@rule("where")
+def _where(ctx, g):
+    xp = _ns()
+    c = ctx.inputs[0]
+    return (None, xp.where(c, g, 0.0), xp.where(c, 0.0, g))
+
+
+@rule("getitem", inputs=False)
+def _getitem(ctx, g):
+    gx = _zeros((ctx.input_meta[0][0], g.dtype, g.device))
+    gx[ctx.params["key"]] = g
+    return (gx,)
+
+
+@rule("as_strided", inputs=False)
+def _as_strided(ctx, g):
+    p = ctx.params
+    gx = _zeros((ctx.input_meta[0][0], g.dtype, g.device))
+    gx._view(p["shape"], p["strides"], p["offset"])[...] = g
+    return (gx,)
+
+
+@rule("setitem", inputs=False)
+def _setitem(ctx, g):
+    xp = _ns()
+    key = ctx.params["key"]
+    gx = xp.asarray(g, copy=True)
+    gx[key] = 0
+    gv = g[key] if ctx.edges[1] is not None else None
+    return (gx, gv)
+
+
+@rule("setitem_strided", inputs=False)
+def _setitem_strided(ctx, g):
+    xp = _ns()
+    p = ctx.params
+    gx = xp.asarray(g, copy=True)
+    gx._view(p["shape"], p["strides"], p["offset"])[...] = 0
+    gv = None
+    if ctx.edges[1] is not None:
+        from .._ops.manipulation import as_strided
+
+        gv = as_strided(g, p["shape"], p["strides"], p["offset"])
+    return (gx, gv)
+
+
+# -- indexing and sorting -------------------------------------------------------------------------
+@rule("getitem_arrays", inputs=False)
+def _getitem_arrays(ctx, g):
+    from .._ops.searching import index_add
+
+    gx = _zeros((ctx.input_meta[0][0], g.dtype, g.device))
+    return (index_add(gx, g, ctx.params["key"]),)
+
+
+@rule("index_add", inputs=False)
+def _index_add(ctx, g):
+    from .._ops.searching import getitem_arrays
+
+    gv = getitem_arrays(g, ctx.params["key"]) if ctx.edges[1] is not None else None
+    return (g, gv)
+
+
+@rule("take", inputs=True)
+def _take(ctx, g):
+    from .._ops.searching import index_add
+
+    xp = _ns()
+    x, indices = ctx.inputs
+    axis = ctx.params.get("axis")
+    axis = 0 if axis is None else normalize_axis(axis, x.ndim, "backward")
+    zeros = _zeros((xp.moveaxis(x, axis, 0).shape, g.dtype, g.device))
+    moved = index_add(zeros, xp.moveaxis(g, axis, 0), (indices,))
+    return (xp.moveaxis(moved, 0, axis), None)
+
+
+def _along_axis_grad(shape: tuple, indices: Array, g: Array, axis: int) -> Array:
+    """The gradient of take_along_axis(x, indices, axis) for x of ``shape``: ``g`` accumulated
+    at the gathered positions."""
+    from .._ops.searching import index_add
+
+    xp = _ns()
+    nd = len(shape)
+    key = []
+    for d in range(nd):
+        if d == axis:
+            key.append(indices)
+            continue
+        n = g.shape[d]
+        coords = xp.arange(n, device=g.device) if shape[d] == n else xp.zeros(n, dtype=xp.int64)
+        key.append(xp.reshape(coords, tuple(n if i == d else 1 for i in range(nd))))
+    return index_add(_zeros((shape, g.dtype, g.device)), g, tuple(key))
+
+
+@rule("take_along_axis", inputs=True)
+def _take_along_axis(ctx, g):
+    x, indices = ctx.inputs
+    axis = normalize_axis(ctx.params.get("axis", -1), x.ndim, "backward")
+    return (_along_axis_grad(x.shape, indices, g, axis), None)
+
+
+@rule("sort")
+def _sort(ctx, g):
+    xp = _ns()
+    (x,) = ctx.inputs
+    axis = normalize_axis(ctx.params.get("axis", -1), x.ndim, "backward")
+    order = xp.argsort(x, axis=axis, descending=ctx.params.get("descending", False))
+    return (_along_axis_grad(x.shape, order, g, axis),)
+
+
+# -- matrix products ------------------------------------------------------------------------------
+@rule("matmul")
+def _matmul(ctx, g):
+    xp = _ns()
+    a, b = ctx.inputs
+    ca, cb = _cj(a), _cj(b)
+    if a.ndim == 1 and b.ndim == 1:
+        return (g * cb, g * ca)
+    if a.ndim == 1:  # (k) @ (..., k, n) -> (..., n)
+        g2 = xp.expand_dims(g, axis=-2)  # (..., 1, n)
+        ga = xp.matmul(g2, xp.matrix_transpose(cb))[..., 0, :]
+        gb = xp.expand_dims(ca, axis=-1) * g2
+        return (ga, gb)
+    if b.ndim == 1:  # (..., m, k) @ (k) -> (..., m)
+        g2 = xp.expand_dims(g, axis=-1)  # (..., m, 1)
+        ga = g2 * cb
+        gb = xp.matmul(xp.matrix_transpose(ca), g2)[..., 0]
+        return (ga, gb)
+    return (xp.matmul(g, xp.matrix_transpose(cb)), xp.matmul(xp.matrix_transpose(ca), g))
+
+
+# creation primitives take no arrays: nothing to differentiate
+not_differentiable("empty", "fill", "arange", "linspace")
+
+#: kernels that only run inside a recorded function, whose rule covers them
+COVERED_BY = {"gather": "getitem_arrays", "scatter": "setitem", "scatter_add": "index_add"}
+
+
+def attach() -> set[str]:
+    """Fill each primitive's ``vjp`` slot from the rules; returns the names still undecided."""
+    undecided = set()
+    for name, prim in primitives().items():
+        r = RULES.get(COVERED_BY.get(name, name))
+        if r is None:
+            undecided.add(name)
+        else:
+            prim.vjp = r if type(r) is str else r.vjp
+    return undecided
+
+
+attach()
