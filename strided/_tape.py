@@ -153,7 +153,7 @@ def edge(a: Array):
         root = a._base
         if root._version != ag.root_version and root._ag is not None:
             _regenerate_view(a, root)
-            return (ag.node, ag.index)
+            return (a._ag.node, 0)
     return (node, ag.index)
 
 
@@ -180,9 +180,7 @@ def record(name: str, forward, args: tuple, params: dict):
         return out
     outs = out if type(out) is tuple else (out,)
     flat = _flat(args)
-    diff_outs = [
-        i for i, o in enumerate(outs) if _is_float(o) and not any(o is a for a in flat)
-    ]
+    diff_outs = [i for i, o in enumerate(outs) if _is_float(o) and not any(o is a for a in flat)]
     if not diff_outs:
         return out
     saved = []
@@ -211,10 +209,10 @@ def _leaf_check(a: Array, what: str) -> None:
     for b in (a, root_of(a)):
         ag = b._ag
         if ag is not None and ag.node is None and Mode.enabled:
+            which = "a leaf array that requires grad" + (" (or a view of one)" if b is not a else "")
             raise RuntimeError(
-                f"{what}: a leaf array that requires grad{' (or a view of one)' if b is not a else ''}"
-                f" cannot be changed in place while grad mode is on; write inside "
-                f"strided.autograd.no_grad(), or change a copy"
+                f"{what}: {which} cannot be changed in place while grad mode is on; write inside "
+                "strided.autograd.no_grad(), or change a copy"
             )
 
 

@@ -11,10 +11,10 @@ import numpy as np
 
 from .. import _dtypes as dt
 from .._array import Array
-from .._tape import Mode as _MODE
-from .._tape import record
 from .._device import META, Device, as_device
 from .._shapes import broadcast_shapes, contiguous_strides, prod
+from .._tape import Mode as _MODE
+from .._tape import record
 from ..dispatch import _KERNELS, Primitive, declare
 
 _CATEGORIES = dt.CATEGORIES

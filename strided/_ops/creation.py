@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-
 import math
 import operator
 from collections.abc import Sequence

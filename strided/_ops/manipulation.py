@@ -22,8 +22,8 @@ from .._shapes import (
     prod,
     reshape_strides,
 )
-from .._tape import differentiable, record
 from .._tape import Mode as _MODE
+from .._tape import differentiable, record
 from ..dispatch import declare
 from .core import (
     COPY,
