@@ -171,6 +171,8 @@ inf = float("inf")
 nan = float("nan")
 newaxis = None
 
+from . import fft  # noqa: E402  (an extension namespace: needs the core ops loaded first)
+
 _cpu.register_all()
 _meta.register_all()
 del _cpu, _meta

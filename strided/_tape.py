@@ -209,7 +209,9 @@ def _leaf_check(a: Array, what: str) -> None:
     for b in (a, root_of(a)):
         ag = b._ag
         if ag is not None and ag.node is None and Mode.enabled:
-            which = "a leaf array that requires grad" + (" (or a view of one)" if b is not a else "")
+            which = "a leaf array that requires grad"
+            if b is not a:
+                which += " (or a view of one)"
             raise RuntimeError(
                 f"{what}: {which} cannot be changed in place while grad mode is on; write inside "
                 "strided.autograd.no_grad(), or change a copy"

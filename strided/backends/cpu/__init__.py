@@ -297,6 +297,9 @@ def register_all() -> None:
         "searchsorted": searchsorted_cpu,
         "nonzero": nonzero_cpu,
     }
+    from ._fft import KERNELS as fft_kernels
+
+    special.update(fft_kernels)
     for name, prim in primitives().items():
         if name in special:
             fn = special[name]

@@ -1,0 +1,72 @@
+"""CPU FFT kernels: scipy.fft (pocketfft) on NumPy views of strided's buffers.
+
+scipy.fft was chosen over ``numpy.fft`` by measurement (see the commit that added this file):
+it was about 3x faster on a 2**20-point complex64 transform and up to 1.8x faster on batched
+complex transforms, and equal on real ones.  Inputs arrive cast and sized by the rules in
+``strided/_ops/fft.py``; each kernel views them as NumPy (any strides), transforms, and writes the
+result into the freshly allocated output.  scipy is imported on the first transform.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+_sf = None
+
+# batched transforms of at least this many output elements spread lines over the CPU's threads
+PARALLEL_THRESHOLD = 1 << 16
+_WORKERS = os.cpu_count() or 1
+
+
+def _scipy_fft():
+    global _sf
+    if _sf is None:
+        import scipy.fft
+
+        _sf = scipy.fft
+    return _sf
+
+
+def _workers(out, axes) -> int:
+    size = out.size
+    if size < PARALLEL_THRESHOLD:
+        return 1
+    lines = size
+    for a in axes:
+        lines //= out._shape[a]
+    return _WORKERS if lines > 1 else 1
+
+
+def fft_c2c_cpu(out, x, *, axes, inverse, norm):
+    if out.size == 0:
+        return
+    sf = _scipy_fft()
+    fn = sf.ifftn if inverse else sf.fftn
+    # copy the input into the output and transform there: scipy then allocates nothing
+    dest = out._numpy_view()
+    np.copyto(dest, x._numpy_view())
+    res = fn(dest, axes=axes, norm=norm, overwrite_x=True, workers=_workers(out, axes))
+    if not np.may_share_memory(res, dest):
+        np.copyto(dest, res)
+
+
+def fft_r2c_cpu(out, x, *, axes, norm):
+    if out.size == 0:
+        return
+    res = _scipy_fft().rfftn(x._numpy_view(), axes=axes, norm=norm, workers=_workers(out, axes))
+    np.copyto(out._numpy_view(), res)
+
+
+def fft_c2r_cpu(out, x, *, axes, n, norm):
+    if out.size == 0:
+        return
+    s = [out._shape[a] for a in axes]
+    res = _scipy_fft().irfftn(
+        x._numpy_view(), s=s, axes=axes, norm=norm, workers=_workers(out, axes)
+    )
+    np.copyto(out._numpy_view(), res)
+
+
+KERNELS = {"fft_c2c": fft_c2c_cpu, "fft_r2c": fft_r2c_cpu, "fft_c2r": fft_c2r_cpu}

@@ -1,0 +1,333 @@
+"""The fft extension vs NumPy: all 14 functions, every accepted dtype, every memory layout, the
+n/s/axes/norm parameters (padding and truncation included), meta agreement, and clear errors.
+
+The three primitives behind them (``fft_c2c``, ``fft_r2c``, ``fft_c2r``) are reached through
+the public functions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import strided as xp
+from strided import _dtypes as sdt
+
+from .strategies import LAYOUTS, in_layout, seeds, values
+
+COMPLEX = [sdt.complex64, sdt.complex128]
+REAL = [sdt.float32, sdt.float64]
+FLOATING = REAL + COMPLEX
+NORMS = ("backward", "ortho", "forward")
+
+# name -> (accepted dtypes, result dtype from the input dtype)
+FUNCS = {
+    "fft": (COMPLEX, lambda d: d),
+    "ifft": (COMPLEX, lambda d: d),
+    "fftn": (COMPLEX, lambda d: d),
+    "ifftn": (COMPLEX, lambda d: d),
+    "rfft": (REAL, sdt.complex_of),
+    "irfft": (COMPLEX, sdt.real_of),
+    "rfftn": (REAL, sdt.complex_of),
+    "irfftn": (COMPLEX, sdt.real_of),
+    "hfft": (COMPLEX, sdt.real_of),
+    "ihfft": (REAL, sdt.complex_of),
+    "fftshift": (FLOATING, lambda d: d),
+    "ifftshift": (FLOATING, lambda d: d),
+}
+
+SHAPE = (4, 5, 6)
+
+# (function, keyword arguments) pairs: n/s padding (>) and truncation (<), axes, norm modes
+CALLS = [
+    ("fft", {}),
+    ("fft", {"n": 9, "norm": "ortho"}),
+    ("fft", {"n": 3, "axis": 0, "norm": "forward"}),
+    ("ifft", {"axis": 1}),
+    ("ifft", {"n": 8, "axis": -3, "norm": "ortho"}),
+    ("ifft", {"n": 2, "norm": "forward"}),
+    ("fftn", {}),
+    ("fftn", {"s": (3, 7), "axes": (2, 0), "norm": "ortho"}),
+    ("fftn", {"s": (-1, 2), "axes": (1, 2), "norm": "forward"}),
+    ("fftn", {"axes": (1,)}),
+    ("ifftn", {}),
+    ("ifftn", {"s": (6, 3, 5), "axes": (0, 1, 2), "norm": "forward"}),
+    ("ifftn", {"axes": (-1, 0), "norm": "ortho"}),
+    ("rfft", {}),
+    ("rfft", {"n": 11, "axis": 1, "norm": "ortho"}),
+    ("rfft", {"n": 4, "axis": 0, "norm": "forward"}),
+    ("irfft", {}),
+    ("irfft", {"n": 9, "axis": 1, "norm": "ortho"}),
+    ("irfft", {"n": 4, "axis": 0, "norm": "forward"}),
+    ("rfftn", {}),
+    ("rfftn", {"s": (5, 3), "axes": (2, 0), "norm": "ortho"}),
+    ("rfftn", {"s": (-1, 9), "axes": (0, 1), "norm": "forward"}),
+    ("irfftn", {}),
+    ("irfftn", {"s": (7, 3), "axes": (2, 0), "norm": "ortho"}),
+    ("irfftn", {"s": (2, -1), "axes": (1, 2), "norm": "forward"}),
+    ("irfftn", {"axes": (2, 0)}),
+    ("rfftn", {"axes": (0,), "norm": "ortho"}),
+    ("hfft", {}),
+    ("hfft", {"n": 7, "axis": 0, "norm": "ortho"}),
+    ("hfft", {"n": 12, "axis": 1, "norm": "forward"}),
+    ("ihfft", {}),
+    ("ihfft", {"n": 9, "axis": 0, "norm": "ortho"}),
+    ("ihfft", {"n": 3, "norm": "forward"}),
+    ("fftshift", {}),
+    ("fftshift", {"axes": 1}),
+    ("fftshift", {"axes": (0, -1)}),
+    ("ifftshift", {}),
+    ("ifftshift", {"axes": (2,)}),
+]
+
+
+def _numpy_kwargs(x_shape, kwargs):
+    """The same call for NumPy: -1 entries of s spelled out (irfftn's last one as 2*(m-1))."""
+    kw = dict(kwargs)
+    if kw.get("s") is not None:
+        s = list(kw["s"])
+        axes = [a % len(x_shape) for a in kw["axes"]]
+        for i, (v, a) in enumerate(zip(s, axes)):
+            if v == -1:
+                s[i] = x_shape[a]
+        kw["s"] = tuple(s)
+    return kw
+
+
+def _irfftn_s_fix(name, x_shape, kwargs):
+    if name == "irfftn" and kwargs.get("s") is not None and kwargs["s"][-1] == -1:
+        kw = dict(kwargs)
+        s = list(kw["s"])
+        s[-1] = 2 * (x_shape[kw["axes"][-1] % len(x_shape)] - 1)
+        kw["s"] = tuple(s)
+        return kw
+    return _numpy_kwargs(x_shape, kwargs)
+
+
+def _check(got: xp.Array, want: np.ndarray, d_out: sdt.DType):
+    assert got.dtype is d_out
+    assert got.shape == want.shape
+    g = np.asarray(got)
+    tol = 2e-5 if d_out in (sdt.float32, sdt.complex64) else 1e-12
+    scale = max(1.0, float(np.abs(want).max(initial=0.0)))
+    np.testing.assert_allclose(g, want, rtol=tol, atol=tol * scale)
+
+
+def _run(name, d, layout, kwargs, shape=SHAPE, seed=0):
+    rng = np.random.default_rng(seed)
+    v, a = in_layout(values(rng, shape, d, (-2.0, 2.0)), layout)
+    got = getattr(xp.fft, name)(a, **kwargs)
+    want = getattr(np.fft, name)(v, **_irfftn_s_fix(name, shape, kwargs))
+    _check(got, want, FUNCS[name][1](d))
+    # meta runs the same rules: same shape and dtype, no data
+    m = getattr(xp.fft, name)(xp.empty(shape, dtype=d, device="meta"), **kwargs)
+    assert m.device == xp.Device("meta")
+    assert (m.shape, m.dtype) == (got.shape, got.dtype)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("name", sorted(FUNCS))
+def test_every_function_every_dtype_every_layout(name, layout):
+    for d in FUNCS[name][0]:
+        _run(name, d, layout, {})
+
+
+@pytest.mark.parametrize("name,kwargs", CALLS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CALLS)])
+def test_parameters_against_numpy(name, kwargs):
+    # n/s padding and truncation, axes, norm: each dtype on a non-contiguous layout
+    for i, d in enumerate(FUNCS[name][0]):
+        _run(name, d, ("transposed", "negative", "sliced")[i % 3], kwargs, seed=i)
+
+
+@pytest.mark.parametrize("norm", NORMS)
+def test_round_trips(norm):
+    rng = np.random.default_rng(1)
+    c = xp.asarray(values(rng, (3, 8), sdt.complex128))
+    r = xp.asarray(values(rng, (3, 7), sdt.float64))
+
+    def close(a, b):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), atol=1e-12)
+
+    close(xp.fft.ifft(xp.fft.fft(c, norm=norm), norm=norm), c)
+    close(xp.fft.ifftn(xp.fft.fftn(c, norm=norm), norm=norm), c)
+    close(xp.fft.irfft(xp.fft.rfft(r, norm=norm), n=7, norm=norm), r)
+    close(xp.fft.irfftn(xp.fft.rfftn(r, norm=norm), s=(3, 7), axes=(0, 1), norm=norm), r)
+    close(xp.fft.hfft(xp.fft.ihfft(r, norm=norm), n=7, norm=norm), r)
+    close(xp.fft.ifftshift(xp.fft.fftshift(r)), r)
+
+
+@settings(max_examples=25)
+@given(
+    data=st.data(),
+    rng=seeds(),
+    shape=st.lists(st.integers(1, 6), min_size=1, max_size=3).map(tuple),
+)
+def test_hypothesis_layouts_sizes_and_norms(data, rng, shape):
+    d = data.draw(st.sampled_from(COMPLEX), label="dtype")
+    v, a = in_layout(values(rng, shape, d), data.draw(st.sampled_from(LAYOUTS), label="layout"))
+    axis = data.draw(st.integers(-len(shape), len(shape) - 1), label="axis")
+    n = data.draw(st.none() | st.integers(1, 9), label="n")
+    norm = data.draw(st.sampled_from(NORMS), label="norm")
+    for name in ("fft", "ifft", "hfft"):
+        if name == "hfft" and n is None and shape[axis] < 2:
+            continue
+        got = getattr(xp.fft, name)(a, n=n, axis=axis, norm=norm)
+        want = getattr(np.fft, name)(v, n=n, axis=axis, norm=norm)
+        _check(got, want, FUNCS[name][1](d))
+    re = np.ascontiguousarray(v.real)
+    for name in ("rfft", "ihfft"):
+        got = getattr(xp.fft, name)(xp.real(a), n=n, axis=axis, norm=norm)
+        want = getattr(np.fft, name)(re, n=n, axis=axis, norm=norm)
+        _check(got, want, sdt.complex_of(sdt.real_of(d)))
+
+
+def test_large_batched_transforms_use_threads():
+    # over the threading threshold, with many lines: scipy's workers split the batch
+    rng = np.random.default_rng(2)
+    v = values(rng, (300, 256), sdt.complex128)
+    a = xp.asarray(v)
+    _check(xp.fft.fft(a, axis=0), np.fft.fft(v, axis=0), sdt.complex128)
+    _check(xp.fft.rfft(xp.real(a)), np.fft.rfft(v.real), sdt.complex128)
+    _check(xp.fft.irfft(a.mT, n=600), np.fft.irfft(v.T, n=600), sdt.float64)
+
+
+def test_empty_batches_and_padding_an_empty_axis():
+    got = xp.fft.fft(xp.zeros((0, 4), dtype=xp.complex64))
+    assert (got.shape, got.dtype) == ((0, 4), xp.complex64)
+    assert xp.fft.rfftn(xp.zeros((3, 0, 4)), axes=(2,)).shape == (3, 0, 3)
+    np.testing.assert_array_equal(np.asarray(xp.fft.fft(xp.zeros(0, dtype=xp.complex128), n=3)), 0)
+    # an empty axes list transforms nothing: a copy
+    x = xp.asarray([1 + 2j, 3j])
+    y = xp.fft.fftn(x, axes=())
+    np.testing.assert_array_equal(np.asarray(y), np.asarray(x))
+
+
+@pytest.mark.parametrize("name", ["fftfreq", "rfftfreq"])
+def test_frequencies(name):
+    for n in (1, 2, 7, 10):
+        for d in (1.0, 0.25, 3):
+            for dtype in (None, xp.float32, xp.float64):
+                got = getattr(xp.fft, name)(n, d=d, dtype=dtype)
+                want = getattr(np.fft, name)(n, d=d)
+                out_dtype = xp.float64 if dtype is None else dtype
+                _check(got, want.astype(out_dtype.numpy), out_dtype)
+    m = getattr(xp.fft, name)(9, dtype=xp.float32, device="meta")
+    assert (m.shape, m.dtype, m.device) == (
+        (9 if name == "fftfreq" else 5,),
+        xp.float32,
+        xp.Device("meta"),
+    )
+    with xp.default_device("meta"):
+        assert getattr(xp.fft, name)(4).device == xp.Device("meta")
+    assert getattr(xp.fft, name)(4, device="cpu").device == xp.Device("cpu")
+
+
+REJECTED = [
+    ("fft", sdt.float64, "complex floating"),
+    ("ifft", sdt.int32, "complex floating"),
+    ("fftn", sdt.float32, "complex floating"),
+    ("ifftn", sdt.bool, "complex floating"),
+    ("rfft", sdt.complex128, "real floating"),
+    ("irfft", sdt.float64, "complex floating"),
+    ("rfftn", sdt.int64, "real floating"),
+    ("irfftn", sdt.float32, "complex floating"),
+    ("hfft", sdt.float64, "complex floating"),
+    ("ihfft", sdt.complex64, "real floating"),
+    ("fftshift", sdt.int16, "floating"),
+    ("ifftshift", sdt.bool, "floating"),
+]
+
+
+@pytest.mark.parametrize("name,d,category", REJECTED)
+def test_rejected_dtypes_name_the_function(name, d, category):
+    for device in ("cpu", "meta"):
+        x = xp.zeros((4,), dtype=d, device=device)
+        with pytest.raises(TypeError, match=f"fft.{name}: expected an array of {category} dtype, "
+                           f"got {d.name}"):  # fmt: skip
+            getattr(xp.fft, name)(x)
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+def test_bad_parameters_raise_value_errors(device):
+    c = xp.zeros((3, 4), dtype=xp.complex128, device=device)
+    r = xp.zeros((3, 4), dtype=xp.float64, device=device)
+    bad = [
+        (lambda: xp.fft.fft(c, norm="none"), "fft.fft: norm must be"),
+        (lambda: xp.fft.ifftn(c, norm=None), "fft.ifftn: norm must be"),
+        (lambda: xp.fft.fft(c, n=0), "fft.fft: invalid number of data points n=0"),
+        (lambda: xp.fft.rfft(r, n=-2), "fft.rfft: invalid number of data points n=-2"),
+        (lambda: xp.fft.ifft(c, axis=2), "fft.ifft: axis 2 is out of bounds"),
+        (lambda: xp.fft.hfft(c, axis=-3), "fft.hfft: axis -3 is out of bounds"),
+        (lambda: xp.fft.fftn(c, s=(2, 2)), "fft.fftn: s was given without axes"),
+        (lambda: xp.fft.rfftn(r, s=(2,), axes=(0, 1)), "fft.rfftn: s .* same length"),
+        (lambda: xp.fft.irfftn(c, axes=(1, -1)), "fft.irfftn: axes .* repeat an axis"),
+        (lambda: xp.fft.fftn(c, s=(0, 2), axes=(0, 1)), "fft.fftn: invalid size 0 in s"),
+        (lambda: xp.fft.rfftn(r, axes=()), "fft.rfftn: axes must name at least one axis"),
+        (lambda: xp.fft.irfft(c[:, :1]), "fft.irfft: the default output length"),
+        (lambda: xp.fft.fft(c[:, :0]), "fft.fft: invalid number of data points n=0"),
+        (lambda: xp.fft.fftshift(r, axes=(0, 0)), "fft.fftshift: axes .* repeat an axis"),
+        (lambda: xp.fft.ifftshift(r, axes=5), "fft.ifftshift: axis 5 is out of bounds"),
+        (lambda: xp.fft.fftfreq(0, device=device), "fft.fftfreq: the window length n"),
+        (lambda: xp.fft.rfftfreq(4, d=0, device=device), "fft.rfftfreq: the sample spacing"),
+    ]
+    for fn, msg in bad:
+        with pytest.raises(ValueError, match=msg):
+            fn()
+    with pytest.raises(ValueError, match="fft.fft: axis -1 is out of bounds"):
+        xp.fft.fft(xp.asarray(1j, device=device))
+
+
+def test_bad_argument_types_raise_type_errors():
+    c = xp.zeros((4,), dtype=xp.complex64)
+    bad = [
+        (lambda: xp.fft.fft(np.zeros(4, complex)), "fft: expected a strided array"),
+        (lambda: xp.fft.fft(c, n=2.0), "fft.fft: n must be an integer"),
+        (lambda: xp.fft.ifft(c, n=True), "fft.ifft: n must be an integer"),
+        (lambda: xp.fft.fft(c, axis=0.5), "fft.fft: axis must be an integer"),
+        (lambda: xp.fft.fftn(c, axes=0), "fft.fftn: axes must be a sequence of ints"),
+        (lambda: xp.fft.fftn(c, s=4, axes=(0,)), "fft.fftn: s must be a sequence of ints"),
+        (lambda: xp.fft.fftfreq(4.0), "fft.fftfreq: n must be an integer"),
+        (lambda: xp.fft.fftfreq(4, d="1"), "fft.fftfreq: d must be a real number"),
+        (lambda: xp.fft.rfftfreq(4, dtype=xp.complex64), "fft.rfftfreq: dtype must be a real"),
+        (lambda: xp.fft.fftfreq(4, dtype=xp.int32), "fft.fftfreq: dtype must be a real"),
+    ]
+    for fn, msg in bad:
+        with pytest.raises(TypeError, match=msg):
+            fn()
+
+
+def test_namespace_and_signatures():
+    import inspect
+
+    assert sorted(xp.fft.__all__) == sorted([*FUNCS, "fftfreq", "rfftfreq"])
+    for name in xp.fft.__all__:
+        fn = getattr(xp.fft, name)
+        assert fn.__doc__
+        first = next(iter(inspect.signature(fn).parameters.values()))
+        assert first.kind is inspect.Parameter.POSITIONAL_ONLY
+
+    def plain(fn):
+        params = inspect.signature(fn).parameters.values()
+        return str(inspect.Signature([p.replace(annotation=p.empty) for p in params]))
+
+    assert plain(xp.fft.fft) == "(x, /, *, n=None, axis=-1, norm='backward')"
+    assert plain(xp.fft.irfftn) == "(x, /, *, s=None, axes=None, norm='backward')"
+    assert plain(xp.fft.fftfreq) == "(n, /, *, d=1.0, dtype=None, device=None)"
+    assert plain(xp.fft.fftshift) == "(x, /, *, axes=None)"
+
+
+def test_scipy_fft_dispatches_to_strided():
+    # SciPy's array-API aware fft (SCIPY_ARRAY_API=1, set in conftest) calls strided.fft
+    import os
+
+    if os.environ.get("SCIPY_ARRAY_API") != "1":
+        pytest.skip("SCIPY_ARRAY_API=1 must be set before SciPy is imported")
+    import scipy.fft
+
+    v = np.random.default_rng(3).standard_normal((3, 8))
+    x = xp.asarray(v)
+    for name in ("rfft", "fftn", "fftshift"):
+        got = getattr(scipy.fft, name)(x)
+        assert isinstance(got, xp.Array)
+        np.testing.assert_allclose(np.asarray(got), getattr(np.fft, name)(v), atol=1e-12)
