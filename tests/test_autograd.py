@@ -163,6 +163,25 @@ def _cases():
             lambda a: xp.exp(a) / xp.sum(xp.exp(a), axis=-1, keepdims=True),
             [L((2, 3))],
         ),
+        # the fft extension: every primitive in both directions, odd and even lengths, norms
+        "fft": (lambda z: xp.fft.fft(z, n=7, norm="ortho"), [L((2, 5), complex_=True)]),
+        "ifft": (
+            lambda z: xp.fft.ifft(z, axis=0, norm="forward"),
+            [L((4, 3), complex_=True, layout="transposed")],
+        ),
+        "fftn": (lambda z: xp.fft.fftn(z, s=(3, 6), axes=(0, 1)), [L((4, 5), complex_=True)]),
+        "fft_of_real": (lambda x: xp.fft.fft(x), [L((6,))]),
+        "rfft": (lambda x: xp.fft.rfft(x, norm="forward"), [L((2, 7), layout="negative")]),
+        "rfftn": (lambda x: xp.fft.rfftn(x), [L((3, 4))]),
+        "irfft": (lambda z: xp.fft.irfft(z), [L((4,), complex_=True)]),
+        "irfft_odd": (lambda z: xp.fft.irfft(z, n=7, norm="ortho"), [L((4,), complex_=True)]),
+        "irfftn": (
+            lambda z: xp.fft.irfftn(z, s=(3, 6), axes=(0, 1)),
+            [L((3, 4), complex_=True)],
+        ),
+        "hfft": (lambda z: xp.fft.hfft(z), [L((4,), complex_=True)]),
+        "ihfft": (lambda x: xp.fft.ihfft(x), [L((6,))]),
+        "fftshift": (lambda x: xp.fft.fftshift(x), [L((5,))]),
     }
 
 
@@ -176,6 +195,8 @@ def test_function_gradcheck(name):
 
 
 GRADGRAD = [
+    "irfft_odd",
+    "rfft",
     "prod",
     "max",
     "std",
@@ -502,6 +523,14 @@ EXPRESSIONS = {
     "complex_abs_and_products": (
         lambda m, z, w: m.sum(m.abs(z * w + m.conj(z))) + m.sum(m.real(m.exp(z) / w)),
         [(3,), (3,)],
+    ),
+    "complex_ffts": (
+        lambda m, x, z: (
+            m.sum(m.abs(m.fft.rfft(m.real(x), norm="ortho")))
+            + m.sum(m.fft.irfft(z, n=7) * m.fft.hfft(z, n=7))
+            + m.sum(m.abs(m.fft.fftn(x[:4] * z)))
+        ),
+        [(6,), (4,)],
     ),
     "std_and_sort": (
         lambda m, x: (

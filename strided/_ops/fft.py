@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from .. import _dtypes as dt
 from .._array import Array
 from .._device import as_device
+from .._tape import differentiable
 from ..dispatch import declare
 from .core import copy_of, empty_on, run, to_array
 from .creation import arange, zeros
@@ -152,11 +153,13 @@ def _resize(x: Array, axis: int, n: int) -> Array:
 
 
 # -- the primitives' rules ------------------------------------------------------------------------
+@differentiable("fft_c2c", 1)
 def _c2c(x: Array, axes: tuple[int, ...], inverse: bool, norm: str) -> Array:
     out = empty_on(x._shape, x._dtype, x._device)
     return run(FFT_C2C, out, x, axes=axes, inverse=inverse, norm=norm)
 
 
+@differentiable("fft_r2c", 1)
 def _r2c(x: Array, axes: tuple[int, ...], norm: str) -> Array:
     shape = list(x._shape)
     shape[axes[-1]] = shape[axes[-1]] // 2 + 1
@@ -164,6 +167,7 @@ def _r2c(x: Array, axes: tuple[int, ...], norm: str) -> Array:
     return run(FFT_R2C, out, x, axes=axes, norm=norm)
 
 
+@differentiable("fft_c2r", 1)
 def _c2r(x: Array, axes: tuple[int, ...], n: int, norm: str) -> Array:
     shape = list(x._shape)
     shape[axes[-1]] = n
@@ -172,8 +176,15 @@ def _c2r(x: Array, axes: tuple[int, ...], n: int, norm: str) -> Array:
 
 
 # -- complex transforms ---------------------------------------------------------------------------
+def _complex_input(op: str, x) -> Array:
+    """``x`` for a complex transform: real floating input is promoted to the complex dtype of
+    the same precision (float32 -> complex64), as NumPy and PyTorch do."""
+    x = _checked(op, x, "floating")
+    return x if x._dtype.kind == dt.COMPLEX else astype(x, dt.complex_of(x._dtype))
+
+
 def _c2c_1d(op: str, x, n, axis, norm, inverse: bool) -> Array:
-    x = _checked(op, x, "complex floating")
+    x = _complex_input(op, x)
     axis = _axis(op, axis, x.ndim)
     norm = _norm(op, norm)
     n = _length(op, n, x._shape[axis])
@@ -181,7 +192,7 @@ def _c2c_1d(op: str, x, n, axis, norm, inverse: bool) -> Array:
 
 
 def _c2c_nd(op: str, x, s, axes, norm, inverse: bool) -> Array:
-    x = _checked(op, x, "complex floating")
+    x = _complex_input(op, x)
     axes, sizes = _axes_and_sizes(op, x, s, axes)
     norm = _norm(op, norm)
     if not axes:
@@ -192,8 +203,8 @@ def _c2c_nd(op: str, x, s, axes, norm, inverse: bool) -> Array:
 
 
 def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
-    """The one-dimensional discrete Fourier transform of complex ``x`` along ``axis``, over
-    ``n`` points (trimmed or zero-padded; default the axis length)."""
+    """The one-dimensional discrete Fourier transform of ``x`` along ``axis``, over ``n`` points
+    (trimmed or zero-padded; default the axis length).  Real input is promoted to complex."""
     return _c2c_1d("fft", x, n, axis, norm, False)
 
 

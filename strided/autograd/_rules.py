@@ -658,6 +658,47 @@ def _matmul(ctx, g):
     return (xp.matmul(g, xp.matrix_transpose(cb)), xp.matmul(xp.matrix_transpose(ca), g))
 
 
+# -- the fft extension's primitives ---------------------------------------------------------------
+# the adjoint of a transform is the transform the other way with the other normalisation
+_SWAPPED_NORM = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
+
+
+@rule("fft_c2c", inputs=False)
+def _fft_c2c(ctx, g):
+    from .._ops.fft import _c2c
+
+    p = ctx.params
+    return (_c2c(g, p["axes"], not p["inverse"], _SWAPPED_NORM[p["norm"]]),)
+
+
+@rule("fft_r2c", inputs=False)
+def _fft_r2c(ctx, g):
+    from .._ops.fft import _c2c, _resize
+
+    p = ctx.params
+    last = p["axes"][-1]
+    full = _resize(g, last, ctx.input_meta[0][0][last])  # the discarded half gets no gradient
+    return (_c2c(full, p["axes"], True, _SWAPPED_NORM[p["norm"]]),)  # the engine keeps Re
+
+
+@rule("fft_c2r", inputs=False)
+def _fft_c2r(ctx, g):
+    from .._ops.fft import _r2c
+
+    xp = _ns()
+    p = ctx.params
+    last, n = p["axes"][-1], p["n"]
+    gi = _r2c(g, p["axes"], _SWAPPED_NORM[p["norm"]])
+    m = gi.shape[last]
+    # entries 1 .. n - m stand for two mirrored (conjugate) coefficients each: double them
+    weights = xp.ones(m, dtype=xp.real(gi).dtype, device=g.device)
+    if n - m > 0:
+        with_mirror = xp.concat([weights[:1], weights[1 : n - m + 1] * 2, weights[n - m + 1 :]])
+        weights = with_mirror
+    shape = tuple(m if i == last else 1 for i in range(gi.ndim))
+    return (gi * xp.reshape(weights, shape),)
+
+
 # creation primitives take no arrays: nothing to differentiate
 not_differentiable("empty", "fill", "arange", "linspace")
 
