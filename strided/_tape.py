@@ -178,7 +178,7 @@ def record(name: str, forward, args: tuple, params: dict):
         raise RuntimeError(f"autograd: no backward rule is declared for {name!r}")
     if type(rule) is str:  # not differentiable
         return out
-    outs = out if type(out) is tuple else (out,)
+    outs = tuple(out) if isinstance(out, tuple) else (out,)  # named tuples too
     flat = _flat(args)
     diff_outs = [i for i, o in enumerate(outs) if _is_float(o) and not any(o is a for a in flat)]
     if not diff_outs:

@@ -151,12 +151,7 @@ def run_backward(
                     a = ref()
                     if a is not None and gs[index] is not None:
                         a._ag.grad = _accumulate(a._ag.grad, gs[index])
-            xp = None
-            for k, g in enumerate(gs):
-                if g is None:
-                    xp = xp or _ns()
-                    shape, dtype, device = node.output_meta[k]
-                    gs[k] = xp.zeros(shape, dtype=dtype, device=device)
+            # an output that got no gradient passes None (multi-output rules treat it as zero)
             input_grads = node.rule.vjp(node, *gs)
             if not retain_graph:
                 _release(node)

@@ -2,8 +2,9 @@
 
 Each rule receives the recorded node (``ctx``: ``ctx.inputs`` the data arguments as passed,
 ``ctx.outputs`` the outputs, ``ctx.params`` the other arguments, ``ctx.input_meta`` the shape,
-dtype and device of every input) and the gradient of each output, and returns one gradient per
-input (None where there is none).  Rules are written with namespace functions, so they run on
+dtype and device of every input, ``ctx.edges[i]`` None where input ``i`` needs no gradient) and
+the gradient of each output (None for an output of a multi-output operation that received none),
+and returns one gradient per input (None where there is none).  Rules are written with namespace functions, so they run on
 every device, meta included, and are themselves recorded under ``create_graph=True``.
 
 Gradients may come back broadcast or in a wider dtype: the engine sums them to the input's shape
@@ -699,11 +700,272 @@ def _fft_c2r(ctx, g):
     return (gi * xp.reshape(weights, shape),)
 
 
+# -- the linalg extension -------------------------------------------------------------------------
+# Rules follow PyTorch's derivations (linalg backward formulas); spectral rules assume distinct
+# eigen/singular values, as every implementation does.
+def _mH(a: Array) -> Array:
+    return _cj(_ns().matrix_transpose(a))
+
+
+def _diag_embed(v: Array) -> Array:
+    """Stacks of diagonal matrices with ``v`` (..., n) on the diagonal."""
+    xp = _ns()
+    n = v.shape[-1]
+    eye = xp.eye(n, dtype=v.dtype, device=v.device)
+    return xp.expand_dims(v, axis=-1) * eye
+
+
+def _with_diagonal(a: Array, d: Array) -> Array:
+    """``a`` with its diagonal replaced by ``d`` (a composition, so it is differentiable)."""
+    xp = _ns()
+    n = a.shape[-1]
+    eye = xp.astype(xp.eye(n, dtype=xp.int8, device=a.device), xp.bool)
+    return xp.where(eye, xp.expand_dims(d, axis=-1), a)
+
+
+@rule("diagonal", inputs=False)
+def _diagonal(ctx, g):
+    xp = _ns()
+    gx = _zeros((ctx.input_meta[0][0], g.dtype, g.device))
+    xp.linalg.diagonal(gx, offset=ctx.params.get("offset", 0))[...] = g
+    return (gx,)
+
+
+@rule("inv", inputs=False, output=True)
+def _inv(ctx, g):
+    b = _mH(ctx.outputs[0])
+    return (-(b @ g @ b),)
+
+
+@rule("det", output=True)
+def _det(ctx, g):
+    xp = _ns()
+    (a,) = ctx.inputs
+    (d,) = ctx.outputs
+    # d det = det * tr(A^-1 dA): the gradient is g * conj(det) * A^-H
+    scale = xp.expand_dims(xp.expand_dims(g * _cj(d), axis=-1), axis=-1)
+    return (scale * _mH(xp.linalg.inv(a)),)
+
+
+@rule("slogdet", output=True)
+def _slogdet(ctx, g_sign, g_logabs):
+    xp = _ns()
+    (a,) = ctx.inputs
+    sign, _ = ctx.outputs
+    if g_logabs is None:
+        g_logabs = xp.zeros_like(_ns().real(sign) if sign.dtype.kind == dt.COMPLEX else sign)
+    weight = g_logabs
+    if a.dtype.kind == dt.COMPLEX and g_sign is not None:
+        # sign = exp(i Im log det): its gradient rotates by i
+        weight = weight - 1j * xp.imag(_cj(g_sign) * sign)
+    scale = xp.expand_dims(xp.expand_dims(weight, axis=-1), axis=-1)
+    return (scale * _mH(xp.linalg.inv(a)),)
+
+
+@rule("solve", output=True)
+def _solve(ctx, g):
+    xp = _ns()
+    a, b = ctx.inputs
+    (x,) = ctx.outputs
+    vector = b.ndim == 1
+    if vector:
+        g = xp.expand_dims(g, axis=-1)
+        x = xp.expand_dims(x, axis=-1)
+    gb = xp.linalg.solve(_mH(a), g)
+    ga = -(gb @ _mH(x))
+    return (ga, gb[..., 0] if vector else gb)
+
+
+@rule("cholesky", inputs=False, output=True)
+def _cholesky(ctx, g):
+    xp = _ns()
+    (factor,) = ctx.outputs
+    upper = ctx.params.get("upper", False)
+    low = _mH(factor) if upper else factor
+    gl = _mH(g) if upper else g
+    # gA = sym(L^-H Phi(L^H gL) L^-1), Phi: lower triangle with the diagonal halved
+    phi = xp.tril(_mH(low) @ gl)
+    phi = _with_diagonal(phi, xp.linalg.diagonal(phi) * 0.5)
+    l_inv = xp.linalg.inv(low)
+    ga = _mH(l_inv) @ phi @ l_inv
+    return ((ga + _mH(ga)) * 0.5,)
+
+
+def _eig_grad(gw, gv, w, v, hermitian: bool):
+    """The gradient of an eigendecomposition A = V diag(w) V^-1 (PyTorch's formula)."""
+    xp = _ns()
+    if gv is None:
+        ga = _diag_embed(gw)
+        return v @ ga @ _mH(v) if hermitian else xp.linalg.solve(_mH(v), ga @ _mH(v))
+    vhgv = _mH(v) @ gv
+    if hermitian:
+        vhgv = (vhgv - _mH(vhgv)) * 0.5
+    else:
+        diag = xp.real(xp.linalg.diagonal(vhgv))
+        vhgv = vhgv - _mH(v) @ (v * xp.expand_dims(diag, axis=-2))
+    gaps = xp.expand_dims(w, axis=-2) - xp.expand_dims(w, axis=-1)  # w_j - w_i
+    n = w.shape[-1]
+    eye = xp.astype(xp.eye(n, dtype=xp.int8, device=w.device), xp.bool)
+    gaps = xp.where(eye, xp.ones((), dtype=gaps.dtype, device=w.device), gaps)
+    ga = vhgv / (gaps if hermitian else _cj(gaps))
+    if gw is not None:
+        ga = _with_diagonal(ga, xp.astype(gw, ga.dtype))
+    return v @ ga @ _mH(v) if hermitian else xp.linalg.solve(_mH(v), ga @ _mH(v))
+
+
+@rule("eigh", inputs=False, output=True)
+def _eigh(ctx, gw, gv):
+    w, v = ctx.outputs
+    if gw is None and gv is None:
+        return (None,)
+    return (_eig_grad(gw, gv, w, v, hermitian=True),)
+
+
+@rule("eig", inputs=False, output=True)
+def _eig(ctx, gw, gv):
+    w, v = ctx.outputs
+    if gw is None and gv is None:
+        return (None,)
+    return (_eig_grad(gw, gv, w, v, hermitian=False),)
+
+
+@rule("eigvalsh")
+def _eigvalsh(ctx, g):
+    w, v = _ns().linalg.eigh(ctx.inputs[0])
+    return (_eig_grad(g, None, w, v, hermitian=True),)
+
+
+@rule("eigvals")
+def _eigvals(ctx, g):
+    w, v = _ns().linalg.eig(ctx.inputs[0])
+    return (_eig_grad(g, None, w, v, hermitian=False),)
+
+
+def _svd_grad(gu, gs, gvh, u, s, vh):
+    """The gradient of a reduced SVD A = U diag(S) Vh (PyTorch's svd_backward)."""
+    xp = _ns()
+    m, n = u.shape[-2], vh.shape[-1]
+    k = s.shape[-1]
+    if gu is None and gvh is None:
+        gs_row = xp.astype(xp.expand_dims(gs, axis=-2), u.dtype)
+        return (u * gs_row) @ vh
+    s_c = xp.astype(s, u.dtype)
+    s_row, s_col = xp.expand_dims(s_c, axis=-2), xp.expand_dims(s_c, axis=-1)
+    s2 = s * s
+    gaps = xp.expand_dims(s2, axis=-2) - xp.expand_dims(s2, axis=-1)  # S_j^2 - S_i^2
+    eye = xp.astype(xp.eye(k, dtype=xp.int8, device=s.device), xp.bool)
+    gaps = xp.astype(xp.where(eye, xp.ones((), dtype=s.dtype, device=s.device), gaps), u.dtype)
+    uhgu = None
+    if gu is not None:
+        uhgu = _mH(u) @ gu
+        uhgu = uhgu - _mH(uhgu)
+    if gvh is not None:
+        vhgv = vh @ _mH(gvh)
+        vhgv = vhgv - _mH(vhgv)
+    if gu is not None and gvh is not None:
+        ga = (uhgu * s_row + s_col * vhgv) / gaps
+    elif gu is None:
+        ga = s_col * (vhgv / gaps)
+    else:
+        ga = (uhgu / gaps) * s_row
+    if gs is not None:
+        ga = ga + _diag_embed(xp.astype(gs, u.dtype))
+    if u.dtype.kind == dt.COMPLEX and gu is not None:
+        ga = ga + _diag_embed(xp.linalg.diagonal(uhgu) / (2 * s_c))
+    if m > n and gu is not None:
+        ga = u @ ga
+        gu_sinv = gu / s_row
+        ga = ga + gu_sinv - u @ (_mH(u) @ gu_sinv)
+        return ga @ vh
+    if m < n and gvh is not None:
+        ga = ga @ vh
+        sinv_gvh = gvh / s_col
+        ga = ga + sinv_gvh - (sinv_gvh @ _mH(vh)) @ vh
+        return u @ ga
+    return u @ ga @ vh
+
+
+@rule("svd", inputs=False, output=True)
+def _svd(ctx, gu, gs, gvh):
+    u, s, vh = ctx.outputs
+    k = s.shape[-1]
+    if ctx.params.get("full_matrices", True) and u.shape[-1] != vh.shape[-2]:
+        if gu is not None or gvh is not None:
+            # the extra columns of a full U (or rows of Vh) have no unique gradient
+            u, vh = u[..., :k], vh[..., :k, :]
+            gu = None if gu is None else gu[..., :k]
+            gvh = None if gvh is None else gvh[..., :k, :]
+    if gu is None and gs is None and gvh is None:
+        return (None,)
+    return (_svd_grad(gu, gs, gvh, u, s, vh),)
+
+
+@rule("svdvals")
+def _svdvals(ctx, g):
+    u, s, vh = _ns().linalg.svd(ctx.inputs[0], full_matrices=False)
+    return (_svd_grad(None, g, None, u, s, vh),)
+
+
+def _copyltu(m: Array) -> Array:
+    """The Hermitian matrix whose lower triangle (real diagonal) is that of ``m``."""
+    xp = _ns()
+    low = xp.tril(m, k=-1)
+    return low + _mH(low) + _diag_embed(xp.astype(xp.real(xp.linalg.diagonal(m)), m.dtype))
+
+
+def _qr_square_or_tall(gq, gr, q, r):
+    xp = _ns()
+    gq = xp.zeros_like(q) if gq is None else gq
+    gr = xp.zeros_like(r) if gr is None else gr
+    m = r @ _mH(gr) - _mH(gq) @ q
+    b = gq + q @ _copyltu(m)
+    # b @ R^-H, as the solution of R X^H = B^H
+    return _mH(xp.linalg.solve(r, _mH(b)))
+
+
+@rule("qr", inputs=True, output=True)
+def _qr(ctx, gq, gr):
+    xp = _ns()
+    (a,) = ctx.inputs
+    q, r = ctx.outputs
+    m, n = a.shape[-2], a.shape[-1]
+    if gq is None and gr is None:
+        return (None,)
+    if m > n and ctx.params.get("mode", "reduced") == "complete":
+        raise RuntimeError(
+            "qr: the decomposition is not differentiable with mode='complete' and more rows "
+            "than columns (the extra columns of Q are not unique); use mode='reduced'"
+        )
+    if m >= n:
+        return (_qr_square_or_tall(gq, gr, q, r),)
+    # wide: A = Q [R1 R2] with X = Q R1 square
+    y = a[..., :, m:]
+    gr = xp.zeros_like(r) if gr is None else gr
+    gq = xp.zeros_like(q) if gq is None else gq
+    gr1, gr2 = gr[..., :, :m], gr[..., :, m:]
+    gy = q @ gr2
+    gx = _qr_square_or_tall(gq + y @ _mH(gr2), gr1, q, r[..., :, :m])
+    return (xp.concat([gx, gy], axis=-1),)
+
+
 # creation primitives take no arrays: nothing to differentiate
 not_differentiable("empty", "fill", "arange", "linspace")
 
 #: kernels that only run inside a recorded function, whose rule covers them
-COVERED_BY = {"gather": "getitem_arrays", "scatter": "setitem", "scatter_add": "index_add"}
+COVERED_BY = {
+    "gather": "getitem_arrays",
+    "scatter": "setitem",
+    "scatter_add": "index_add",
+    "linalg_cholesky": "cholesky",
+    "linalg_inv": "inv",
+    "linalg_solve": "solve",
+    "linalg_det": "det",
+    "linalg_slogdet": "slogdet",
+    "linalg_eigh": "eigh",
+    "linalg_eig": "eig",
+    "linalg_svd": "svd",
+    "linalg_qr": "qr",
+}
 
 
 def attach() -> set[str]:
