@@ -163,6 +163,9 @@ from ._ops.sets import isin, unique_all, unique_counts, unique_inverse, unique_v
 from .backends import cpu as _cpu
 from .backends import meta as _meta
 
+# isort: split
+from . import linalg  # the extension namespace (declares its primitives before registration)
+
 __array_api_version__ = "2025.12"
 
 e = 2.718281828459045

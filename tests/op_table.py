@@ -138,6 +138,16 @@ OTHER_OPS = {
     "fft_c2c": "test_fft",
     "fft_r2c": "test_fft",
     "fft_c2r": "test_fft",
+    # the linalg extension's LAPACK-backed primitives (the rest of strided.linalg is compositions)
+    "linalg_cholesky": "test_linalg",
+    "linalg_inv": "test_linalg",
+    "linalg_solve": "test_linalg",
+    "linalg_det": "test_linalg",
+    "linalg_slogdet": "test_linalg",
+    "linalg_eigh": "test_linalg",
+    "linalg_eig": "test_linalg",
+    "linalg_svd": "test_linalg",
+    "linalg_qr": "test_linalg",
 }
 
 REDUCTIONS = {

@@ -12,6 +12,7 @@ import numpy as np
 from ..._layout import split_outer as _split_outer
 from ..._shapes import broadcast_strides
 from ...dispatch import primitives, register
+from . import _linalg
 
 _kernels = None
 
@@ -300,6 +301,7 @@ def register_all() -> None:
     from ._fft import KERNELS as fft_kernels
 
     special.update(fft_kernels)
+    special.update(_linalg.KERNELS)  # LAPACK-backed linalg primitives
     for name, prim in primitives().items():
         if name in special:
             fn = special[name]

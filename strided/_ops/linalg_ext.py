@@ -1,0 +1,535 @@
+"""The ``linalg`` extension: decompositions, solvers, norms and friends (``strided.linalg``).
+
+Nine LAPACK-backed operations are primitives, declared here once and given one kernel per device:
+
+==================  ===========================  =============================================
+primitive           inputs -> outputs             keyword parameters
+==================  ===========================  =============================================
+linalg_cholesky     x -> L (or U)                 upper
+linalg_inv          x -> inverse                  -
+linalg_solve        a, b -> x                     -  (a: (..., M, M), b: (..., M, K), one batch)
+linalg_det          x -> det                      -
+linalg_slogdet      x -> (sign, logabsdet)        -
+linalg_eigh         x -> (eigenvalues[, vectors]) compute_vectors
+linalg_eig          x -> (eigenvalues[, vectors]) compute_vectors
+linalg_svd          x -> ([U,] S[, Vh])           full_matrices, compute_uv
+linalg_qr           x -> (Q, R)                   mode
+==================  ===========================  =============================================
+
+Single-output primitives follow the dispatcher's convention (``core.run(prim, out, *inputs,
+**params)``: the kernel fills a freshly allocated ``out``).  **Multi-output primitives**
+(``linalg_slogdet``, ``linalg_eigh``, ``linalg_eig``, ``linalg_svd``, ``linalg_qr``) receive a
+*tuple* of freshly allocated C-contiguous outputs in place of ``out``, in the order of the table,
+and fill each of them: ``kernel(outs, *inputs, **params)`` (see :func:`run_multi`).  The tuple
+always has the length the parameters imply (``compute_uv=False`` gives ``(S,)``), so a backward
+rule can rely on it.  Inputs arrive cast to the compute dtype, with any batch broadcasting already
+applied as views, and are never written.  On ``meta`` no kernel runs: the shapes and dtypes
+computed here are the result.
+
+Everything else (``det`` aside, which is a primitive for accuracy: the product of the LU
+diagonal, not ``sign * exp(logabsdet)``) is a composition of namespace functions: ``eigvalsh``,
+``eigvals`` and ``svdvals`` are the primitives without vectors; ``pinv``, ``matrix_rank`` and the
+spectral norms use the SVD; ``matrix_power`` uses ``matmul`` (and ``inv`` for negative powers);
+``diagonal`` is a strided view; ``trace``, ``outer``, ``cross`` and the norms use elementwise
+functions and reductions.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import operator
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import _dtypes as dt
+from .._array import Array
+from .._errors import LinAlgError
+from .._shapes import broadcast_shapes, normalize_axes
+from ..dispatch import declare, kernel
+from .core import astype_to, check_dtype, copy_of, empty_on, run, same_device, to_array
+
+__all__ = [
+    "LinAlgError",
+    "EighResult",
+    "EigResult",
+    "QRResult",
+    "SlogdetResult",
+    "SVDResult",
+    "cholesky",
+    "cross",
+    "det",
+    "diagonal",
+    "eig",
+    "eigh",
+    "eigvals",
+    "eigvalsh",
+    "inv",
+    "matrix_norm",
+    "matrix_power",
+    "matrix_rank",
+    "outer",
+    "pinv",
+    "qr",
+    "slogdet",
+    "solve",
+    "svd",
+    "svdvals",
+    "trace",
+    "vector_norm",
+]
+
+CHOLESKY = declare("linalg_cholesky", "linalg", "floating", "same", outputs=1)
+INV = declare("linalg_inv", "linalg", "floating", "same", outputs=1)
+SOLVE = declare("linalg_solve", "linalg", "floating", "same", outputs=1)
+DET = declare("linalg_det", "linalg", "floating", "same", outputs=1)
+SLOGDET = declare("linalg_slogdet", "linalg", "floating", "same", outputs=2)
+EIGH = declare("linalg_eigh", "linalg", "floating", "real", outputs=2)
+EIG = declare("linalg_eig", "linalg", "floating", "complex", outputs=2)
+SVD = declare("linalg_svd", "linalg", "floating", "same", outputs=3)
+QR = declare("linalg_qr", "linalg", "floating", "same", outputs=2)
+
+
+class EighResult(NamedTuple):
+    eigenvalues: Array
+    eigenvectors: Array
+
+
+class EigResult(NamedTuple):
+    eigenvalues: Array
+    eigenvectors: Array
+
+
+class QRResult(NamedTuple):
+    Q: Array
+    R: Array
+
+
+class SlogdetResult(NamedTuple):
+    sign: Array
+    logabsdet: Array
+
+
+class SVDResult(NamedTuple):
+    U: Array
+    S: Array
+    Vh: Array
+
+
+def run_multi(prim, outs: tuple[Array, ...], *inputs: Array, **params) -> tuple[Array, ...]:
+    """Call a multi-output primitive's kernel on the tuple ``outs`` (nothing on meta)."""
+    dev = outs[0]._device
+    if dev.type != "meta":
+        kernel(prim.name, dev.type)(outs, *inputs, **params)
+    return outs
+
+
+# -- argument checks ------------------------------------------------------------------------------
+def _matrices(op: str, x, accepts: str = "floating", square: bool = False) -> Array:
+    """``x`` checked to be an array of ``accepts`` dtype with at least 2 dimensions (square)."""
+    x = to_array(x, op)
+    check_dtype(op, x._dtype, accepts)
+    if x.ndim < 2:
+        raise ValueError(
+            f"{op}: expected a matrix or a stack of matrices (at least 2 dimensions), "
+            f"got shape {x._shape}"
+        )
+    if square and x._shape[-1] != x._shape[-2]:
+        raise ValueError(
+            f"{op}: expected square matrices, got shape {x._shape} "
+            f"({x._shape[-2]} rows, {x._shape[-1]} columns)"
+        )
+    return x
+
+
+def _int_arg(op: str, name: str, value) -> int:
+    if isinstance(value, bool):
+        raise TypeError(f"{op}: {name} must be an integer, got bool")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{op}: {name} must be an integer, got {type(value).__name__}") from None
+
+
+def _one_output(prim, x: Array, dtype: dt.DType, shape: tuple, **params) -> Array:
+    return run(prim, empty_on(shape, dtype, x._device), x, **params)
+
+
+# -- the LAPACK-backed functions ------------------------------------------------------------------
+def cholesky(x: Array, /, *, upper: bool = False) -> Array:
+    """The lower (``upper=False``) or upper Cholesky factor of Hermitian positive-definite
+    matrices; :class:`LinAlgError` when a matrix is not positive definite."""
+    x = _matrices("cholesky", x, square=True)
+    return _one_output(CHOLESKY, x, x._dtype, x._shape, upper=bool(upper))
+
+
+def inv(x: Array, /) -> Array:
+    """The inverse of each square matrix; :class:`LinAlgError` when one is singular."""
+    x = _matrices("inv", x, square=True)
+    return _one_output(INV, x, x._dtype, x._shape)
+
+
+def det(x: Array, /) -> Array:
+    """The determinant of each square matrix (the product of the LU factorisation's diagonal)."""
+    x = _matrices("det", x, square=True)
+    return _one_output(DET, x, x._dtype, x._shape[:-2])
+
+
+def slogdet(x: Array, /) -> SlogdetResult:
+    """``(sign, logabsdet)`` of each determinant; a singular matrix gives ``(0, -inf)``."""
+    x = _matrices("slogdet", x, square=True)
+    batch, d = x._shape[:-2], x._dtype
+    outs = (empty_on(batch, d, x._device), empty_on(batch, dt.real_of(d), x._device))
+    return SlogdetResult(*run_multi(SLOGDET, outs, x))
+
+
+def solve(x1: Array, x2: Array, /) -> Array:
+    """The solution ``X`` of ``x1 @ X = x2``; ``x2`` of shape ``(M,)`` is one vector for every
+    matrix of ``x1``, otherwise ``(..., M, K)`` with batch dimensions broadcast against ``x1``'s."""
+    from .manipulation import broadcast_to
+
+    a = _matrices("solve", x1, square=True)
+    b = to_array(x2, "solve")
+    check_dtype("solve", b._dtype, "floating")
+    device = same_device("solve", a, b)
+    m = a._shape[-1]
+    vector = b.ndim == 1
+    if (vector and b._shape[0] != m) or (not vector and (b.ndim < 2 or b._shape[-2] != m)):
+        raise ValueError(
+            f"solve: x2 of shape {b._shape} does not fit x1 of shape {a._shape}: expected "
+            f"shape ({m},) or (..., {m}, K)"
+        )
+    if vector:
+        b = b._view((m, 1), (b._strides[0], 0), b._offset)
+    try:
+        batch = broadcast_shapes(a._shape[:-2], b._shape[:-2], op="solve")
+    except ValueError:
+        raise ValueError(
+            f"solve: the batch dimensions of x1 {a._shape} and x2 {tuple(x2.shape)} do not "
+            "broadcast"
+        ) from None
+    d = dt.promote(a._dtype, b._dtype)
+    k = b._shape[-1]
+    out = empty_on(batch + (m, k), d, device)
+    if device.type != "meta":
+        a = broadcast_to(astype_to(a, d), batch + (m, m))
+        b = broadcast_to(astype_to(b, d), batch + (m, k))
+        run(SOLVE, out, a, b)
+    if vector:
+        out = out._view(batch + (m,), out._strides[:-1], out._offset)
+    return out
+
+
+def eigh(x: Array, /) -> EighResult:
+    """Eigenvalues (ascending, real) and orthonormal eigenvectors (columns) of Hermitian/symmetric
+    matrices; only the lower triangle is read."""
+    x = _matrices("eigh", x, square=True)
+    d = x._dtype
+    outs = (
+        empty_on(x._shape[:-1], dt.real_of(d), x._device),
+        empty_on(x._shape, d, x._device),
+    )
+    return EighResult(*run_multi(EIGH, outs, x, compute_vectors=True))
+
+
+def eigvalsh(x: Array, /) -> Array:
+    """The eigenvalues (ascending, real) of Hermitian/symmetric matrices (lower triangle read)."""
+    x = _matrices("eigvalsh", x, square=True)
+    outs = (empty_on(x._shape[:-1], dt.real_of(x._dtype), x._device),)
+    return run_multi(EIGH, outs, x, compute_vectors=False)[0]
+
+
+def eig(x: Array, /) -> EigResult:
+    """Eigenvalues and eigenvectors (columns, unit norm) of general square matrices, complex."""
+    x = _matrices("eig", x, square=True)
+    c = dt.complex_of(x._dtype)
+    outs = (empty_on(x._shape[:-1], c, x._device), empty_on(x._shape, c, x._device))
+    return EigResult(*run_multi(EIG, outs, x, compute_vectors=True))
+
+
+def eigvals(x: Array, /) -> Array:
+    """The eigenvalues of general square matrices, complex."""
+    x = _matrices("eigvals", x, square=True)
+    outs = (empty_on(x._shape[:-1], dt.complex_of(x._dtype), x._device),)
+    return run_multi(EIG, outs, x, compute_vectors=False)[0]
+
+
+def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
+    """``(U, S, Vh)`` with ``x = U @ diag(S) @ Vh`` and ``S`` descending."""
+    x = _matrices("svd", x)
+    *batch, m, n = x._shape
+    batch, k, d, dev = tuple(batch), min(m, n), x._dtype, x._device
+    ucols, vrows = (m, n) if full_matrices else (k, k)
+    outs = (
+        empty_on(batch + (m, ucols), d, dev),
+        empty_on(batch + (k,), dt.real_of(d), dev),
+        empty_on(batch + (vrows, n), d, dev),
+    )
+    return SVDResult(*run_multi(SVD, outs, x, full_matrices=bool(full_matrices), compute_uv=True))
+
+
+def svdvals(x: Array, /) -> Array:
+    """The singular values of each matrix, descending."""
+    x = _matrices("svdvals", x)
+    k = min(x._shape[-2:])
+    outs = (empty_on(x._shape[:-2] + (k,), dt.real_of(x._dtype), x._device),)
+    return run_multi(SVD, outs, x, full_matrices=False, compute_uv=False)[0]
+
+
+def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
+    """``(Q, R)`` with orthonormal columns in ``Q`` and upper-triangular ``R``; ``mode`` is
+    ``'reduced'`` (``K = min(M, N)`` columns of ``Q``) or ``'complete'``."""
+    x = _matrices("qr", x)
+    if mode not in ("reduced", "complete"):
+        raise ValueError(f"qr: mode must be 'reduced' or 'complete', got {mode!r}")
+    *batch, m, n = x._shape
+    batch, k = tuple(batch), (min(m, n) if mode == "reduced" else m)
+    outs = (
+        empty_on(batch + (m, k), x._dtype, x._device),
+        empty_on(batch + (k, n), x._dtype, x._device),
+    )
+    return QRResult(*run_multi(QR, outs, x, mode=mode))
+
+
+# -- compositions ---------------------------------------------------------------------------------
+def diagonal(x: Array, /, *, offset: int = 0) -> Array:
+    """The ``offset``-th diagonal of each matrix, as a view (no copy)."""
+    x = _matrices("diagonal", x, accepts="any")
+    offset = _int_arg("diagonal", "offset", offset)
+    m, n = x._shape[-2:]
+    s0, s1 = x._strides[-2:]
+    if offset >= 0:
+        size, start = max(0, min(m, n - offset)), offset * s1
+    else:
+        size, start = max(0, min(m + offset, n)), -offset * s0
+    if size == 0:
+        start = 0
+    return x._view(x._shape[:-2] + (size,), x._strides[:-2] + (s0 + s1,), x._offset + start)
+
+
+def trace(x: Array, /, *, offset: int = 0, dtype=None) -> Array:
+    """The sum of the ``offset``-th diagonal of each matrix (integers accumulate as in ``sum``)."""
+    from .reduction import sum as sum_
+
+    x = _matrices("trace", x, accepts="numeric")
+    return sum_(diagonal(x, offset=offset), axis=-1, dtype=dtype)
+
+
+def outer(x1: Array, x2: Array, /) -> Array:
+    """The outer product of two 1-D arrays."""
+    from .elementwise import multiply
+
+    a, b = to_array(x1, "outer"), to_array(x2, "outer")
+    check_dtype("outer", a._dtype, "numeric")
+    check_dtype("outer", b._dtype, "numeric")
+    if a.ndim != 1 or b.ndim != 1:
+        raise ValueError(f"outer: expected two 1-D arrays, got shapes {a._shape} and {b._shape}")
+    col = a._view((a._shape[0], 1), (a._strides[0], 0), a._offset)
+    row = b._view((1, b._shape[0]), (0, b._strides[0]), b._offset)
+    return multiply(col, row)
+
+
+def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
+    """Cross products of 3-element vectors along ``axis`` (negative; other axes broadcast)."""
+    from .elementwise import multiply, subtract
+    from .manipulation import moveaxis, stack
+
+    a, b = to_array(x1, "cross"), to_array(x2, "cross")
+    check_dtype("cross", a._dtype, "numeric")
+    check_dtype("cross", b._dtype, "numeric")
+    axis = _int_arg("cross", "axis", axis)
+    n = min(a.ndim, b.ndim)
+    if axis >= 0 and a.ndim == b.ndim:
+        axis -= a.ndim  # unambiguous when the ranks agree
+    if not -n <= axis <= -1:
+        raise ValueError(
+            f"cross: axis {axis} is out of range for shapes {a._shape} and {b._shape}: "
+            f"expected a negative axis in [{-n}, -1]"
+        )
+    if a._shape[axis] != 3 or b._shape[axis] != 3:
+        raise ValueError(
+            f"cross: shapes {a._shape} and {b._shape} must both have size 3 along axis {axis}"
+        )
+    broadcast_shapes(a._shape, b._shape, op="cross")  # the other axes must broadcast
+    u, v = moveaxis(a, axis, -1), moveaxis(b, axis, -1)
+    u0, u1, u2 = u[..., 0], u[..., 1], u[..., 2]
+    v0, v1, v2 = v[..., 0], v[..., 1], v[..., 2]
+    parts = [
+        subtract(multiply(u1, v2), multiply(u2, v1)),
+        subtract(multiply(u2, v0), multiply(u0, v2)),
+        subtract(multiply(u0, v1), multiply(u1, v0)),
+    ]
+    return stack(parts, axis=axis)
+
+
+def matrix_power(x: Array, n: int, /) -> Array:
+    """``x`` multiplied by itself ``n`` times (by repeated squaring); ``n < 0`` inverts first and
+    ``n == 0`` gives identity matrices."""
+    from .creation import eye
+    from .linalg import matmul
+    from .manipulation import broadcast_to
+
+    x = _matrices("matrix_power", x, square=True)
+    n = _int_arg("matrix_power", "n", n)
+    if n == 0:
+        ident = eye(x._shape[-1], dtype=x._dtype, device=x._device)
+        return copy_of(broadcast_to(ident, x._shape))
+    if n < 0:
+        try:
+            x = inv(x)
+        except LinAlgError as e:
+            reason = str(e).removeprefix("inv: ")
+            raise LinAlgError(f"matrix_power: cannot raise to a negative power: {reason}") from None
+        n = -n
+    elif n == 1:
+        return copy_of(x)
+    result, base = None, x
+    while True:
+        if n & 1:
+            result = base if result is None else matmul(result, base)
+        n >>= 1
+        if not n:
+            return result
+        base = matmul(base, base)
+
+
+def _default_rtol(x: Array) -> float:
+    return max(x._shape[-2:]) * float(np.finfo(x._dtype.numpy).eps)
+
+
+def _tolerance(op: str, x: Array, s: Array, rtol) -> Array:
+    """``rtol * largest singular value`` for each matrix, shaped ``(..., 1)``."""
+    from .elementwise import multiply
+
+    largest = s[..., :1]
+    if rtol is None:
+        return multiply(largest, _default_rtol(x))
+    if isinstance(rtol, Array):
+        check_dtype(op, rtol._dtype, "real floating")
+        return multiply(largest, rtol._view(rtol._shape + (1,), rtol._strides + (0,), rtol._offset))
+    if isinstance(rtol, bool) or not isinstance(rtol, numbers.Real):
+        raise TypeError(f"{op}: rtol must be a float or a real floating array, got {rtol!r}")
+    return multiply(largest, float(rtol))
+
+
+def matrix_rank(x: Array, /, *, rtol=None) -> Array:
+    """The number of singular values larger than ``rtol`` times the largest (default
+    ``max(M, N) * eps``), as the default integer dtype."""
+    from .creation import zeros
+    from .elementwise import greater
+    from .manipulation import astype
+    from .reduction import count_nonzero
+
+    x = _matrices("matrix_rank", x)
+    s = svdvals(x)
+    if s._shape[-1] == 0:
+        shape = x._shape[:-2]
+        if isinstance(rtol, Array):
+            shape = broadcast_shapes(shape, rtol._shape, op="matrix_rank")
+        return zeros(shape, dtype=dt.default_int, device=x._device)
+    big = greater(s, _tolerance("matrix_rank", x, s, rtol))
+    return astype(count_nonzero(big, axis=-1), dt.default_int, copy=False)
+
+
+def pinv(x: Array, /, *, rtol=None) -> Array:
+    """The Moore-Penrose pseudo-inverse from the SVD, singular values at or below ``rtol`` times
+    the largest (default ``max(M, N) * eps``) treated as zero."""
+    from .creation import zeros
+    from .elementwise import conj, divide, greater, multiply
+    from .linalg import matmul
+    from .manipulation import matrix_transpose, where
+
+    x = _matrices("pinv", x)
+    m, n = x._shape[-2:]
+    if min(m, n) == 0:
+        shape = x._shape[:-2]
+        if isinstance(rtol, Array):
+            shape = broadcast_shapes(shape, rtol._shape, op="pinv")
+        return zeros(shape + (n, m), dtype=x._dtype, device=x._device)
+    u, s, vh = svd(x, full_matrices=False)
+    keep = greater(s, _tolerance("pinv", x, s, rtol))
+    s_inv = where(keep, divide(1.0, where(keep, s, 1.0)), 0.0)
+    s_inv = s_inv._view(
+        s_inv._shape[:-1] + (s_inv._shape[-1], 1), s_inv._strides + (0,), s_inv._offset
+    )
+    uh = matrix_transpose(u)
+    if x._dtype.kind == dt.COMPLEX:
+        uh, vh = conj(uh), conj(vh)
+    return matmul(matrix_transpose(vh), multiply(s_inv, uh))
+
+
+_INF = float("inf")
+
+
+def vector_norm(x: Array, /, *, axis=None, keepdims: bool = False, ord=2) -> Array:
+    """The ``ord``-norm of ``x`` over ``axis`` (all axes by default; an int or a tuple).
+
+    ``ord`` is any real number or ``±inf``: ``inf``/``-inf`` are the largest/smallest magnitude,
+    ``0`` counts nonzero elements, otherwise ``sum(abs(x)**ord)**(1/ord)``.
+    """
+    from .elementwise import abs as abs_
+    from .elementwise import multiply, pow, sqrt
+    from .manipulation import astype
+    from .reduction import count_nonzero
+    from .reduction import max as max_
+    from .reduction import min as min_
+    from .reduction import sum as sum_
+
+    x = to_array(x, "vector_norm")
+    check_dtype("vector_norm", x._dtype, "floating")
+    axes = normalize_axes(axis, x.ndim, "vector_norm")
+    if isinstance(ord, bool) or not isinstance(ord, numbers.Real):
+        raise ValueError(f"vector_norm: ord must be a real number or ±inf, got {ord!r}")
+    real = dt.real_of(x._dtype)
+    if ord == 0:
+        return astype(count_nonzero(x, axis=axes, keepdims=keepdims), real)
+    a = abs_(x)
+    if ord in (_INF, -_INF):
+        if math.prod(x._shape[i] for i in axes) == 0:
+            raise ValueError(
+                f"vector_norm: ord={ord} of a zero-size vector (shape {x._shape}, axes {axes}) "
+                "is undefined"
+            )
+        return (max_ if ord > 0 else min_)(a, axis=axes, keepdims=keepdims)
+    if ord == 1:
+        return sum_(a, axis=axes, keepdims=keepdims)
+    if ord == 2:
+        return sqrt(sum_(multiply(a, a), axis=axes, keepdims=keepdims))
+    p = float(ord)
+    return pow(sum_(pow(a, p), axis=axes, keepdims=keepdims), 1.0 / p)
+
+
+def matrix_norm(x: Array, /, *, keepdims: bool = False, ord="fro") -> Array:
+    """A norm of each matrix: ``'fro'``, ``'nuc'`` (sum of singular values), ``2``/``-2``
+    (largest/smallest singular value), ``1``/``-1`` (max/min column sum of magnitudes) or
+    ``inf``/``-inf`` (max/min row sum)."""
+    from .elementwise import abs as abs_
+    from .reduction import max as max_
+    from .reduction import min as min_
+    from .reduction import sum as sum_
+
+    x = _matrices("matrix_norm", x)
+    if isinstance(ord, str) and ord == "fro":
+        return vector_norm(x, axis=(-2, -1), keepdims=keepdims, ord=2)
+    m, n = x._shape[-2:]
+    if isinstance(ord, str) and ord == "nuc":
+        r = sum_(svdvals(x), axis=-1)
+    elif not isinstance(ord, bool) and ord in (2, -2):
+        if min(m, n) == 0:
+            raise ValueError(f"matrix_norm: ord={ord} of an empty matrix (shape {x._shape})")
+        s = svdvals(x)
+        r = s[..., 0] if ord == 2 else s[..., -1]
+    elif not isinstance(ord, bool) and ord in (1, -1, _INF, -_INF):
+        across, along = (-2, n) if ord in (1, -1) else (-1, m)
+        if along == 0:
+            raise ValueError(f"matrix_norm: ord={ord} of an empty matrix (shape {x._shape})")
+        sums = sum_(abs_(x), axis=across)
+        r = (max_ if ord > 0 else min_)(sums, axis=-1)
+    else:
+        raise ValueError(
+            f"matrix_norm: ord must be 'fro', 'nuc', 1, -1, 2, -2, inf or -inf, got {ord!r}"
+        )
+    if keepdims:
+        r = r._view(r._shape + (1, 1), r._strides + (0, 0), r._offset)
+    return r

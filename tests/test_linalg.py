@@ -1,0 +1,644 @@
+"""The ``linalg`` extension vs NumPy: every function, every accepted dtype, batched and
+non-contiguous input (transposed, sliced, negative strides, broadcast batches), meta agreement,
+rejected dtypes, shape errors and LinAlgError; both CPU routes (NumPy's gufuncs and SciPy's
+single-precision drivers for large matrices)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import strided as xp
+from strided import _dtypes as sdt
+from strided.backends.cpu import _linalg as cpu_linalg
+
+from .strategies import LAYOUTS, in_layout, seeds, values
+
+L = xp.linalg
+FLOATS = [sdt.float32, sdt.float64, sdt.complex64, sdt.complex128]
+SINGLE = (sdt.float32, sdt.complex64)
+
+
+def _tol(d) -> float:
+    """The tolerance for dtype ``d`` (or ``d`` itself when it is already a tolerance)."""
+    if isinstance(d, float):
+        return d
+    return 2e-4 if d in SINGLE else 1e-10
+
+
+# -- inputs ---------------------------------------------------------------------------------------
+def _general(rng, shape, d):
+    return values(rng, shape, d, (-2.0, 2.0))
+
+
+def _invertible(rng, shape, d):
+    n = shape[-1]
+    return (values(rng, shape, d, (-1.0, 1.0)) + 2 * n * np.eye(n)).astype(d.numpy)
+
+
+def _hermitian(rng, shape, d):
+    a = values(rng, shape, d, (-2.0, 2.0))
+    return ((a + np.conj(np.swapaxes(a, -1, -2))) / 2).astype(d.numpy)
+
+
+def _positive_definite(rng, shape, d):
+    a = values(rng, shape, d, (-1.0, 1.0))
+    n = shape[-1]
+    return (a @ np.conj(np.swapaxes(a, -1, -2)) + n * np.eye(n)).astype(d.numpy)
+
+
+# -- checks of non-unique results (by the properties that define them) ----------------------------
+def _close(got, want, d, scale=1.0):
+    tol = _tol(d) * max(scale, 1.0)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=tol, atol=tol)
+
+
+def _ct(a):
+    return np.conj(np.swapaxes(a, -1, -2))
+
+
+def _check_eigh(x, res, d):
+    w, v = np.asarray(res.eigenvalues), np.asarray(res.eigenvectors)
+    _close(w, np.linalg.eigvalsh(x.astype(np.complex128)), d, 10)
+    _close(v @ (w[..., :, None] * _ct(v)), x, d, 10)
+    _close(_ct(v) @ v, np.broadcast_to(np.eye(x.shape[-1]), v.shape), d, 10)
+
+
+def _same_eigenvalues(got, want, d):
+    """Equal as multisets (the order is unspecified): each value is near one of the other's."""
+    got, want = np.asarray(got), np.asarray(want)
+    tol = _tol(d) * 10 * max(1.0, float(np.max(np.abs(want), initial=1.0)))
+    dist = np.abs(got[..., :, None] - want[..., None, :])
+    assert np.all(dist.min(axis=-1) <= tol) and np.all(dist.min(axis=-2) <= tol), (got, want)
+
+
+def _check_eig(x, res, d):
+    w, v = np.asarray(res.eigenvalues), np.asarray(res.eigenvectors)
+    _close(x @ v, v * w[..., None, :], d, 10)
+    _same_eigenvalues(w, np.linalg.eigvals(x.astype(np.complex128)), d)
+
+
+def _check_svd(x, res, d, full):
+    u, s, vh = (np.asarray(r) for r in res)
+    k = min(x.shape[-2:])
+    _close(s, np.linalg.svd(x.astype(np.complex128), compute_uv=False), d, 10)
+    _close((u[..., :, :k] * s[..., None, :]) @ vh[..., :k, :], x, d, 10)
+    _close(_ct(u) @ u, np.broadcast_to(np.eye(u.shape[-1]), u.shape), d, 10)
+    _close(vh @ _ct(vh), np.broadcast_to(np.eye(vh.shape[-2]), vh.shape[:-1] + vh.shape[-2:-1]), d)
+    assert u.shape[-1] == (x.shape[-2] if full else k)
+
+
+def _check_qr(x, res, d, mode):
+    q, r = np.asarray(res.Q), np.asarray(res.R)
+    _close(q @ r, x, d, 10)
+    _close(_ct(q) @ q, np.broadcast_to(np.eye(q.shape[-1]), q.shape[:-2] + (q.shape[-1],) * 2), d)
+    np.testing.assert_array_equal(r, np.triu(r))
+
+
+def _values(ref):
+    """Compare every output with NumPy's ``ref`` (outputs that are unique)."""
+
+    def check(x, res, d):
+        got = res if isinstance(res, tuple) else (res,)
+        with np.errstate(all="ignore"):
+            want = ref(x)
+        want = want if isinstance(want, tuple) else (want,)
+        for g, w in zip(got, want):
+            _close(g, w, d, float(np.max(np.abs(w), initial=1.0)))
+
+    return check
+
+
+@dataclass
+class Case:
+    name: str
+    fn: Callable  # strided array -> result
+    check: Callable  # (numpy input, result, dtype) -> None
+    make: Callable = _general
+    shape: tuple = (2, 4, 4)
+    accepts: str = "floating"
+    outputs: tuple = ()  # named-tuple fields
+
+    @property
+    def function(self) -> str:
+        """The public function's name (error messages name it)."""
+        return self.name.split("_")[0] if self.name.startswith(_VARIANTS) else self.name
+
+
+_VARIANTS = ("cholesky_", "solve_", "svd_", "qr_", "matrix_power_", "matrix_norm_")
+
+
+CASES = [
+    Case("cholesky", L.cholesky, _values(np.linalg.cholesky), _positive_definite),
+    Case(
+        "cholesky_upper",
+        lambda a: L.cholesky(a, upper=True),
+        _values(lambda x: _ct(np.linalg.cholesky(x))),
+        _positive_definite,
+    ),
+    Case("inv", L.inv, _values(np.linalg.inv), _invertible),
+    Case("det", L.det, _values(np.linalg.det), _invertible),
+    Case(
+        "slogdet",
+        L.slogdet,
+        _values(lambda x: tuple(np.linalg.slogdet(x))),
+        _invertible,
+        outputs=("sign", "logabsdet"),
+    ),
+    Case(
+        "solve",
+        lambda a: L.solve(a, a[..., :2]),
+        _values(lambda x: np.linalg.solve(x, x[..., :2])),
+        _invertible,
+    ),
+    Case(
+        "solve_vector",
+        lambda a: L.solve(a, a[0, 0]),
+        _values(lambda x: np.linalg.solve(x, x[0, 0][..., None])[..., 0]),
+        _invertible,
+    ),
+    Case("eigh", L.eigh, _check_eigh, _hermitian, outputs=("eigenvalues", "eigenvectors")),
+    Case("eigvalsh", L.eigvalsh, _values(np.linalg.eigvalsh), _hermitian),
+    Case("eig", L.eig, _check_eig, _invertible, outputs=("eigenvalues", "eigenvectors")),
+    Case(
+        "eigvals",
+        L.eigvals,
+        lambda x, r, d: _same_eigenvalues(r, np.linalg.eigvals(x), d),
+        _invertible,
+    ),
+    Case(
+        "svd",
+        L.svd,
+        lambda x, r, d: _check_svd(x, r, d, True),
+        shape=(2, 5, 3),
+        outputs=("U", "S", "Vh"),
+    ),
+    Case(
+        "svd_reduced",
+        lambda a: L.svd(a, full_matrices=False),
+        lambda x, r, d: _check_svd(x, r, d, False),
+        shape=(2, 3, 5),
+    ),
+    Case(
+        "svdvals", L.svdvals, _values(lambda x: np.linalg.svd(x, compute_uv=False)), shape=(2, 3, 5)
+    ),
+    Case(
+        "qr",
+        L.qr,
+        lambda x, r, d: _check_qr(x, r, d, "reduced"),
+        shape=(2, 5, 3),
+        outputs=("Q", "R"),
+    ),
+    Case(
+        "qr_complete",
+        lambda a: L.qr(a, mode="complete"),
+        lambda x, r, d: _check_qr(x, r, d, "complete"),
+        shape=(2, 5, 3),
+    ),
+    Case("pinv", L.pinv, _values(np.linalg.pinv), shape=(2, 5, 3)),
+    Case(
+        "matrix_rank",
+        L.matrix_rank,
+        _values(np.linalg.matrix_rank),
+        lambda rng, s, d: np.repeat(values(rng, s[:-1] + (1,), d, (-2.0, 2.0)), s[-1], axis=-1),
+        shape=(2, 4, 3),
+    ),
+    Case(
+        "matrix_power",
+        lambda a: L.matrix_power(a, 3),
+        _values(lambda x: np.linalg.matrix_power(x, 3)),
+    ),
+    Case(
+        "matrix_power_negative",
+        lambda a: L.matrix_power(a, -2),
+        _values(lambda x: np.linalg.matrix_power(x, -2)),
+        _invertible,
+    ),
+    Case(
+        "matrix_norm",
+        L.matrix_norm,
+        _values(lambda x: np.linalg.norm(x, axis=(-2, -1))),
+        shape=(2, 3, 5),
+    ),
+    Case(
+        "matrix_norm_2",
+        lambda a: L.matrix_norm(a, ord=2, keepdims=True),
+        _values(lambda x: np.linalg.norm(x, ord=2, axis=(-2, -1), keepdims=True)),
+        shape=(2, 3, 5),
+    ),
+    Case(
+        "vector_norm",
+        lambda a: L.vector_norm(a, axis=(0, 2), ord=3),
+        _values(lambda x: np.sum(np.abs(x) ** 3, axis=(0, 2)) ** (1 / 3)),
+    ),
+    Case(
+        "trace",
+        lambda a: L.trace(a, offset=1),
+        _values(lambda x: np.trace(x, offset=1, axis1=-2, axis2=-1)),
+        shape=(2, 3, 4),
+        accepts="numeric",
+    ),
+    Case(
+        "diagonal",
+        lambda a: L.diagonal(a, offset=-1),
+        _values(lambda x: np.diagonal(x, offset=-1, axis1=-2, axis2=-1)),
+        shape=(2, 4, 3),
+        accepts="any",
+    ),
+    Case(
+        "cross",
+        lambda a: L.cross(a, a[..., ::-1, :], axis=-2),
+        _values(lambda x: np.cross(x, x[..., ::-1, :], axis=-2)),
+        shape=(2, 3, 4),
+        accepts="numeric",
+    ),
+    Case(
+        "outer",
+        lambda a: L.outer(a[0, 0], a[1, :, 1]),
+        _values(lambda x: np.outer(x[0, 0], x[1, :, 1])),
+        shape=(2, 3, 4),
+        accepts="numeric",
+    ),
+]
+
+
+def _small_ints(rng, shape, d):
+    return values(rng, shape, d, int_domain=(0, 3) if d.kind == sdt.UNSIGNED else (-3, 3))
+
+
+def _accepted(case):
+    kinds = sdt.CATEGORIES[case.accepts]
+    return [d for d in sdt.ALL_DTYPES if d.kind in kinds]
+
+
+def _run(case: Case, d: sdt.DType, layout: str):
+    rng = np.random.default_rng(sum(map(ord, case.name)))
+    make = case.make if d.kind in sdt.FLOAT_KINDS else _small_ints
+    v, a = in_layout(make(rng, case.shape, d), layout)
+    res = case.fn(a)
+    for r in res if isinstance(res, tuple) else (res,):
+        assert r.device == xp.Device("cpu")
+    case.check(v, res, d)
+    return a, res
+
+
+def _meta_agrees(case: Case, a, res):
+    meta = case.fn(xp.empty(a.shape, dtype=a.dtype, device="meta"))
+    got = res if isinstance(res, tuple) else (res,)
+    want = meta if isinstance(meta, tuple) else (meta,)
+    assert type(meta) is type(res) and len(want) == len(got)
+    for m, g in zip(want, got):
+        assert (m.shape, m.dtype, m.device) == (g.shape, g.dtype, xp.Device("meta"))
+
+
+def _dtype_params():
+    for case in CASES:
+        for d in _accepted(case):
+            yield pytest.param(case, d, id=f"{case.name}-{d.name}")
+
+
+@pytest.mark.parametrize("case,d", list(_dtype_params()))
+def test_every_accepted_dtype_against_numpy_and_meta(case: Case, d: sdt.DType):
+    """A transposed (non-contiguous) batched input; result dtypes keep the input's precision."""
+    a, res = _run(case, d, "transposed")
+    for r in res if isinstance(res, tuple) else (res,):
+        if case.name == "matrix_rank":
+            assert r.dtype is xp.int64
+        elif d.kind in sdt.FLOAT_KINDS:  # float32 in, float32 (or complex64) out
+            assert sdt.real_of(r.dtype) is sdt.real_of(d), (case.name, d, r.dtype)
+    if case.outputs:
+        assert type(res).__name__.endswith("Result") and res._fields == case.outputs
+        for name, r in zip(case.outputs, res):
+            assert getattr(res, name) is r
+    _meta_agrees(case, a, res)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_every_layout(case: Case, layout: str):
+    _run(case, sdt.float64, layout)
+
+
+def _rejected_params():
+    for case in CASES:
+        for d in sdt.ALL_DTYPES:
+            if d.kind not in sdt.CATEGORIES[case.accepts]:
+                yield pytest.param(case, d, id=f"{case.name}-{d.name}")
+
+
+@pytest.mark.parametrize("case,d", list(_rejected_params()))
+def test_rejected_dtypes_raise_type_error(case: Case, d: sdt.DType):
+    for device in ("cpu", "meta"):
+        a = xp.zeros(case.shape, dtype=d, device=device)
+        with pytest.raises(TypeError, match=f"{case.function}.*{d.name}"):
+            case.fn(a)
+
+
+# -- the result types and results the spec describes ----------------------------------------------
+def test_namespace_has_the_25_functions_and_aliases():
+    names = """cholesky cross det diagonal eig eigh eigvals eigvalsh inv matmul matrix_norm
+    matrix_power matrix_rank matrix_transpose outer pinv qr slogdet solve svd svdvals tensordot
+    trace vecdot vector_norm""".split()
+    assert sorted(L.__all__) == sorted(names + ["LinAlgError"])
+    for n in names:
+        assert callable(getattr(L, n)) and getattr(L, n).__doc__
+    assert L.matmul is xp.matmul and L.tensordot is xp.tensordot and L.vecdot is xp.vecdot
+    assert L.matrix_transpose is xp.matrix_transpose
+    assert issubclass(L.LinAlgError, ValueError)
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (3, 0, 0), (0, 3, 3)])
+def test_empty_square_matrices(shape):
+    a = xp.zeros(shape)
+    n = np.zeros(shape)
+    np.testing.assert_array_equal(np.asarray(L.det(a)), np.linalg.det(n))  # det of 0x0 is 1
+    sign, logabsdet = L.slogdet(a)
+    want = np.linalg.slogdet(n)
+    np.testing.assert_array_equal(np.asarray(sign), want[0])
+    np.testing.assert_array_equal(np.asarray(logabsdet), want[1])
+    for fn in (L.inv, L.cholesky, L.eigvalsh, L.eigvals, L.svdvals, L.pinv, L.matrix_rank):
+        r = fn(a)
+        assert r.shape == fn(xp.empty(shape, device="meta")).shape
+    assert L.eigh(a).eigenvectors.shape == shape and L.qr(a).Q.shape == shape
+
+
+@pytest.mark.parametrize("shape", [(3, 0), (0, 3), (2, 4, 0)])
+def test_empty_rectangular_matrices(shape):
+    a = xp.zeros(shape)
+    for full in (True, False):
+        u, s, vh = L.svd(a, full_matrices=full)
+        nu, ns, nvh = np.linalg.svd(np.zeros(shape), full_matrices=full)
+        assert (u.shape, s.shape, vh.shape) == (nu.shape, ns.shape, nvh.shape)
+    assert L.pinv(a).shape == shape[:-2] + shape[-1:] + shape[-2:-1]
+    np.testing.assert_array_equal(np.asarray(L.matrix_rank(a)), np.zeros(shape[:-2]))
+    assert float(xp.sum(L.matrix_norm(a))) == 0.0
+
+
+def test_singular_matrices_raise_linalg_error_naming_function_and_matrix():
+    stack = xp.asarray(np.stack([np.eye(3), np.ones((3, 3)), np.eye(3)]))
+    with pytest.raises(
+        L.LinAlgError, match=r"inv: the matrix is singular \(at batch index \(1,\)\)"
+    ):
+        L.inv(stack)
+    with pytest.raises(L.LinAlgError, match="solve: the matrix is singular"):
+        L.solve(stack, xp.ones(3))
+    with pytest.raises(L.LinAlgError, match="matrix_power: .*singular"):
+        L.matrix_power(stack, -1)
+    with pytest.raises(L.LinAlgError, match=r"cholesky: .*not positive definite.*\(1,\)"):
+        L.cholesky(stack)
+    with pytest.raises(ValueError):  # LinAlgError is a ValueError, as NumPy's
+        L.inv(xp.zeros((2, 2)))
+    with pytest.raises(L.LinAlgError, match="eig"):
+        L.eigvals(xp.asarray([[np.nan, 1.0], [1.0, 1.0]]))
+    # singular is not an error for the determinant
+    sign, logabsdet = L.slogdet(stack)
+    assert np.asarray(sign)[1] == 0 and np.asarray(logabsdet)[1] == -np.inf
+    assert float(L.det(stack)[1]) == 0.0
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+def test_shape_errors_name_function_and_shapes(device):
+    z = xp.zeros
+    cases = [
+        (lambda: L.inv(z((2, 3), device=device)), r"inv.*square.*\(2, 3\)"),
+        (lambda: L.det(z((3,), device=device)), r"det.*at least 2.*\(3,\)"),
+        (lambda: L.eigh(z((4, 2, 3), device=device)), r"eigh.*\(4, 2, 3\)"),
+        (lambda: L.svd(z((3,), device=device)), r"svd.*\(3,\)"),
+        (lambda: L.solve(z((3, 3), device=device), z((4,), device=device)), r"solve.*\(4,\)"),
+        (
+            lambda: L.solve(z((2, 3, 3), device=device), z((3, 3, 1), device=device)),
+            r"solve.*\(2, 3, 3\).*\(3, 3, 1\)",
+        ),
+        (lambda: L.qr(z((3, 3), device=device), mode="r"), "qr.*mode"),
+        (lambda: L.cross(z((3,), device=device), z((4,), device=device)), r"cross.*\(4,\)"),
+        (lambda: L.cross(z((2, 3), device=device), z((3, 3), device=device)), "cross"),
+        (lambda: L.cross(z((3,), device=device), z((3,), device=device), axis=-2), "cross.*axis"),
+        (lambda: L.outer(z((2, 2), device=device), z((2,), device=device)), r"outer.*\(2, 2\)"),
+        (lambda: L.matrix_norm(z((3, 3), device=device), ord=3), "matrix_norm.*ord"),
+        (lambda: L.vector_norm(z((3,), device=device), ord="fro"), "vector_norm.*ord"),
+        (lambda: L.trace(z((3,), device=device)), r"trace.*\(3,\)"),
+        (lambda: L.diagonal(z((3,), device=device)), r"diagonal.*\(3,\)"),
+    ]
+    for fn, pattern in cases:
+        with pytest.raises(ValueError, match=pattern):
+            fn()
+    with pytest.raises(IndexError, match="vector_norm.*axis 1"):  # as every reduction
+        L.vector_norm(z((3,), device=device), axis=1)
+    with pytest.raises(TypeError, match="matrix_power.*integer"):
+        L.matrix_power(z((2, 2), device=device), 1.5)
+    with pytest.raises(ValueError, match="different devices"):
+        L.solve(z((2, 2)), z((2,), device="meta"))
+
+
+# -- function-specific semantics ------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "sa,sb",
+    [
+        ((3, 3), (3,)),
+        ((2, 3, 3), (3,)),
+        ((3, 3), (3, 2)),
+        ((2, 3, 3), (1, 3, 4)),
+        ((1, 3, 3), (5, 3, 1)),
+    ],
+)
+def test_solve_broadcasting_follows_2024_12(sa, sb):
+    rng = np.random.default_rng(3)
+    a = _invertible(rng, sa, sdt.float64)
+    b = rng.standard_normal(sb)
+    got = L.solve(xp.asarray(a), xp.asarray(b))
+    if len(sb) == 1:
+        want = np.linalg.solve(a, np.broadcast_to(b[:, None], a.shape[:-1] + (1,)))[..., 0]
+    else:
+        want = np.linalg.solve(a, b)
+    assert got.shape == want.shape
+    _close(got, want, sdt.float64)
+    meta = L.solve(xp.empty(sa, device="meta"), xp.empty(sb, device="meta"))
+    assert meta.shape == want.shape
+
+
+def test_solve_promotes_mixed_dtypes():
+    a32 = xp.asarray(np.eye(2, dtype=np.float32) * 2)
+    assert L.solve(a32, xp.ones(2, dtype=xp.float64)).dtype is xp.float64
+    assert L.solve(a32, xp.ones(2, dtype=xp.complex64)).dtype is xp.complex64
+    assert L.solve(a32, xp.ones(2, dtype=xp.float32)).dtype is xp.float32
+
+
+@pytest.mark.parametrize("n", [-3, -1, 0, 1, 2, 5])
+def test_matrix_power(n):
+    rng = np.random.default_rng(n + 10)
+    v = _invertible(rng, (2, 3, 3), sdt.float64) / 4
+    a = xp.asarray(v)
+    got = L.matrix_power(a, n)
+    _close(got, np.linalg.matrix_power(v, n), sdt.float64, 10)
+    assert got is not a and got.shape == v.shape
+    assert L.matrix_power(xp.empty((2, 3, 3), device="meta"), n).shape == v.shape
+
+
+@pytest.mark.parametrize("ord", [2, 1, 0, -1, -2, float("inf"), float("-inf"), 3, 0.5, -1.5, 2.5])
+@pytest.mark.parametrize("axis", [None, 1, -1, (0, 2), (2, 0), ()])
+def test_vector_norm_orders_and_axes(ord, axis):
+    rng = np.random.default_rng(5)
+    v = rng.standard_normal((3, 4, 2))
+    v[0, 0, 0] = 0.0  # ord=0 counts nonzeros; negative orders meet a zero
+    ax = tuple(range(3)) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
+    ax = tuple(sorted(a % 3 for a in ax))
+    moved = np.moveaxis(v, ax, tuple(range(-len(ax), 0)))
+    flat = moved.reshape(moved.shape[: 3 - len(ax)] + (-1,))
+    with np.errstate(divide="ignore"):
+        want = np.linalg.norm(flat if ax else v[..., None], ord=ord, axis=-1)
+    for keepdims in (False, True):
+        got = L.vector_norm(xp.asarray(v), axis=axis, keepdims=keepdims, ord=ord)
+        w = np.expand_dims(want, ax) if keepdims and ax else want
+        assert got.shape == w.shape and got.dtype is xp.float64
+        _close(got, w, sdt.float64)
+        meta = L.vector_norm(
+            xp.empty((3, 4, 2), device="meta"), axis=axis, keepdims=keepdims, ord=ord
+        )
+        assert meta.shape == w.shape
+
+
+def test_vector_norm_complex_keeps_precision():
+    v = (np.arange(6) - 2.5 + 1j).astype(np.complex64)
+    got = L.vector_norm(xp.asarray(v))
+    assert got.dtype is xp.float32
+    np.testing.assert_allclose(float(got), np.linalg.norm(v), rtol=1e-6)
+
+
+@pytest.mark.parametrize("ord", ["fro", "nuc", 1, -1, 2, -2, float("inf"), float("-inf")])
+@pytest.mark.parametrize("d", [sdt.float32, sdt.complex128])
+def test_matrix_norm_orders(ord, d):
+    rng = np.random.default_rng(6)
+    v = values(rng, (2, 3, 4), d)
+    for keepdims in (False, True):
+        got = L.matrix_norm(xp.asarray(v), ord=ord, keepdims=keepdims)
+        want = np.linalg.norm(v, ord=ord, axis=(-2, -1), keepdims=keepdims)
+        assert got.shape == want.shape and got.dtype is sdt.real_of(d)
+        _close(got, want, d, 10)
+
+
+def test_pinv_and_matrix_rank_rtol():
+    rng = np.random.default_rng(7)
+    u = np.linalg.qr(rng.standard_normal((2, 4, 4)))[0]
+    s = np.array([[1.0, 1e-3, 1e-6, 0.0], [1.0, 0.5, 1e-9, 0.0]])
+    v = (u * s[:, None, :]) @ np.swapaxes(u, -1, -2)
+    a = xp.asarray(v)
+    np.testing.assert_array_equal(np.asarray(L.matrix_rank(a)), [3, 3])
+    np.testing.assert_array_equal(np.asarray(L.matrix_rank(a, rtol=1e-4)), [2, 2])
+    rtol = xp.asarray([1e-2, 1e-2])
+    np.testing.assert_array_equal(np.asarray(L.matrix_rank(a, rtol=rtol)), [1, 2])
+    assert L.matrix_rank(a).dtype is xp.int64
+    for r in (None, 1e-4):
+        want = np.linalg.pinv(v, rcond=r if r is not None else 4 * np.finfo(float).eps)
+        _close(L.pinv(a, rtol=r), want, sdt.float64, 1e9)
+    assert L.pinv(a, rtol=rtol).shape == (2, 4, 4)
+    with pytest.raises(TypeError, match="matrix_rank"):
+        L.matrix_rank(a, rtol=xp.asarray([1, 2]))
+
+
+@pytest.mark.parametrize("offset", [-5, -2, 0, 1, 3, 7])
+def test_diagonal_is_a_view_and_trace_dtype(offset):
+    v = np.arange(2 * 3 * 4, dtype=np.int16).reshape(2, 3, 4)
+    a = xp.asarray(v)
+    d = L.diagonal(a, offset=offset)
+    np.testing.assert_array_equal(np.asarray(d), np.diagonal(v, offset, -2, -1))
+    if d.size:
+        assert d._buf is a._buf  # a view, no copy
+    t = L.trace(a, offset=offset)
+    assert t.dtype is xp.int64  # small integers accumulate in the default integer dtype
+    np.testing.assert_array_equal(np.asarray(t), np.trace(v, offset, axis1=-2, axis2=-1))
+    assert L.trace(a, offset=offset, dtype=xp.float32).dtype is xp.float32
+    assert L.trace(xp.asarray(v, dtype=xp.uint8)).dtype is xp.uint64
+    assert L.trace(xp.asarray(v, dtype=xp.float32)).dtype is xp.float32
+    assert L.diagonal(xp.empty((2, 3, 4), device="meta"), offset=offset).shape == d.shape
+
+
+@pytest.mark.parametrize(
+    "sa,sb,axis",
+    [((3,), (3,), -1), ((4, 3), (1, 3), -1), ((3, 5), (2, 3, 1), -2), ((2, 3, 2), (3, 2), -2)],
+)
+def test_cross_broadcasting_and_integers(sa, sb, axis):
+    rng = np.random.default_rng(8)
+    a = rng.integers(-5, 5, size=sa).astype(np.int32)
+    b = rng.integers(-5, 5, size=sb).astype(np.int8)
+    got = L.cross(xp.asarray(a), xp.asarray(b), axis=axis)
+    want = np.cross(a, b.astype(np.int32), axis=axis)
+    assert got.dtype is xp.int32
+    np.testing.assert_array_equal(np.asarray(got), want)
+    meta = L.cross(
+        xp.empty(sa, dtype=xp.int32, device="meta"),
+        xp.empty(sb, dtype=xp.int8, device="meta"),
+        axis=axis,
+    )
+    assert meta.shape == want.shape and meta.dtype is xp.int32
+
+
+def test_outer_promotes_and_is_exact():
+    a = xp.asarray([1, 2, 3], dtype=xp.int8)
+    b = xp.asarray([0.5, -1.0], dtype=xp.float32)
+    got = L.outer(a, b)
+    assert got.dtype is xp.float32 and got.shape == (3, 2)
+    np.testing.assert_array_equal(np.asarray(got), np.outer([1, 2, 3], [0.5, -1.0]))
+
+
+# -- the SciPy route: single precision, large matrices --------------------------------------------
+BIG = 130  # 130**3 >= SCIPY_MIN_WORK
+
+
+@pytest.mark.parametrize("d", SINGLE, ids=lambda d: d.name)
+def test_large_single_precision_matrices_take_the_scipy_route(d):
+    assert BIG**3 >= cpu_linalg.SCIPY_MIN_WORK
+    rng = np.random.default_rng(9)
+    a = _invertible(rng, (2, BIG, BIG), d)
+    h = _hermitian(rng, (BIG, BIG), d)
+    p = _positive_definite(rng, (BIG, BIG), d)
+    big = 1e-3 * BIG  # float32 error grows with the size
+    _, x = in_layout(a, "transposed")
+    for fn, check in [
+        (L.inv, _values(np.linalg.inv)),
+        (lambda m: L.solve(m, m[..., :3]), _values(lambda m: np.linalg.solve(m, m[..., :3]))),
+        (L.svdvals, _values(lambda m: np.linalg.svd(m, compute_uv=False))),
+        (lambda m: L.svd(m, full_matrices=False), lambda v, r, dd: _check_svd(v, r, dd, False)),
+        (L.qr, lambda v, r, dd: _check_qr(v, r, dd, "reduced")),
+        (L.eig, _check_eig),
+    ]:
+        res = fn(x)
+        for r in res if isinstance(res, tuple) else (res,):
+            assert r.dtype in (d, sdt.real_of(d), sdt.complex_of(d))
+        check(a.astype(np.complex128 if d.kind == sdt.COMPLEX else np.float64), res, big)
+    _check_eigh(h.astype(np.complex128), L.eigh(xp.asarray(h)), big)
+    _close(L.eigvalsh(xp.asarray(h)), np.linalg.eigvalsh(h.astype(np.complex128)), big, 10)
+    low = np.asarray(L.cholesky(xp.asarray(p)))
+    _close(low @ _ct(low), p, big, 10)
+    np.testing.assert_array_equal(low, np.tril(low))
+    up = np.asarray(L.cholesky(xp.asarray(p), upper=True))
+    np.testing.assert_array_equal(up, np.triu(up))
+    singular = np.stack([a[0], np.zeros_like(a[0])])
+    with pytest.raises(L.LinAlgError, match=r"inv: .*\(1,\)"):
+        L.inv(xp.asarray(singular))
+    with pytest.raises(L.LinAlgError, match="cholesky"):
+        L.cholesky(xp.asarray(-p))
+
+
+# -- random batch shapes and layouts --------------------------------------------------------------
+@settings(max_examples=15, deadline=None)
+@given(
+    data=st.data(),
+    rng=seeds(),
+    batch=st.sampled_from([(), (1,), (3,), (2, 2), (0,)]),
+    n=st.integers(1, 5),
+)
+def test_random_batches_and_layouts(data, rng, batch, n):
+    d = data.draw(st.sampled_from(FLOATS))
+    layout = data.draw(st.sampled_from(LAYOUTS if batch and batch[0] > 1 else LAYOUTS[:4]))
+    v, a = in_layout(_invertible(rng, batch + (n, n), d), layout)
+    _close(L.inv(a), np.linalg.inv(v), d, 10)
+    _close(L.det(a), np.linalg.det(v), d, float(np.max(np.abs(np.linalg.det(v)), initial=1.0)))
+    _check_svd(v, L.svd(a), d, True)
+    h = (v + _ct(v)) / 2
+    _, ha = in_layout(h, layout)
+    _check_eigh(h, L.eigh(ha), d)
