@@ -182,7 +182,88 @@ def _cases():
         "hfft": (lambda z: xp.fft.hfft(z), [L((4,), complex_=True)]),
         "ihfft": (lambda x: xp.fft.ihfft(x), [L((6,))]),
         "fftshift": (lambda x: xp.fft.fftshift(x), [L((5,))]),
+        # the linalg extension (spectral functions through gauge-invariant expressions)
+        "inv": (lambda a: xp.linalg.inv(a), [L((2, 3, 3), layout="transposed")]),
+        "inv_complex": (lambda a: xp.linalg.inv(a), [L((3, 3), complex_=True)]),
+        "det": (lambda a: xp.linalg.det(a), [L((2, 3, 3), layout="negative")]),
+        "det_complex": (lambda a: xp.linalg.det(a), [L((3, 3), complex_=True)]),
+        "slogdet": (lambda a: xp.linalg.slogdet(a).logabsdet, [L((2, 3, 3))]),
+        "slogdet_complex": (lambda a: xp.linalg.slogdet(a), [L((3, 3), complex_=True)]),
+        "solve": (lambda a, b: xp.linalg.solve(a, b), [L((2, 3, 3)), L((3, 2))]),
+        "solve_vector": (lambda a, b: xp.linalg.solve(a, b), [L((2, 3, 3)), L((3,))]),
+        "solve_complex": (
+            lambda a, b: xp.linalg.solve(a, b),
+            [L((3, 3), complex_=True), L((3, 2), complex_=True)],
+        ),
+        "cholesky": (lambda a: xp.linalg.cholesky(_spd(a)), [L((2, 3, 3))]),
+        "cholesky_upper_complex": (
+            lambda a: xp.linalg.cholesky(_spd(a), upper=True),
+            [L((3, 3), complex_=True)],
+        ),
+        "eigh": (
+            lambda a: (lambda r: (r.eigenvalues, r.eigenvectors**2))(xp.linalg.eigh(_herm(a))),
+            [L((2, 3, 3))],
+        ),
+        "eigh_complex": (
+            lambda a: (lambda r: (r.eigenvalues, xp.abs(r.eigenvectors)))(
+                xp.linalg.eigh(_herm(a))
+            ),
+            [L((3, 3), complex_=True)],
+        ),
+        "eigvalsh": (lambda a: xp.linalg.eigvalsh(_herm(a)), [L((3, 3))]),
+        "eig": (
+            lambda a: (lambda r: (r.eigenvalues, xp.abs(r.eigenvectors)))(xp.linalg.eig(a)),
+            [L((3, 3))],
+        ),
+        "eigvals_complex": (lambda a: xp.linalg.eigvals(a), [L((3, 3), complex_=True)]),
+        "svd_tall": (
+            lambda a: (lambda r: (r.U**2, r.S, r.Vh**2))(xp.linalg.svd(a, full_matrices=False)),
+            [L((2, 4, 3))],
+        ),
+        "svd_wide_full": (
+            lambda a: (lambda r: (r.U**2, r.S, r.Vh[..., :3, :] ** 2))(xp.linalg.svd(a)),
+            [L((3, 4))],
+        ),
+        "svd_complex": (
+            lambda a: (lambda r: (xp.abs(r.U), r.S, xp.abs(r.Vh)))(
+                xp.linalg.svd(a, full_matrices=False)
+            ),
+            [L((4, 3), complex_=True)],
+        ),
+        "svdvals": (lambda a: xp.linalg.svdvals(a), [L((3, 4))]),
+        "qr_tall": (lambda a: xp.linalg.qr(a), [L((4, 3))]),
+        "qr_wide": (lambda a: xp.linalg.qr(a), [L((3, 5))]),
+        "qr_complex": (lambda a: xp.linalg.qr(a), [L((2, 4, 3), complex_=True)]),
+        "pinv": (lambda a: xp.linalg.pinv(a), [L((4, 3))]),
+        "matrix_power": (
+            lambda a: xp.linalg.matrix_power(a, 3) + xp.linalg.matrix_power(a, -2),
+            [L((3, 3))],
+        ),
+        "norms": (
+            lambda a: xp.linalg.matrix_norm(a)
+            + xp.linalg.matrix_norm(a, ord="nuc")
+            + xp.linalg.matrix_norm(a, ord=2)
+            + xp.linalg.matrix_norm(a, ord=-xp.inf)
+            + xp.linalg.vector_norm(a, ord=3)
+            + xp.linalg.vector_norm(a, ord=xp.inf, axis=0),
+            [L((3, 4))],
+        ),
+        "trace": (lambda a: xp.linalg.trace(a, offset=1), [L((2, 3, 4))]),
+        "diagonal": (lambda a: xp.linalg.diagonal(a, offset=-1), [L((3, 4))]),
+        "outer_cross": (
+            lambda a, b: xp.linalg.outer(a, b) + xp.linalg.cross(a, b)[None, :],
+            [L((3,)), L((3,))],
+        ),
     }
+
+
+def _spd(a):
+    """A Hermitian positive-definite matrix made from ``a``."""
+    return a @ xp.conj(xp.matrix_transpose(a)) + xp.eye(a.shape[-1]) * 3
+
+
+def _herm(a):
+    return a + xp.conj(xp.matrix_transpose(a))
 
 
 CASES = _cases()
@@ -195,6 +276,13 @@ def test_function_gradcheck(name):
 
 
 GRADGRAD = [
+    "inv",
+    "det",
+    "solve",
+    "cholesky",
+    "eigvalsh",
+    "svdvals",
+    "qr_tall",
     "irfft_odd",
     "rfft",
     "prod",
@@ -531,6 +619,18 @@ EXPRESSIONS = {
             + m.sum(m.abs(m.fft.fftn(x[:4] * z)))
         ),
         [(6,), (4,)],
+    ),
+    "linalg": (
+        lambda m, a, b: (
+            m.linalg.slogdet(a @ a.mT + 3 * m.eye(3, dtype=a.dtype))[1]
+            + m.sum(m.linalg.solve(a, b) ** 2)
+            + m.sum(m.linalg.inv(a))
+            + m.sum(m.linalg.cholesky(a @ a.mT + 3 * m.eye(3, dtype=a.dtype)))
+            + m.sum(m.linalg.eigvalsh(a + a.mT) ** 3)
+            + m.sum(m.linalg.svdvals(b) ** 3)
+            + m.sum(m.linalg.qr(b).R ** 2)
+        ),
+        [(3, 3), (3, 2)],
     ),
     "std_and_sort": (
         lambda m, x: (

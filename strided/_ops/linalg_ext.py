@@ -47,6 +47,7 @@ from .. import _dtypes as dt
 from .._array import Array
 from .._errors import LinAlgError
 from .._shapes import broadcast_shapes, normalize_axes
+from .._tape import differentiable
 from ..dispatch import declare, kernel
 from .core import astype_to, check_dtype, copy_of, empty_on, run, same_device, to_array
 
@@ -157,6 +158,7 @@ def _one_output(prim, x: Array, dtype: dt.DType, shape: tuple, **params) -> Arra
 
 
 # -- the LAPACK-backed functions ------------------------------------------------------------------
+@differentiable("cholesky", 1)
 def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     """The lower (``upper=False``) or upper Cholesky factor of Hermitian positive-definite
     matrices; :class:`LinAlgError` when a matrix is not positive definite."""
@@ -164,18 +166,21 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     return _one_output(CHOLESKY, x, x._dtype, x._shape, upper=bool(upper))
 
 
+@differentiable("inv", 1)
 def inv(x: Array, /) -> Array:
     """The inverse of each square matrix; :class:`LinAlgError` when one is singular."""
     x = _matrices("inv", x, square=True)
     return _one_output(INV, x, x._dtype, x._shape)
 
 
+@differentiable("det", 1)
 def det(x: Array, /) -> Array:
     """The determinant of each square matrix (the product of the LU factorisation's diagonal)."""
     x = _matrices("det", x, square=True)
     return _one_output(DET, x, x._dtype, x._shape[:-2])
 
 
+@differentiable("slogdet", 1)
 def slogdet(x: Array, /) -> SlogdetResult:
     """``(sign, logabsdet)`` of each determinant; a singular matrix gives ``(0, -inf)``."""
     x = _matrices("slogdet", x, square=True)
@@ -184,6 +189,7 @@ def slogdet(x: Array, /) -> SlogdetResult:
     return SlogdetResult(*run_multi(SLOGDET, outs, x))
 
 
+@differentiable("solve", 2)
 def solve(x1: Array, x2: Array, /) -> Array:
     """The solution ``X`` of ``x1 @ X = x2``; ``x2`` of shape ``(M,)`` is one vector for every
     matrix of ``x1``, otherwise ``(..., M, K)`` with batch dimensions broadcast against ``x1``'s."""
@@ -221,6 +227,7 @@ def solve(x1: Array, x2: Array, /) -> Array:
     return out
 
 
+@differentiable("eigh", 1)
 def eigh(x: Array, /) -> EighResult:
     """Eigenvalues (ascending, real) and orthonormal eigenvectors (columns) of Hermitian/symmetric
     matrices; only the lower triangle is read."""
@@ -233,6 +240,7 @@ def eigh(x: Array, /) -> EighResult:
     return EighResult(*run_multi(EIGH, outs, x, compute_vectors=True))
 
 
+@differentiable("eigvalsh", 1)
 def eigvalsh(x: Array, /) -> Array:
     """The eigenvalues (ascending, real) of Hermitian/symmetric matrices (lower triangle read)."""
     x = _matrices("eigvalsh", x, square=True)
@@ -240,6 +248,7 @@ def eigvalsh(x: Array, /) -> Array:
     return run_multi(EIGH, outs, x, compute_vectors=False)[0]
 
 
+@differentiable("eig", 1)
 def eig(x: Array, /) -> EigResult:
     """Eigenvalues and eigenvectors (columns, unit norm) of general square matrices, complex."""
     x = _matrices("eig", x, square=True)
@@ -248,6 +257,7 @@ def eig(x: Array, /) -> EigResult:
     return EigResult(*run_multi(EIG, outs, x, compute_vectors=True))
 
 
+@differentiable("eigvals", 1)
 def eigvals(x: Array, /) -> Array:
     """The eigenvalues of general square matrices, complex."""
     x = _matrices("eigvals", x, square=True)
@@ -255,6 +265,7 @@ def eigvals(x: Array, /) -> Array:
     return run_multi(EIG, outs, x, compute_vectors=False)[0]
 
 
+@differentiable("svd", 1)
 def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     """``(U, S, Vh)`` with ``x = U @ diag(S) @ Vh`` and ``S`` descending."""
     x = _matrices("svd", x)
@@ -269,6 +280,7 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     return SVDResult(*run_multi(SVD, outs, x, full_matrices=bool(full_matrices), compute_uv=True))
 
 
+@differentiable("svdvals", 1)
 def svdvals(x: Array, /) -> Array:
     """The singular values of each matrix, descending."""
     x = _matrices("svdvals", x)
@@ -277,6 +289,7 @@ def svdvals(x: Array, /) -> Array:
     return run_multi(SVD, outs, x, full_matrices=False, compute_uv=False)[0]
 
 
+@differentiable("qr", 1)
 def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     """``(Q, R)`` with orthonormal columns in ``Q`` and upper-triangular ``R``; ``mode`` is
     ``'reduced'`` (``K = min(M, N)`` columns of ``Q``) or ``'complete'``."""
@@ -293,6 +306,7 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
 
 
 # -- compositions ---------------------------------------------------------------------------------
+@differentiable("diagonal", 1)
 def diagonal(x: Array, /, *, offset: int = 0) -> Array:
     """The ``offset``-th diagonal of each matrix, as a view (no copy)."""
     x = _matrices("diagonal", x, accepts="any")
@@ -325,9 +339,9 @@ def outer(x1: Array, x2: Array, /) -> Array:
     check_dtype("outer", b._dtype, "numeric")
     if a.ndim != 1 or b.ndim != 1:
         raise ValueError(f"outer: expected two 1-D arrays, got shapes {a._shape} and {b._shape}")
-    col = a._view((a._shape[0], 1), (a._strides[0], 0), a._offset)
-    row = b._view((1, b._shape[0]), (0, b._strides[0]), b._offset)
-    return multiply(col, row)
+    from .manipulation import expand_dims
+
+    return multiply(expand_dims(a, axis=-1), expand_dims(b, axis=0))
 
 
 def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
@@ -438,7 +452,7 @@ def pinv(x: Array, /, *, rtol=None) -> Array:
     from .creation import zeros
     from .elementwise import conj, divide, greater, multiply
     from .linalg import matmul
-    from .manipulation import matrix_transpose, where
+    from .manipulation import expand_dims, matrix_transpose, where
 
     x = _matrices("pinv", x)
     m, n = x._shape[-2:]
@@ -450,9 +464,7 @@ def pinv(x: Array, /, *, rtol=None) -> Array:
     u, s, vh = svd(x, full_matrices=False)
     keep = greater(s, _tolerance("pinv", x, s, rtol))
     s_inv = where(keep, divide(1.0, where(keep, s, 1.0)), 0.0)
-    s_inv = s_inv._view(
-        s_inv._shape[:-1] + (s_inv._shape[-1], 1), s_inv._strides + (0,), s_inv._offset
-    )
+    s_inv = expand_dims(s_inv, axis=-1)
     uh = matrix_transpose(u)
     if x._dtype.kind == dt.COMPLEX:
         uh, vh = conj(uh), conj(vh)
@@ -531,5 +543,7 @@ def matrix_norm(x: Array, /, *, keepdims: bool = False, ord="fro") -> Array:
             f"matrix_norm: ord must be 'fro', 'nuc', 1, -1, 2, -2, inf or -inf, got {ord!r}"
         )
     if keepdims:
-        r = r._view(r._shape + (1, 1), r._strides + (0, 0), r._offset)
+        from .manipulation import expand_dims
+
+        r = expand_dims(r, axis=(-2, -1))
     return r

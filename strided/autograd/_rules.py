@@ -889,12 +889,12 @@ def _svd_grad(gu, gs, gvh, u, s, vh):
 def _svd(ctx, gu, gs, gvh):
     u, s, vh = ctx.outputs
     k = s.shape[-1]
-    if ctx.params.get("full_matrices", True) and u.shape[-1] != vh.shape[-2]:
-        if gu is not None or gvh is not None:
-            # the extra columns of a full U (or rows of Vh) have no unique gradient
-            u, vh = u[..., :k], vh[..., :k, :]
-            gu = None if gu is None else gu[..., :k]
-            gvh = None if gvh is None else gvh[..., :k, :]
+    if u.shape[-1] != k or vh.shape[-2] != k:
+        # full_matrices: the extra columns of U (rows of Vh) span the null spaces, which the
+        # input does not determine uniquely; gradients reaching them are dropped
+        u, vh = u[..., :k], vh[..., :k, :]
+        gu = None if gu is None else gu[..., :k]
+        gvh = None if gvh is None else gvh[..., :k, :]
     if gu is None and gs is None and gvh is None:
         return (None,)
     return (_svd_grad(gu, gs, gvh, u, s, vh),)
