@@ -205,9 +205,7 @@ def _cases():
             [L((2, 3, 3))],
         ),
         "eigh_complex": (
-            lambda a: (lambda r: (r.eigenvalues, xp.abs(r.eigenvectors)))(
-                xp.linalg.eigh(_herm(a))
-            ),
+            lambda a: (lambda r: (r.eigenvalues, xp.abs(r.eigenvectors)))(xp.linalg.eigh(_herm(a))),
             [L((3, 3), complex_=True)],
         ),
         "eigvalsh": (lambda a: xp.linalg.eigvalsh(_herm(a)), [L((3, 3))]),
@@ -240,12 +238,14 @@ def _cases():
             [L((3, 3))],
         ),
         "norms": (
-            lambda a: xp.linalg.matrix_norm(a)
-            + xp.linalg.matrix_norm(a, ord="nuc")
-            + xp.linalg.matrix_norm(a, ord=2)
-            + xp.linalg.matrix_norm(a, ord=-xp.inf)
-            + xp.linalg.vector_norm(a, ord=3)
-            + xp.linalg.vector_norm(a, ord=xp.inf, axis=0),
+            lambda a: (
+                xp.linalg.matrix_norm(a)
+                + xp.linalg.matrix_norm(a, ord="nuc")
+                + xp.linalg.matrix_norm(a, ord=2)
+                + xp.linalg.matrix_norm(a, ord=-xp.inf)
+                + xp.linalg.vector_norm(a, ord=3)
+                + xp.linalg.vector_norm(a, ord=xp.inf, axis=0)
+            ),
             [L((3, 4))],
         ),
         "trace": (lambda a: xp.linalg.trace(a, offset=1), [L((2, 3, 4))]),

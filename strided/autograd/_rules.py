@@ -4,8 +4,9 @@ Each rule receives the recorded node (``ctx``: ``ctx.inputs`` the data arguments
 ``ctx.outputs`` the outputs, ``ctx.params`` the other arguments, ``ctx.input_meta`` the shape,
 dtype and device of every input, ``ctx.edges[i]`` None where input ``i`` needs no gradient) and
 the gradient of each output (None for an output of a multi-output operation that received none),
-and returns one gradient per input (None where there is none).  Rules are written with namespace functions, so they run on
-every device, meta included, and are themselves recorded under ``create_graph=True``.
+and returns one gradient per input (None where there is none).  Rules are written with namespace
+functions, so they run on every device, meta included, and are themselves recorded under
+``create_graph=True``.
 
 Gradients may come back broadcast or in a wider dtype: the engine sums them to the input's shape
 and casts them to its dtype (the real part for a real input).  Complex numbers follow PyTorch's
