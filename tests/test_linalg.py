@@ -642,3 +642,12 @@ def test_random_batches_and_layouts(data, rng, batch, n):
     h = (v + _ct(v)) / 2
     _, ha = in_layout(h, layout)
     _check_eigh(h, L.eigh(ha), d)
+
+
+@pytest.mark.parametrize("d", [sdt.float64, sdt.complex128], ids=lambda d: d.name)
+def test_large_inverse_in_double_precision_takes_getri(d):
+    rng = np.random.default_rng(10)
+    a = _invertible(rng, (2, BIG, BIG), d)
+    _close(L.inv(xp.asarray(a)), np.linalg.inv(a), d, 10)
+    with pytest.raises(L.LinAlgError, match=r"inv: the matrix is singular \(at batch index \(1,\)"):
+        L.inv(xp.asarray(np.stack([a[0], np.zeros_like(a[0])])))

@@ -4,21 +4,25 @@ Inputs arrive cast to the compute dtype (possibly non-contiguous or broadcast vi
 NumPy arrays without a copy); outputs are fresh C-contiguous arrays the kernel fills.  Multi-output
 primitives receive a tuple of outputs (see ``strided/_ops/linalg_ext.py``).
 
-Which LAPACK route, measured on the 2-core development machine (OpenBLAS, one thread, best of 3):
+Which LAPACK route, measured on the 2-core development machine with ``benchmarks/bench_linalg.py``
+(OpenBLAS, one thread, best of 7):
 
 * Batches of small matrices: NumPy's ``numpy.linalg`` functions are gufuncs that loop over the
-  batch in C.  1000 stacked 4x4 float64 matrices: inv 0.54 ms, eigh 2.4 ms, svd 4.1 ms; a Python
-  loop over SciPy's routines 6.8 / 22.7 / 20.3 ms; numba's ``np.linalg`` in a compiled loop
-  0.75 / 2.6 / 3.5 ms but ~1.7 s of compilation per function and dtype on a cold cache (and it
-  refuses non-finite input in several routines).
-* One large double-precision matrix: the same LAPACK either way (n=400 float64: inv 7.9 vs
-  7.3 ms, eigh 15.3 vs 13.6, svd 30.7 vs 28.4, qr 6.4 vs 5.9 for NumPy vs SciPy).
+  batch in C.  1000 stacked 4x4 float64 matrices: inv 0.35 ms, eigh 1.6, svd 3.0, qr 0.66; a
+  Python loop over SciPy's routines 4.4 / 13.0 / 12.4 / 17.0 ms.  numba's ``np.linalg`` in a
+  compiled loop was as fast as NumPy (0.75 / 2.6 / 3.5 ms in an earlier run where NumPy took
+  0.54 / 2.4 / 4.1) but costs ~1.7 s of compilation per function and dtype on a cold cache, and
+  refuses non-finite input in several routines.
+* One large double-precision matrix: the same LAPACK either way (n=400 float64: eigh 13.2 vs
+  13.6 ms, svd 30.0 vs 31.0, qr 6.1 vs 5.8 for NumPy vs SciPy), except ``inv``: NumPy solves
+  ``a @ X = I`` (gesv, 7.1 ms), getrf + getri take 5.0 ms (n=130: 0.40 vs 0.25 ms).
 * Single precision: NumPy computes float32/complex64 in double precision and casts back, SciPy
-  calls the single-precision drivers: n=400 float32 inv 11.7 vs 4.4 ms, eigh 20.2 vs 11.1, svd
-  36.2 vs 19.6, cholesky 1.4 vs 0.8 (n=128: inv 0.6 vs 0.3, svd 3.0 vs 1.8; n<=64: equal).
+  calls the single-precision drivers: n=400 float32 inv 8.8 vs 2.6 ms, eigh 15.1 vs 8.4, svd
+  30.5 vs 15.5, qr 6.0 vs 3.5 (n=128: inv 0.6 vs 0.3, svd 3.0 vs 1.8; n<=64: equal).
 
 So NumPy's gufuncs run everything, except single-precision matrices with ``m * n * min(m, n)``
-of at least 128**3, which go matrix by matrix through SciPy's single-precision LAPACK.
+of at least 128**3, which go matrix by matrix through SciPy's single-precision LAPACK, and
+``inv`` of such large matrices in any precision (getrf + getri).
 ``det``/``slogdet`` always use NumPy (its double-precision LU gives float32 a better result).
 LAPACK failures become :class:`strided.linalg.LinAlgError` naming the function and, in a stack,
 the index of the first failing matrix.
@@ -36,9 +40,9 @@ SCIPY_MIN_WORK = 128**3
 _SINGLE = (np.dtype(np.float32), np.dtype(np.complex64))
 
 
-def _scipy_route(a: np.ndarray) -> bool:
+def _scipy_route(a: np.ndarray, any_precision: bool = False) -> bool:
     m, n = a.shape[-2:]
-    return a.dtype in _SINGLE and m * n * min(m, n) >= SCIPY_MIN_WORK
+    return (any_precision or a.dtype in _SINGLE) and m * n * min(m, n) >= SCIPY_MIN_WORK
 
 
 def _fail(op: str, what: str, index) -> LinAlgError:
@@ -116,9 +120,19 @@ def _gesv(what: str):
 def inv_cpu(out, x):
     a, o = x._numpy_view(), out._numpy_view()
     what = "the matrix is singular"
-    if _scipy_route(a):
-        ident = np.eye(a.shape[-1], dtype=a.dtype)
-        _per_matrix("inv", lambda m: _gesv(what)(m, ident), (o,), a)
+    if _scipy_route(a, any_precision=True):  # getrf + getri beats NumPy's solve(a, I)
+
+        def one(m):
+            # inv(m) = inv(m.T).T: LAPACK reads the C-ordered m.T and returns inv(m.T) in
+            # Fortran order without a transposing copy either way
+            lu, piv, info = _lapack("getrf", m)(m.T)
+            _check_info(what, info)
+            work, info = _lapack("getri_lwork", m)(m.shape[-1])
+            r, info = _lapack("getri", m)(lu, piv, lwork=int(work.real))
+            _check_info(what, info)
+            return (r.T,)
+
+        _per_matrix("inv", one, (o,), a)
         return
     o[...] = _numpy("inv", what, np.linalg.inv, a)
 
@@ -151,7 +165,9 @@ def eigh_cpu(outs, x, *, compute_vectors):
         from scipy.linalg import eigh
 
         def one(m):
-            r = eigh(m, lower=True, eigvals_only=not compute_vectors, check_finite=False)
+            r = eigh(
+                m, lower=True, eigvals_only=not compute_vectors, check_finite=False, driver="evd"
+            )
             return r if compute_vectors else (r,)
 
         _per_matrix(op, one, o, a)
