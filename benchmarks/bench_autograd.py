@@ -12,24 +12,12 @@ look fast.
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import numpy as np
+from bench_core import best_time as median_time  # the median of repeated timings
 
 import strided as xp
 from strided.autograd import no_grad
-
-
-def median_time(fn, repeat: int, number: int) -> float:
-    fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        times.append((time.perf_counter() - t0) / number)
-    return statistics.median(times)
 
 
 def mlp_loss(m, x, w1, b1, w2, b2, target):

@@ -101,6 +101,13 @@ def _meta(a):
     return (a._shape, a._dtype, a._device) if type(a) is Array else None
 
 
+def namespace():
+    """The strided namespace (imported late: rules and the engine call namespace functions)."""
+    import strided
+
+    return strided
+
+
 def root_of(a: Array) -> Array:
     """The array that owns ``a``'s memory (``a`` itself unless ``a`` is a view)."""
     b = a._base
@@ -199,8 +206,16 @@ def record(name: str, forward, args: tuple, params: dict):
         outs if rule.save_output else None,
         saved,
     )
+    roots = None
     for i in diff_outs:
         o = outs[i]
+        if o._base is not None:
+            if roots is None:
+                roots = {id(root_of(a)) for a in flat if type(a) is Array}
+            if id(o._base) not in roots:
+                # a view of memory the op allocated itself (a keepdims or reshaped result): the
+                # output owns that memory, so its history stays its own through later writes
+                o._base = None
         o._ag = AutogradMeta(node, i, None if o._base is None else o._base._version)
     return out
 
@@ -234,12 +249,7 @@ def setitem(x: Array, key, value, write) -> None:
     _leaf_check(x, "__setitem__")
     if root is x:
         old_edge = edge(x) if x._ag is not None else None
-        Mode.enabled = False
-        try:
-            write(x, key, value)
-        finally:
-            Mode.enabled = True
-        bump_version(x)
+        _write_untracked(write, x, key, value)
         _attach_write(x, "setitem", old_edge, value, {"key": key})
         return
     # a view of another array: the write changes the owner's contents; record it there
@@ -260,14 +270,18 @@ def setitem(x: Array, key, value, write) -> None:
         "offset": target._offset - root._offset,
     }
     old_edge = edge(root) if root._ag is not None else None
+    _write_untracked(write, x, key, value)
+    _attach_write(root, "setitem_strided", old_edge, value, geometry)
+    _regenerate_view(x, root)
+
+
+def _write_untracked(write, x: Array, key, value) -> None:
     Mode.enabled = False
     try:
         write(x, key, value)
     finally:
         Mode.enabled = True
-    bump_version(root)
-    _attach_write(root, "setitem_strided", old_edge, value, geometry)
-    _regenerate_view(x, root)
+    bump_version(x)
 
 
 def _attach_write(target: Array, name: str, old_edge, value, params: dict) -> None:

@@ -442,7 +442,24 @@ def test_setitem_into_arrays_and_views_in_the_graph():
         y[1] = 0.0  # v sees the write: its history is rebuilt from y's
         return v * w[1:]
 
-    for fn in (rows, through_view, array_index_and_inplace_op, stale_view):
+    def into_a_keepdims_result(w):
+        s = xp.sum(w * 2, keepdims=True)  # a view of memory the reduction allocated
+        s[0] = 1.0 + s[0]
+        return s * w
+
+    def into_a_reshaped_copy(w):
+        r = xp.reshape(xp.stack([w, w]).mT, (6,))  # reshape had to copy
+        r[1] = 0.0
+        return r * 3
+
+    for fn in (
+        rows,
+        through_view,
+        array_index_and_inplace_op,
+        stale_view,
+        into_a_keepdims_result,
+        into_a_reshaped_copy,
+    ):
         assert gradcheck(fn, [w])
 
 

@@ -10,18 +10,9 @@ from __future__ import annotations
 
 from .. import _dtypes as dt
 from .._array import Array
-from .._tape import Mode, edge, version
+from .._tape import Mode, edge, namespace, version
 
-_xp = None
-
-
-def _ns():
-    global _xp
-    if _xp is None:
-        import strided
-
-        _xp = strided
-    return _xp
+_ns = namespace
 
 
 def sum_to(g: Array, shape: tuple) -> Array:

@@ -21,19 +21,10 @@ import math
 from .. import _dtypes as dt
 from .._array import Array
 from .._shapes import normalize_axes, normalize_axis
-from .._tape import RULES, Rule
+from .._tape import RULES, Rule, namespace
 from ..dispatch import NOT_DIFFERENTIABLE, primitives
 
-_xp = None
-
-
-def _ns():
-    global _xp
-    if _xp is None:
-        import strided
-
-        _xp = strided
-    return _xp
+_ns = namespace
 
 
 def rule(*names: str, inputs: bool = True, output: bool = False):
