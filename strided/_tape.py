@@ -317,6 +317,9 @@ def _regenerate_view(view: Array, root: Array) -> None:
     view._ag = AutogradMeta(node, 0, root._version)
 
 
+_SEQ = (list, tuple)
+
+
 def differentiable(name: str, n_data: int = 1):
     """Decorator for an operation whose first ``n_data`` positional arguments are data: when one
     of them tracks gradients, the call runs untracked and is recorded as one node ``name``.
@@ -330,14 +333,38 @@ def differentiable(name: str, n_data: int = 1):
         params = list(inspect.signature(fn).parameters.values())[n_data:]
         names = [p.name for p in params if p.kind is not inspect.Parameter.KEYWORD_ONLY]
 
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            if Mode.enabled and tracked(args[:n_data]):
-                p = dict(zip(names, args[n_data:]))
-                p.update(kwargs)
-                return record(name, fn, args[:n_data], p)
-            return fn(*args, **kwargs)
+        def recorded(args, kwargs):
+            p = dict(zip(names, args[n_data:]))
+            p.update(kwargs)
+            return record(name, fn, args[:n_data], p)
 
-        return wrapper
+        # the common arities get a wrapper without slicing: this runs on every call
+        if n_data == 1:
+
+            def wrapper(x, *args, **kwargs):
+                if Mode.enabled and (
+                    (type(x) is Array and x._ag is not None) or (type(x) in _SEQ and tracked(x))
+                ):
+                    return recorded((x, *args), kwargs)
+                return fn(x, *args, **kwargs)
+
+        elif n_data == 2:
+
+            def wrapper(x1, x2, *args, **kwargs):
+                if Mode.enabled and (
+                    (type(x1) is Array and x1._ag is not None)
+                    or (type(x2) is Array and x2._ag is not None)
+                ):
+                    return recorded((x1, x2, *args), kwargs)
+                return fn(x1, x2, *args, **kwargs)
+
+        else:
+
+            def wrapper(*args, **kwargs):
+                if Mode.enabled and tracked(args[:n_data]):
+                    return recorded(args, kwargs)
+                return fn(*args, **kwargs)
+
+        return functools.wraps(fn)(wrapper)
 
     return deco

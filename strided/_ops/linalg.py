@@ -5,7 +5,8 @@ from __future__ import annotations
 from .. import _dtypes as dt
 from .._array import Array
 from .._shapes import broadcast_shapes
-from .._tape import differentiable
+from .._tape import Mode as _MODE
+from .._tape import record
 from ..dispatch import declare
 from .core import astype_to, check_dtype, empty_on, run, same_device, to_array
 
@@ -14,13 +15,14 @@ __all__ = ["matmul", "tensordot", "vecdot"]
 MATMUL = declare("matmul", "matmul", "numeric")
 
 
-@differentiable("matmul", 2)
 def matmul(x1: Array, x2: Array, /) -> Array:
     """Matrix product with batch broadcasting; 1-D operands are promoted as in NumPy.
 
     Floating-point products run on BLAS; integer products on strided's own kernel.
     """
     a, b = to_array(x1, "matmul"), to_array(x2, "matmul")
+    if (a._ag is not None or b._ag is not None) and _MODE.enabled:  # recorded (inline: hot)
+        return record("matmul", matmul, (a, b), {})
     device = same_device("matmul", a, b)
     check_dtype("matmul", a._dtype, "numeric")
     check_dtype("matmul", b._dtype, "numeric")

@@ -64,7 +64,6 @@ __all__ = [
 WHERE = declare("where", "where")
 
 
-@differentiable("reshape", 1)
 def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> Array:
     """``x`` with a new shape: a view when the layout allows it, otherwise a copy.
 
@@ -72,6 +71,8 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
     ValueError when a view is impossible.
     """
     x = to_array(x, "reshape")
+    if x._ag is not None and _MODE.enabled:  # recorded (inline: this is a hot path)
+        return record("reshape", reshape, (x,), {"shape": shape, "copy": copy})
     if isinstance(shape, int):
         shape = (shape,)
     shape = tuple(operator.index(s) for s in shape)
@@ -98,10 +99,11 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
     return c._view(shape, reshape_strides(c._shape, c._strides, shape), 0)
 
 
-@differentiable("permute_dims", 1)
 def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
     """A view of ``x`` with its dimensions reordered (``axes`` may be negative)."""
     x = to_array(x, "permute_dims")
+    if x._ag is not None and _MODE.enabled:  # recorded (inline: this is a hot path)
+        return record("permute_dims", permute_dims, (x,), {"axes": axes})
     n = x.ndim
     axes = tuple(normalize_axis(a, n, "permute_dims") for a in axes)
     if sorted(axes) != list(range(n)):
@@ -114,10 +116,11 @@ def matrix_transpose(x: Array, /) -> Array:
     return to_array(x, "matrix_transpose").mT
 
 
-@differentiable("expand_dims", 1)
 def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
     """A view of ``x`` with size-1 dimensions inserted at ``axis`` (an int or a tuple)."""
     x = to_array(x, "expand_dims")
+    if x._ag is not None and _MODE.enabled:  # recorded (inline: this is a hot path)
+        return record("expand_dims", expand_dims, (x,), {"axis": axis})
     axes = axis if isinstance(axis, tuple) else (axis,)
     n = x.ndim + len(axes)
     positions = normalize_axes(axes, n, "expand_dims")
@@ -128,10 +131,11 @@ def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
     return x._view(tuple(shape), tuple(strides), x._offset)
 
 
-@differentiable("squeeze", 1)
 def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     """A view of ``x`` without the size-1 dimensions named by ``axis``."""
     x = to_array(x, "squeeze")
+    if x._ag is not None and _MODE.enabled:  # recorded (inline: this is a hot path)
+        return record("squeeze", squeeze, (x,), {"axis": axis})
     axes = normalize_axes(axis, x.ndim, "squeeze")
     for a in axes:
         if x._shape[a] != 1:
@@ -140,10 +144,11 @@ def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     return x._view(tuple(x._shape[i] for i in keep), tuple(x._strides[i] for i in keep), x._offset)
 
 
-@differentiable("broadcast_to", 1)
 def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     """A read-through view of ``x`` broadcast to ``shape`` (stride 0 on repeated dimensions)."""
     x = to_array(x, "broadcast_to")
+    if x._ag is not None and _MODE.enabled:  # recorded (inline: this is a hot path)
+        return record("broadcast_to", broadcast_to, (x,), {"shape": shape})
     shape = tuple(operator.index(s) for s in shape)
     if len(shape) < x.ndim or broadcast_shapes_rule(x._shape, shape, op="broadcast_to") != shape:
         raise ValueError(f"broadcast_to: cannot broadcast shape {x._shape} to {shape}")
