@@ -344,106 +344,21 @@ class Array:
             return getitem_basic(self, key)
         return self._index_view(key)
 
-    def __setitem__(self, key, value) -> None:
-        from . import _tape
+    def _write_item(self, key, value) -> None:
+        """``self[key] = value`` without autograd (``strided._tape`` installs ``__setitem__``,
+        which records writes into arrays in the graph and bumps version counters)."""
+        if type(key) is Array or (type(key) is tuple and any(type(k) is Array for k in key)):
+            from ._ops.searching import setitem_arrays
 
-        _tape.setitem(self, key, value, _write)
+            setitem_arrays(self, key, value)
+            return
+        from ._ops.manipulation import assign
 
-    # -- autograd (strided.autograd has the engine; PyTorch's names and semantics) --------------
-    @property
-    def requires_grad(self) -> bool:
-        """Whether operations on this array are recorded for differentiation."""
-        return self._ag is not None
-
-    @requires_grad.setter
-    def requires_grad(self, flag: bool) -> None:
-        self.requires_grad_(flag)
-
-    def requires_grad_(self, requires_grad: bool = True) -> Array:
-        """Start (or stop) tracking gradients of this leaf array; returns the array."""
-        from . import _tape
-
-        if self._ag is not None and self._ag.node is not None:
-            if requires_grad:
-                return self
-            raise RuntimeError(
-                "requires_grad_: only leaf arrays can stop requiring grad; use .detach() on an "
-                "array computed from others"
-            )
-        if requires_grad:
-            if self._dtype.kind not in dt.FLOAT_KINDS:
-                raise TypeError(
-                    f"requires_grad_: only floating-point and complex arrays can require "
-                    f"gradients, got dtype {self._dtype.name}"
-                )
-            if self._ag is None:
-                self._ag = _tape.AutogradMeta()
-        else:
-            self._ag = None
-        return self
-
-    @property
-    def grad(self) -> Array | None:
-        """The gradient accumulated by ``backward()`` (leaves, and arrays that retain_grad())."""
-        return None if self._ag is None else self._ag.grad
-
-    @grad.setter
-    def grad(self, value: Array | None) -> None:
-        if value is not None and (type(value) is not Array or value._shape != self._shape):
-            raise ValueError(
-                f"grad: needs an array of shape {self._shape} or None, got "
-                f"{getattr(value, 'shape', type(value).__name__)}"
-            )
-        if self._ag is None:
-            raise RuntimeError("grad: this array does not require grad")
-        self._ag.grad = value
-
-    @property
-    def is_leaf(self) -> bool:
-        """True unless the array was computed by a recorded operation."""
-        return self._ag is None or self._ag.node is None
-
-    @property
-    def grad_fn(self):
-        """The tape node that computed this array (None for leaves)."""
-        return None if self._ag is None else self._ag.node
-
-    def retain_grad(self) -> None:
-        """Keep this non-leaf array's gradient in ``.grad`` after ``backward()``."""
-        import weakref
-
-        ag = self._ag
-        if ag is None:
-            raise RuntimeError("retain_grad: this array does not require grad")
-        ag.retains_grad = True
-        if ag.node is not None:
-            if ag.node.retained is None:
-                ag.node.retained = {}
-            ag.node.retained[ag.index] = weakref.ref(self)
-
-    def detach(self) -> Array:
-        """A view of the same memory that is not recorded (shares the version counter)."""
-        v = self._view(self._shape, self._strides, self._offset)
-        return v
-
-    def backward(self, gradient=None, retain_graph=None, create_graph: bool = False) -> None:
-        """Accumulate d(self)/d(leaf) into every leaf's ``.grad`` (see strided.autograd)."""
-        from .autograd import backward
-
-        backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph)
+        assign(self._index_view(key), value)
 
 
-def _write(x: Array, key, value) -> None:
-    if type(key) is Array or (type(key) is tuple and any(type(k) is Array for k in key)):
-        from ._ops.searching import setitem_arrays
-
-        setitem_arrays(x, key, value)
-        return
-    from ._ops.manipulation import assign
-
-    assign(x._index_view(key), value)
-
-
+# strided._tape adds __setitem__ and the autograd attributes (requires_grad, grad, is_leaf,
+# grad_fn, detach, retain_grad); strided.autograd adds backward
 from ._ops import operators as _operators  # noqa: E402  (dunders need the op layer)
 
 _operators.install(Array)

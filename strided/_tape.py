@@ -368,3 +368,96 @@ def differentiable(name: str, n_data: int = 1):
         return functools.wraps(fn)(wrapper)
 
     return deco
+
+
+# -- the autograd attributes of Array (PyTorch's names and semantics) -----------------------------
+class _AutogradAttributes:
+    """Installed on :class:`strided.Array` by :func:`install`."""
+
+    __slots__ = ()
+
+    def __setitem__(self, key, value) -> None:
+        setitem(self, key, value, Array._write_item)
+
+    @property
+    def requires_grad(self) -> bool:
+        """Whether operations on this array are recorded for differentiation."""
+        return self._ag is not None
+
+    @requires_grad.setter
+    def requires_grad(self, flag: bool) -> None:
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Array:
+        """Start (or stop) tracking gradients of this leaf array; returns the array."""
+        if self._ag is not None and self._ag.node is not None:
+            if requires_grad:
+                return self
+            raise RuntimeError(
+                "requires_grad_: only leaf arrays can stop requiring grad; use .detach() on an "
+                "array computed from others"
+            )
+        if requires_grad:
+            if self._dtype.kind not in FLOAT_KINDS:
+                raise TypeError(
+                    f"requires_grad_: only floating-point and complex arrays can require "
+                    f"gradients, got dtype {self._dtype.name}"
+                )
+            if self._ag is None:
+                self._ag = AutogradMeta()
+        else:
+            self._ag = None
+        return self
+
+    @property
+    def grad(self) -> Array | None:
+        """The gradient accumulated by ``backward()`` (leaves, and arrays that retain_grad())."""
+        return None if self._ag is None else self._ag.grad
+
+    @grad.setter
+    def grad(self, value: Array | None) -> None:
+        if value is not None and (type(value) is not Array or value._shape != self._shape):
+            raise ValueError(
+                f"grad: needs an array of shape {self._shape} or None, got "
+                f"{getattr(value, 'shape', type(value).__name__)}"
+            )
+        if self._ag is None:
+            raise RuntimeError("grad: this array does not require grad")
+        self._ag.grad = value
+
+    @property
+    def is_leaf(self) -> bool:
+        """True unless the array was computed by a recorded operation."""
+        return self._ag is None or self._ag.node is None
+
+    @property
+    def grad_fn(self):
+        """The tape node that computed this array (None for leaves)."""
+        return None if self._ag is None else self._ag.node
+
+    def retain_grad(self) -> None:
+        """Keep this non-leaf array's gradient in ``.grad`` after ``backward()``."""
+        import weakref
+
+        ag = self._ag
+        if ag is None:
+            raise RuntimeError("retain_grad: this array does not require grad")
+        ag.retains_grad = True
+        if ag.node is not None:
+            if ag.node.retained is None:
+                ag.node.retained = {}
+            ag.node.retained[ag.index] = weakref.ref(self)
+
+    def detach(self) -> Array:
+        """A view of the same memory that is not recorded (shares the version counter)."""
+        return self._view(self._shape, self._strides, self._offset)
+
+
+def install(cls) -> None:
+    """Attach the autograd attributes to ``cls`` (strided.Array)."""
+    for name, value in vars(_AutogradAttributes).items():
+        if not name.startswith("__") or name == "__setitem__":
+            setattr(cls, name, value)
+
+
+install(Array)

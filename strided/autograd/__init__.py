@@ -36,6 +36,18 @@ __all__ = [
 ]
 
 
+def _array_backward(
+    self: Array, gradient=None, retain_graph=None, create_graph: bool = False
+) -> None:
+    """Accumulate d(self)/d(leaf) into every leaf's ``.grad``; ``gradient`` weights a
+    non-scalar ``self`` (PyTorch's ``Tensor.backward``)."""
+    backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph)
+
+
+_array_backward.__name__ = _array_backward.__qualname__ = "backward"
+Array.backward = _array_backward
+
+
 def is_grad_enabled() -> bool:
     """True when operations are being recorded."""
     return Mode.enabled
