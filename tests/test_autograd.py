@@ -557,6 +557,15 @@ def test_backward_on_meta():
         assert p.grad.shape == p.shape and p.grad.dtype == p.dtype
 
 
+def test_euclidean_norm_has_zero_gradient_at_zero_like_pytorch():
+    x = xp.zeros((2, 3), requires_grad=True)
+    (xp.linalg.vector_norm(x) + xp.sum(xp.linalg.vector_norm(x, axis=1))).backward()
+    assert np.all(np.asarray(x.grad) == 0)
+    y = leaf((2, 3), complex_=True)
+    assert gradcheck(lambda a: xp.linalg.vector_norm(a, axis=0, keepdims=True), [y])
+    assert gradcheck(lambda a: xp.linalg.matrix_norm(a), [leaf((3, 2))])
+
+
 def test_index_add_accumulates_repeated_indices_like_numpy():
     from strided._ops.searching import index_add
 

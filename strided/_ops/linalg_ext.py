@@ -474,6 +474,18 @@ def pinv(x: Array, /, *, rtol=None) -> Array:
 _INF = float("inf")
 
 
+@differentiable("euclidean_norm", 1)
+def _euclidean_norm(x: Array, /, *, axes: tuple, keepdims: bool) -> Array:
+    """sqrt(sum(|x|**2)) over ``axes``; its own unit so that its gradient at 0 is 0 (PyTorch's
+    subgradient), not the 0 * inf of the composition."""
+    from .elementwise import abs as abs_
+    from .elementwise import multiply, sqrt
+    from .reduction import sum as sum_
+
+    a = abs_(x)
+    return sqrt(sum_(multiply(a, a), axis=axes, keepdims=keepdims))
+
+
 def vector_norm(x: Array, /, *, axis=None, keepdims: bool = False, ord=2) -> Array:
     """The ``ord``-norm of ``x`` over ``axis`` (all axes by default; an int or a tuple).
 
@@ -481,7 +493,7 @@ def vector_norm(x: Array, /, *, axis=None, keepdims: bool = False, ord=2) -> Arr
     ``0`` counts nonzero elements, otherwise ``sum(abs(x)**ord)**(1/ord)``.
     """
     from .elementwise import abs as abs_
-    from .elementwise import multiply, pow, sqrt
+    from .elementwise import pow
     from .manipulation import astype
     from .reduction import count_nonzero
     from .reduction import max as max_
@@ -507,7 +519,7 @@ def vector_norm(x: Array, /, *, axis=None, keepdims: bool = False, ord=2) -> Arr
     if ord == 1:
         return sum_(a, axis=axes, keepdims=keepdims)
     if ord == 2:
-        return sqrt(sum_(multiply(a, a), axis=axes, keepdims=keepdims))
+        return _euclidean_norm(x, axes=axes, keepdims=keepdims)
     p = float(ord)
     return pow(sum_(pow(a, p), axis=axes, keepdims=keepdims), 1.0 / p)
 

@@ -723,6 +723,18 @@ def _diagonal(ctx, g):
     return (gx,)
 
 
+@rule("euclidean_norm", output=True)
+def _euclidean_norm(ctx, g):
+    xp = _ns()
+    (x,) = ctx.inputs
+    (norm,) = ctx.outputs
+    axes = ctx.params["axes"]
+    if not ctx.params["keepdims"] and axes:
+        g, norm = xp.expand_dims(g, axis=axes), xp.expand_dims(norm, axis=axes)
+    safe = xp.where(norm == 0, 1.0, norm)
+    return (xp.where(norm == 0, 0.0, g / safe) * x,)
+
+
 @rule("inv", inputs=False, output=True)
 def _inv(ctx, g):
     b = _mH(ctx.outputs[0])
