@@ -1,5 +1,6 @@
-"""A short tour of strided: views that share memory, broadcasting, the device registry, and the
-meta device checking a product of matrices far larger than any machine.
+"""A short tour of strided: views that share memory, broadcasting, the device registry, the meta
+device checking a product of matrices far larger than any machine, the linalg and fft extensions,
+and autograd.
 
 Run with ``make demo``.
 """
@@ -11,6 +12,7 @@ import time
 import numpy as np
 
 import strided as xp
+from strided import autograd
 
 
 def section(title: str) -> None:
@@ -80,3 +82,33 @@ try:
     float(xp.sum(r))
 except RuntimeError as e:
     print("  RuntimeError:", e)
+
+section("6. The linalg and fft extensions, batched, on every device")
+stack = xp.asarray(np.random.default_rng(1).standard_normal((4, 3, 3)))
+u, s, vh = xp.linalg.svd(stack)
+rebuilt = u @ (xp.expand_dims(s, axis=-1) * vh)
+print("svd of a stack of 4 matrices rebuilds it:", bool(xp.all(xp.abs(rebuilt - stack) < 1e-12)))
+signal = xp.sin(xp.linspace(0, 8 * xp.pi, 64, endpoint=False))
+peak = int(xp.argmax(xp.abs(xp.fft.rfft(signal))))
+print(f"the rfft of 4 periods of a sine peaks at frequency bin {peak}")
+big = xp.linalg.eigh(xp.empty((100, 4096, 4096), device="meta"))
+print(
+    f"eigh of 100 matrices of 4096^2 on meta: values {big.eigenvalues.shape}, vectors "
+    f"{big.eigenvectors.shape}"
+)
+
+section("7. Autograd: a tape, PyTorch's names, gradients on every device")
+w = xp.asarray([[0.5, -1.0], [2.0, 0.1]], requires_grad=True)
+x = xp.asarray([1.0, 3.0])
+loss = xp.sum(xp.tanh(w @ x) ** 2)
+loss.backward()
+print("d loss / d w =")
+print(w.grad)
+print("gradcheck of det(w) against central differences:", autograd.gradcheck(xp.linalg.det, [w]))
+(g,) = autograd.grad(xp.sum(w**3), w, create_graph=True)
+(h,) = autograd.grad(xp.sum(g), w)
+print("second derivative of sum(w**3), summed: 6 * w =", np.asarray(h).tolist())
+wm = xp.ones((12_288, 49_152), device="meta", requires_grad=True)
+xm = xp.ones((2048, 12_288), device="meta")
+xp.mean(xp.tanh(xm @ wm)).backward()
+print(f"a GPT-3-sized layer on meta: grad {wm.grad.shape} {wm.grad.dtype}, no memory used")
