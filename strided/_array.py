@@ -33,7 +33,7 @@ class Array:
         "_device",
         "_ag",  # autograd state (strided._tape.AutogradMeta), None when not tracking gradients
         "_base",  # the array owning the memory when this is a view (its version counter is shared)
-        "_version",  # bumped by every in-place write to memory this array owns
+        "_version",  # owner: bumped by every in-place write; view: the owner's when taken
         "__weakref__",
     )
     # ndarray <op> Array defers to Array's reflected operator instead of converting us to NumPy
@@ -60,7 +60,10 @@ class Array:
     def _view(self, shape: tuple, strides: tuple, offset: int) -> Array:
         v = Array._new(self._buf, shape, strides, offset, self._dtype, self._device)
         base = self._base
-        v._base = self if base is None else base
+        if base is None:
+            base = self
+        v._base = base
+        v._version = base._version  # a view's _version: its owner's when it was taken
         return v
 
     # -- attributes -----------------------------------------------------------------------------
@@ -102,7 +105,7 @@ class Array:
             raise ValueError(
                 f"T: needs a 2-D array, got {len(self._shape)}-D; use .mT or permute_dims"
             )
-        if self._ag is not None:
+        if self._ag is not None or self._base is not None and self._base._ag is not None:
             from ._ops.manipulation import permute_dims
 
             return permute_dims(self, (1, 0))
@@ -114,7 +117,7 @@ class Array:
         n = len(self._shape)
         if n < 2:
             raise ValueError(f"mT: needs at least 2 dimensions, got shape {self._shape}")
-        if self._ag is not None:
+        if self._ag is not None or self._base is not None and self._base._ag is not None:
             from ._ops.manipulation import permute_dims
 
             return permute_dims(self, (*range(n - 2), n - 1, n - 2))
@@ -338,7 +341,7 @@ class Array:
             from ._ops.searching import getitem_arrays
 
             return getitem_arrays(self, key)
-        if self._ag is not None:
+        if self._ag is not None or self._base is not None and self._base._ag is not None:
             from ._ops.manipulation import getitem_basic
 
             return getitem_basic(self, key)

@@ -135,19 +135,37 @@ def _flat(args) -> list:
     return flat
 
 
+def in_graph(a: Array) -> bool:
+    """True when ``a`` tracks gradients, or is a view of memory whose owner does (a view taken
+    before a recorded write into its owner is given a history when it is next used)."""
+    if a._ag is not None:
+        return True
+    b = a._base
+    return b is not None and b._ag is not None
+
+
 def tracked(args) -> bool:
-    """True when grad mode is on and some array among ``args`` tracks gradients."""
+    """True when grad mode is on and some array among ``args`` is in the graph."""
     if not Mode.enabled:
         return False
     for a in args:
         if type(a) is Array:
-            if a._ag is not None:
+            if in_graph(a):
                 return True
         elif type(a) in (list, tuple):
             for b in a:
-                if type(b) is Array and b._ag is not None:
+                if type(b) is Array and in_graph(b):
                     return True
     return False
+
+
+def _adopt(a: Array) -> None:
+    """Give an untracked view a history if a recorded write changed its owner since it was
+    taken (detached arrays, marked with version -1, never are)."""
+    root = a._base
+    ag = root._ag
+    if ag is not None and ag.node is not None and 0 <= a._version != root._version:
+        _regenerate_view(a, root)
 
 
 def edge(a: Array):
@@ -187,6 +205,11 @@ def record(name: str, forward, args: tuple, params: dict):
         return out
     outs = tuple(out) if isinstance(out, tuple) else (out,)  # named tuples too
     flat = _flat(args)
+    for a in flat:
+        if type(a) is Array and a._ag is None and a._base is not None:
+            _adopt(a)
+    if not any(type(a) is Array and a._ag is not None for a in flat):
+        return out  # only views of graph arrays that no recorded write has touched
     diff_outs = [i for i, o in enumerate(outs) if _is_float(o) and not any(o is a for a in flat)]
     if not diff_outs:
         return out
@@ -343,7 +366,7 @@ def differentiable(name: str, n_data: int = 1):
 
             def wrapper(x, *args, **kwargs):
                 if Mode.enabled and (
-                    (type(x) is Array and x._ag is not None) or (type(x) in _SEQ and tracked(x))
+                    (type(x) is Array and in_graph(x)) or (type(x) in _SEQ and tracked(x))
                 ):
                     return recorded((x, *args), kwargs)
                 return fn(x, *args, **kwargs)
@@ -352,8 +375,7 @@ def differentiable(name: str, n_data: int = 1):
 
             def wrapper(x1, x2, *args, **kwargs):
                 if Mode.enabled and (
-                    (type(x1) is Array and x1._ag is not None)
-                    or (type(x2) is Array and x2._ag is not None)
+                    (type(x1) is Array and in_graph(x1)) or (type(x2) is Array and in_graph(x2))
                 ):
                     return recorded((x1, x2, *args), kwargs)
                 return fn(x1, x2, *args, **kwargs)
@@ -450,7 +472,9 @@ class _AutogradAttributes:
 
     def detach(self) -> Array:
         """A view of the same memory that is not recorded (shares the version counter)."""
-        return self._view(self._shape, self._strides, self._offset)
+        v = self._view(self._shape, self._strides, self._offset)
+        v._version = -1  # never given a history through its owner
+        return v
 
 
 def install(cls) -> None:

@@ -6,7 +6,7 @@ from .. import _dtypes as dt
 from .._array import Array
 from .._shapes import broadcast_shapes
 from .._tape import Mode as _MODE
-from .._tape import record
+from .._tape import in_graph, record
 from ..dispatch import declare
 from .core import astype_to, check_dtype, empty_on, run, same_device, to_array
 
@@ -21,7 +21,7 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     Floating-point products run on BLAS; integer products on strided's own kernel.
     """
     a, b = to_array(x1, "matmul"), to_array(x2, "matmul")
-    if (a._ag is not None or b._ag is not None) and _MODE.enabled:  # recorded (inline: hot)
+    if _MODE.enabled and (in_graph(a) or in_graph(b)):  # recorded
         return record("matmul", matmul, (a, b), {})
     device = same_device("matmul", a, b)
     check_dtype("matmul", a._dtype, "numeric")

@@ -71,7 +71,9 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
     ValueError when a view is impossible.
     """
     x = to_array(x, "reshape")
-    if x._ag is not None and _MODE.enabled:  # recorded (inline: this is a hot path)
+    if _MODE.enabled and (
+        x._ag is not None or x._base is not None and x._base._ag is not None
+    ):  # recorded (inline: hot path)
         return record("reshape", reshape, (x,), {"shape": shape, "copy": copy})
     if isinstance(shape, int):
         shape = (shape,)
@@ -102,7 +104,9 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
 def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
     """A view of ``x`` with its dimensions reordered (``axes`` may be negative)."""
     x = to_array(x, "permute_dims")
-    if x._ag is not None and _MODE.enabled:  # recorded (inline: this is a hot path)
+    if _MODE.enabled and (
+        x._ag is not None or x._base is not None and x._base._ag is not None
+    ):  # recorded (inline: hot path)
         return record("permute_dims", permute_dims, (x,), {"axes": axes})
     n = x.ndim
     axes = tuple(normalize_axis(a, n, "permute_dims") for a in axes)
@@ -119,7 +123,9 @@ def matrix_transpose(x: Array, /) -> Array:
 def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
     """A view of ``x`` with size-1 dimensions inserted at ``axis`` (an int or a tuple)."""
     x = to_array(x, "expand_dims")
-    if x._ag is not None and _MODE.enabled:  # recorded (inline: this is a hot path)
+    if _MODE.enabled and (
+        x._ag is not None or x._base is not None and x._base._ag is not None
+    ):  # recorded (inline: hot path)
         return record("expand_dims", expand_dims, (x,), {"axis": axis})
     axes = axis if isinstance(axis, tuple) else (axis,)
     n = x.ndim + len(axes)
@@ -134,7 +140,9 @@ def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
 def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     """A view of ``x`` without the size-1 dimensions named by ``axis``."""
     x = to_array(x, "squeeze")
-    if x._ag is not None and _MODE.enabled:  # recorded (inline: this is a hot path)
+    if _MODE.enabled and (
+        x._ag is not None or x._base is not None and x._base._ag is not None
+    ):  # recorded (inline: hot path)
         return record("squeeze", squeeze, (x,), {"axis": axis})
     axes = normalize_axes(axis, x.ndim, "squeeze")
     for a in axes:
@@ -147,7 +155,9 @@ def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
 def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     """A read-through view of ``x`` broadcast to ``shape`` (stride 0 on repeated dimensions)."""
     x = to_array(x, "broadcast_to")
-    if x._ag is not None and _MODE.enabled:  # recorded (inline: this is a hot path)
+    if _MODE.enabled and (
+        x._ag is not None or x._base is not None and x._base._ag is not None
+    ):  # recorded (inline: hot path)
         return record("broadcast_to", broadcast_to, (x,), {"shape": shape})
     shape = tuple(operator.index(s) for s in shape)
     if len(shape) < x.ndim or broadcast_shapes_rule(x._shape, shape, op="broadcast_to") != shape:
@@ -237,7 +247,7 @@ def stack(arrays, /, *, axis: int = 0) -> Array:
 
 def getitem_basic(x: Array, key) -> Array:
     """``x[key]`` for a basic index (a view), recorded when ``x`` tracks gradients."""
-    if x._ag is not None and _MODE.enabled:
+    if _MODE.enabled and (x._ag is not None or x._base is not None and x._base._ag is not None):
         return record("getitem", _index_view, (x,), {"key": key})
     return x._index_view(key)
 

@@ -9,7 +9,7 @@ from .._array import Array
 from .._shapes import normalize_axes, normalize_axis
 from .._shapes import prod as shape_prod
 from .._tape import Mode as _MODE
-from .._tape import record
+from .._tape import in_graph, record
 from ..dispatch import declare
 from .core import FILL, astype_to, check_dtype, empty_on, run, to_array
 
@@ -55,7 +55,7 @@ def _accumulator(d: dt.DType, dtype) -> dt.DType:
 def _reduce(name: str, x: Array, axis, keepdims: bool, dtype=None) -> Array:
     prim = PRIMS[name]
     x = to_array(x, name)
-    if x._ag is not None and _MODE.enabled:
+    if _MODE.enabled and in_graph(x):
         return record(
             name, _FORWARD[name], (x,), {"axis": axis, "keepdims": keepdims, "dtype": dtype}
         )
@@ -141,7 +141,7 @@ def mean(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:
 def _scan(name: str, x: Array, axis, dtype, include_initial: bool) -> Array:
     prim = SCANS[name]
     x = to_array(x, prim.name)
-    if x._ag is not None and _MODE.enabled:
+    if _MODE.enabled and in_graph(x):
         return record(
             prim.name,
             _SCAN_FORWARD[name],
