@@ -51,6 +51,7 @@ def test_elementwise_gradcheck_non_contiguous_and_broadcast(op):
     x1 = leaf((2, 3), lo, hi, layout="transposed")  # shape (2, 3) with reversed strides
     if op.arity == 1:
         assert gradcheck(op.fn, [x1])
+        assert gradcheck(op.fn, [leaf((3, 2), lo, hi, layout="broadcast")])  # a stride-0 leaf
     else:
         x2 = leaf((3,), lo, hi)  # broadcast along the first axis: its gradient is summed
         assert gradcheck(op.fn, [x1, x2])
