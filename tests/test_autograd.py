@@ -316,6 +316,15 @@ def test_gradgradcheck_elementwise(name):
     assert gradgradcheck(op.fn, args)
 
 
+def test_zero_size_arrays_in_the_graph():
+    empty = xp.zeros((0, 3), requires_grad=True)
+    assert gradcheck(
+        lambda a, b: xp.sum(a) + b * 2 + xp.sum(a @ xp.ones((3, 2))), [empty, leaf((2,))]
+    )
+    xp.sum(xp.exp(empty), axis=0).backward(xp.ones(3))
+    assert empty.grad.shape == (0, 3)
+
+
 def test_gradcheck_catches_a_wrong_rule():
     from strided._tape import RULES
 

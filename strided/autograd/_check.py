@@ -117,10 +117,12 @@ def _numeric_derivatives(fn, inputs, i, eps) -> list:
                 trial[i] = _with_value(a, n, sign * delta)
                 ys.append([y.reshape(-1) for y in _evaluate(fn, trial)])
             columns.append([(p - m) / (2 * eps) for p, m in zip(*ys)])
-        per_output = [
-            np.stack([col[k] for col in columns], axis=1) if columns else np.zeros((0, 0))
-            for k in range(len(columns[0]) if columns else 0)
-        ]
+        if columns:
+            per_output = [
+                np.stack([col[k] for col in columns], axis=1) for k in range(len(columns[0]))
+            ]
+        else:  # an empty input: every derivative is an empty column block
+            per_output = [np.zeros((y.size, 0)) for y in _evaluate(fn, inputs)]
         result.append((unit, per_output))
     return result
 
