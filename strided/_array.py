@@ -105,7 +105,7 @@ class Array:
             raise ValueError(
                 f"T: needs a 2-D array, got {len(self._shape)}-D; use .mT or permute_dims"
             )
-        if self._ag is not None or self._base is not None and self._base._ag is not None:
+        if in_graph(self):
             from ._ops.manipulation import permute_dims
 
             return permute_dims(self, (1, 0))
@@ -117,7 +117,7 @@ class Array:
         n = len(self._shape)
         if n < 2:
             raise ValueError(f"mT: needs at least 2 dimensions, got shape {self._shape}")
-        if self._ag is not None or self._base is not None and self._base._ag is not None:
+        if in_graph(self):
             from ._ops.manipulation import permute_dims
 
             return permute_dims(self, (*range(n - 2), n - 1, n - 2))
@@ -341,7 +341,7 @@ class Array:
             from ._ops.searching import getitem_arrays
 
             return getitem_arrays(self, key)
-        if self._ag is not None or self._base is not None and self._base._ag is not None:
+        if in_graph(self):
             from ._ops.manipulation import getitem_basic
 
             return getitem_basic(self, key)
@@ -363,5 +363,6 @@ class Array:
 # strided._tape adds __setitem__ and the autograd attributes (requires_grad, grad, is_leaf,
 # grad_fn, detach, retain_grad); strided.autograd adds backward
 from ._ops import operators as _operators  # noqa: E402  (dunders need the op layer)
+from ._tape import in_graph  # noqa: E402  (loaded by the op layer above; used at call time)
 
 _operators.install(Array)

@@ -32,23 +32,21 @@ class AutogradMeta:
     ``index`` of the ``node`` that made it.  ``root_version`` is set for views: the version of the
     memory's owner when the node was attached."""
 
-    __slots__ = ("node", "index", "grad", "root_version", "retains_grad")
+    __slots__ = ("node", "index", "grad", "root_version")
 
     def __init__(self, node=None, index: int = 0, root_version=None):
         self.node = node
         self.index = index
         self.grad = None
         self.root_version = root_version
-        self.retains_grad = False
 
 
 class Rule:
     """A backward rule: ``vjp(ctx, *grads) -> grads per flat input``, and what it saves."""
 
-    __slots__ = ("name", "vjp", "save_inputs", "save_output")
+    __slots__ = ("vjp", "save_inputs", "save_output")
 
-    def __init__(self, name, vjp, save_inputs=True, save_output=False):
-        self.name = name
+    def __init__(self, vjp, save_inputs=True, save_output=False):
         self.vjp = vjp
         self.save_inputs = save_inputs
         self.save_output = save_output
@@ -145,9 +143,7 @@ def in_graph(a: Array) -> bool:
 
 
 def tracked(args) -> bool:
-    """True when grad mode is on and some array among ``args`` is in the graph."""
-    if not Mode.enabled:
-        return False
+    """True when some array among ``args`` (or in a list among them) is in the graph."""
     for a in args:
         if type(a) is Array:
             if in_graph(a):
@@ -464,7 +460,6 @@ class _AutogradAttributes:
         ag = self._ag
         if ag is None:
             raise RuntimeError("retain_grad: this array does not require grad")
-        ag.retains_grad = True
         if ag.node is not None:
             if ag.node.retained is None:
                 ag.node.retained = {}

@@ -14,7 +14,7 @@ from .._array import Array
 from .._device import META, Device, as_device
 from .._shapes import broadcast_shapes, contiguous_strides, prod
 from .._tape import Mode as _MODE
-from .._tape import record
+from .._tape import in_graph, record
 from ..dispatch import _KERNELS, Primitive, declare
 
 _CATEGORIES = dt.CATEGORIES
@@ -76,7 +76,7 @@ def astype_to(x: Array, dtype: dt.DType) -> Array:
     """``x`` converted to ``dtype`` (``x`` itself when it already has it)."""
     if x._dtype is dtype:
         return x
-    if _MODE.enabled and (x._ag is not None or x._base is not None and x._base._ag is not None):
+    if _MODE.enabled and in_graph(x):
         return record("astype", astype_to, (x,), {"dtype": dtype})
     return run(COPY, empty_on(x._shape, dtype, x._device), x)
 
@@ -103,7 +103,7 @@ def check_scalar_fits(op: str, value, dtype: dt.DType) -> None:
 
 def copy_of(x: Array) -> Array:
     """A fresh C-contiguous copy of ``x`` on its device."""
-    if _MODE.enabled and (x._ag is not None or x._base is not None and x._base._ag is not None):
+    if _MODE.enabled and in_graph(x):
         return record("copy", copy_of, (x,), {})
     return run(COPY, empty_on(x._shape, x._dtype, x._device), x)
 
@@ -196,6 +196,7 @@ def elementwise(prim: Primitive, *args) -> Array:
     """Apply an elementwise primitive: promotion, broadcasting, allocation, cast, kernel."""
     if _MODE.enabled:
         for a in args:
+            # in_graph(a), inlined: this loop runs on every elementwise call
             if type(a) is Array and (
                 a._ag is not None or a._base is not None and a._base._ag is not None
             ):

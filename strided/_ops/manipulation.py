@@ -23,7 +23,7 @@ from .._shapes import (
     reshape_strides,
 )
 from .._tape import Mode as _MODE
-from .._tape import differentiable, record
+from .._tape import differentiable, in_graph, record
 from ..dispatch import declare
 from .core import (
     COPY,
@@ -71,9 +71,7 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
     ValueError when a view is impossible.
     """
     x = to_array(x, "reshape")
-    if _MODE.enabled and (
-        x._ag is not None or x._base is not None and x._base._ag is not None
-    ):  # recorded (inline: hot path)
+    if _MODE.enabled and in_graph(x):
         return record("reshape", reshape, (x,), {"shape": shape, "copy": copy})
     if isinstance(shape, int):
         shape = (shape,)
@@ -104,9 +102,7 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
 def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
     """A view of ``x`` with its dimensions reordered (``axes`` may be negative)."""
     x = to_array(x, "permute_dims")
-    if _MODE.enabled and (
-        x._ag is not None or x._base is not None and x._base._ag is not None
-    ):  # recorded (inline: hot path)
+    if _MODE.enabled and in_graph(x):
         return record("permute_dims", permute_dims, (x,), {"axes": axes})
     n = x.ndim
     axes = tuple(normalize_axis(a, n, "permute_dims") for a in axes)
@@ -123,9 +119,7 @@ def matrix_transpose(x: Array, /) -> Array:
 def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
     """A view of ``x`` with size-1 dimensions inserted at ``axis`` (an int or a tuple)."""
     x = to_array(x, "expand_dims")
-    if _MODE.enabled and (
-        x._ag is not None or x._base is not None and x._base._ag is not None
-    ):  # recorded (inline: hot path)
+    if _MODE.enabled and in_graph(x):
         return record("expand_dims", expand_dims, (x,), {"axis": axis})
     axes = axis if isinstance(axis, tuple) else (axis,)
     n = x.ndim + len(axes)
@@ -140,9 +134,7 @@ def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
 def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     """A view of ``x`` without the size-1 dimensions named by ``axis``."""
     x = to_array(x, "squeeze")
-    if _MODE.enabled and (
-        x._ag is not None or x._base is not None and x._base._ag is not None
-    ):  # recorded (inline: hot path)
+    if _MODE.enabled and in_graph(x):
         return record("squeeze", squeeze, (x,), {"axis": axis})
     axes = normalize_axes(axis, x.ndim, "squeeze")
     for a in axes:
@@ -155,9 +147,7 @@ def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
 def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     """A read-through view of ``x`` broadcast to ``shape`` (stride 0 on repeated dimensions)."""
     x = to_array(x, "broadcast_to")
-    if _MODE.enabled and (
-        x._ag is not None or x._base is not None and x._base._ag is not None
-    ):  # recorded (inline: hot path)
+    if _MODE.enabled and in_graph(x):
         return record("broadcast_to", broadcast_to, (x,), {"shape": shape})
     shape = tuple(operator.index(s) for s in shape)
     if len(shape) < x.ndim or broadcast_shapes_rule(x._shape, shape, op="broadcast_to") != shape:
@@ -247,24 +237,18 @@ def stack(arrays, /, *, axis: int = 0) -> Array:
 
 def getitem_basic(x: Array, key) -> Array:
     """``x[key]`` for a basic index (a view), recorded when ``x`` tracks gradients."""
-    if _MODE.enabled and (x._ag is not None or x._base is not None and x._base._ag is not None):
-        return record("getitem", _index_view, (x,), {"key": key})
+    if _MODE.enabled and in_graph(x):
+        return record("getitem", Array._index_view, (x,), {"key": key})
     return x._index_view(key)
 
 
-def _index_view(x: Array, key) -> Array:
-    return x._index_view(key)
-
-
+@differentiable("as_strided", 1)
 def as_strided(x: Array, /, shape: tuple, strides: tuple, offset: int) -> Array:
     """A window on ``x``'s elements in C order (copied first unless ``x`` is C-contiguous):
     ``shape``/``strides`` in elements, ``offset`` from the first element (autograd's view of a
     region written in place)."""
     c = x if x.is_contiguous() else copy_of(x)
     return c._view(shape, strides, c._offset + offset)
-
-
-as_strided = differentiable("as_strided", 1)(as_strided)
 
 
 def assign(target: Array, value) -> None:

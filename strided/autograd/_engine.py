@@ -46,6 +46,11 @@ def _accumulate(old, new):
     return new if old is None else old + new
 
 
+def _add_to_leaf(leaf_grads: dict, leaf: Array, g: Array) -> None:
+    entry = leaf_grads.get(id(leaf))
+    leaf_grads[id(leaf)] = (leaf, g if entry is None else entry[1] + g)
+
+
 def _check_saved(node) -> None:
     if node.released:
         raise RuntimeError(
@@ -113,7 +118,7 @@ def run_backward(
     for out, g in zip(outputs, grads):
         node, index = edge(out)
         if node is None:
-            leaf_grads[id(out)] = (out, _accumulate(leaf_grads.get(id(out), (None, None))[1], g))
+            _add_to_leaf(leaf_grads, out, g)
             continue
         buf = buffers.setdefault(id(node), [None] * len(node.output_meta))
         buf[index] = _accumulate(buf[index], g)
@@ -151,22 +156,17 @@ def run_backward(
                     continue
                 gi = fit(gi, meta)
                 target, index = e
-                if target is None:
-                    prev = leaf_grads.get(id(index), (index, None))[1]
-                    leaf_grads[id(index)] = (index, _accumulate(prev, gi))
+                if target is None:  # a leaf: the edge's second item is the array
+                    _add_to_leaf(leaf_grads, index, gi)
                 else:
                     buf = buffers.setdefault(id(target), [None] * len(target.output_meta))
                     buf[index] = _accumulate(buf[index], gi)
-    finally:
-        Mode.enabled = previous
 
-    if capture is not None:
-        for i, a in enumerate(capture):
-            if a._ag.node is None and id(a) in leaf_grads:
-                results[i] = leaf_grads[id(a)][1]
-        return results
-    Mode.enabled, previous = create_graph, Mode.enabled
-    try:
+        if capture is not None:
+            for i, a in enumerate(capture):
+                if a._ag.node is None and id(a) in leaf_grads:
+                    results[i] = leaf_grads[id(a)][1]
+            return results
         stored = set()
         for leaf, g in leaf_grads.values():
             if id(g) in stored or g._base is not None or any(g is o for o in grads):

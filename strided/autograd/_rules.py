@@ -32,7 +32,7 @@ def rule(*names: str, inputs: bool = True, output: bool = False):
 
     def deco(fn):
         for n in names:
-            RULES[n] = Rule(n, fn, save_inputs=inputs, save_output=output)
+            RULES[n] = Rule(fn, save_inputs=inputs, save_output=output)
         return fn
 
     return deco
@@ -653,35 +653,32 @@ def _matmul(ctx, g):
 
 # -- the fft extension's primitives ---------------------------------------------------------------
 # the adjoint of a transform is the transform the other way with the other normalisation
-_SWAPPED_NORM = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
-
-
 @rule("fft_c2c", inputs=False)
 def _fft_c2c(ctx, g):
-    from .._ops.fft import _c2c
+    from .._ops.fft import _SWAPPED, _c2c
 
     p = ctx.params
-    return (_c2c(g, p["axes"], not p["inverse"], _SWAPPED_NORM[p["norm"]]),)
+    return (_c2c(g, p["axes"], not p["inverse"], _SWAPPED[p["norm"]]),)
 
 
 @rule("fft_r2c", inputs=False)
 def _fft_r2c(ctx, g):
-    from .._ops.fft import _c2c, _resize
+    from .._ops.fft import _SWAPPED, _c2c, _resize
 
     p = ctx.params
     last = p["axes"][-1]
     full = _resize(g, last, ctx.input_meta[0][0][last])  # the discarded half gets no gradient
-    return (_c2c(full, p["axes"], True, _SWAPPED_NORM[p["norm"]]),)  # the engine keeps Re
+    return (_c2c(full, p["axes"], True, _SWAPPED[p["norm"]]),)  # the engine keeps Re
 
 
 @rule("fft_c2r", inputs=False)
 def _fft_c2r(ctx, g):
-    from .._ops.fft import _r2c
+    from .._ops.fft import _SWAPPED, _r2c
 
     xp = _ns()
     p = ctx.params
     last, n = p["axes"][-1], p["n"]
-    gi = _r2c(g, p["axes"], _SWAPPED_NORM[p["norm"]])
+    gi = _r2c(g, p["axes"], _SWAPPED[p["norm"]])
     m = gi.shape[last]
     # entries 1 .. n - m stand for two mirrored (conjugate) coefficients each: double them
     weights = xp.ones(m, dtype=xp.real(gi).dtype, device=g.device)
@@ -817,32 +814,20 @@ def _eig_grad(gw, gv, w, v, hermitian: bool):
     return v @ ga @ _mH(v) if hermitian else xp.linalg.solve(_mH(v), ga @ _mH(v))
 
 
-@rule("eigh", inputs=False, output=True)
-def _eigh(ctx, gw, gv):
-    w, v = ctx.outputs
-    if gw is None and gv is None:
-        return (None,)
-    return (_eig_grad(gw, gv, w, v, hermitian=True),)
-
-
-@rule("eig", inputs=False, output=True)
+@rule("eigh", "eig", inputs=False, output=True)
 def _eig(ctx, gw, gv):
     w, v = ctx.outputs
     if gw is None and gv is None:
         return (None,)
-    return (_eig_grad(gw, gv, w, v, hermitian=False),)
+    return (_eig_grad(gw, gv, w, v, hermitian=ctx.name == "eigh"),)
 
 
-@rule("eigvalsh")
-def _eigvalsh(ctx, g):
-    w, v = _ns().linalg.eigh(ctx.inputs[0])
-    return (_eig_grad(g, None, w, v, hermitian=True),)
-
-
-@rule("eigvals")
+@rule("eigvalsh", "eigvals")
 def _eigvals(ctx, g):
-    w, v = _ns().linalg.eig(ctx.inputs[0])
-    return (_eig_grad(g, None, w, v, hermitian=False),)
+    hermitian = ctx.name == "eigvalsh"
+    decompose = _ns().linalg.eigh if hermitian else _ns().linalg.eig
+    w, v = decompose(ctx.inputs[0])
+    return (_eig_grad(g, None, w, v, hermitian=hermitian),)
 
 
 def _svd_grad(gu, gs, gvh, u, s, vh):
