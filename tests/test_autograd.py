@@ -546,6 +546,18 @@ def test_no_grad_and_enable_grad_as_context_managers_and_decorators():
         assert not (x + 1).requires_grad
     assert (x + 1).requires_grad
 
+    @xp.autograd.set_grad_enabled(False)
+    def untracked(a):
+        return a + 1
+
+    assert xp.autograd.is_grad_enabled() and not untracked(x).requires_grad
+    xp.autograd.set_grad_enabled(False)  # a plain call switches until switched back
+    try:
+        assert not (x + 1).requires_grad
+    finally:
+        xp.autograd.set_grad_enabled(True)
+    assert (x + 1).requires_grad
+
 
 def test_deep_graph_backpropagates_without_recursion():
     x = leaf((1,))

@@ -53,34 +53,10 @@ def is_grad_enabled() -> bool:
     return Mode.enabled
 
 
-class set_grad_enabled:
-    """Context manager and decorator that turns recording on or off (``set_grad_enabled(False)``
-    also works as a plain call, switching it until switched back)."""
-
-    def __init__(self, mode: bool) -> None:
-        self.prev = Mode.enabled
-        self.mode = bool(mode)
-        Mode.enabled = self.mode
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        Mode.enabled = self.prev
-
-    def __call__(self, fn):
-        Mode.enabled = self.prev  # as a decorator, the switch happens per call
-        mode = self.mode
-
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with set_grad_enabled(mode):
-                return fn(*args, **kwargs)
-
-        return wrapper
-
-
 class _GradSwitch:
+    """Sets grad mode to ``mode`` inside a ``with`` block, or around each call of a decorated
+    function."""
+
     mode = True
 
     def __enter__(self):
@@ -104,6 +80,23 @@ class _GradSwitch:
                 Mode.enabled = prev
 
         return wrapper
+
+
+class set_grad_enabled(_GradSwitch):
+    """Context manager and decorator that turns recording on or off (``set_grad_enabled(False)``
+    also works as a plain call, switching it until switched back)."""
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = Mode.enabled
+        self.mode = bool(mode)
+        Mode.enabled = self.mode  # the switch happens at the call, as in PyTorch
+
+    def __enter__(self):
+        return self  # already switched; __exit__ restores the mode from before the call
+
+    def __call__(self, fn):
+        Mode.enabled = self.prev  # as a decorator, the switch happens per call instead
+        return super().__call__(fn)
 
 
 class no_grad(_GradSwitch):
