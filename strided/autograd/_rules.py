@@ -471,10 +471,10 @@ def _cumulative_prod(ctx, g):
     xm = xp.moveaxis(x, axis, -1)
     gm = xp.moveaxis(g, axis, -1)
     n = xm.shape[-1]
-    eye = xp.astype(xp.eye(n, dtype=xp.int8, device=x.device), xp.bool)
+    eye = xp.eye(n, dtype=xp.bool, device=x.device)
     table = xp.where(eye, xp.ones((), dtype=x.dtype, device=x.device), xp.expand_dims(xm, axis=-2))
     partial = xp.cumulative_prod(table, axis=-1)  # [..., i, j]
-    upper = xp.astype(xp.triu(xp.ones((n, n), dtype=xp.int8, device=x.device)), xp.bool)
+    upper = xp.triu(xp.ones((n, n), dtype=xp.bool, device=x.device))
     terms = xp.where(upper, _cj(partial), 0.0) * xp.expand_dims(gm, axis=-2)
     return (xp.moveaxis(xp.sum(terms, axis=-1), -1, axis),)
 
@@ -708,7 +708,7 @@ def _with_diagonal(a: Array, d: Array) -> Array:
     """``a`` with its diagonal replaced by ``d`` (a composition, so it is differentiable)."""
     xp = _ns()
     n = a.shape[-1]
-    eye = xp.astype(xp.eye(n, dtype=xp.int8, device=a.device), xp.bool)
+    eye = xp.eye(n, dtype=xp.bool, device=a.device)
     return xp.where(eye, xp.expand_dims(d, axis=-1), a)
 
 
@@ -806,7 +806,7 @@ def _eig_grad(gw, gv, w, v, hermitian: bool):
         vhgv = vhgv - _mH(v) @ (v * xp.expand_dims(diag, axis=-2))
     gaps = xp.expand_dims(w, axis=-2) - xp.expand_dims(w, axis=-1)  # w_j - w_i
     n = w.shape[-1]
-    eye = xp.astype(xp.eye(n, dtype=xp.int8, device=w.device), xp.bool)
+    eye = xp.eye(n, dtype=xp.bool, device=w.device)
     gaps = xp.where(eye, xp.ones((), dtype=gaps.dtype, device=w.device), gaps)
     ga = vhgv / (gaps if hermitian else _cj(gaps))
     if gw is not None:
@@ -842,7 +842,7 @@ def _svd_grad(gu, gs, gvh, u, s, vh):
     s_row, s_col = xp.expand_dims(s_c, axis=-2), xp.expand_dims(s_c, axis=-1)
     s2 = s * s
     gaps = xp.expand_dims(s2, axis=-2) - xp.expand_dims(s2, axis=-1)  # S_j^2 - S_i^2
-    eye = xp.astype(xp.eye(k, dtype=xp.int8, device=s.device), xp.bool)
+    eye = xp.eye(k, dtype=xp.bool, device=s.device)
     gaps = xp.astype(xp.where(eye, xp.ones((), dtype=s.dtype, device=s.device), gaps), u.dtype)
     uhgu = None
     if gu is not None:
