@@ -54,9 +54,9 @@ def _is_complex(a) -> bool:
     return (type(a) is Array and a._dtype.kind == dt.COMPLEX) or isinstance(a, complex)
 
 
-def _zeros(meta):
-    shape, dtype, device = meta
-    return _ns().zeros(shape, dtype=dtype, device=device)
+def _zeros(shape: tuple, like: Array) -> Array:
+    """Zeros of ``shape`` with the dtype and device of the gradient ``like``."""
+    return _ns().zeros(shape, dtype=like.dtype, device=like.device)
 
 
 # -- elementwise ----------------------------------------------------------------------------------
@@ -122,9 +122,7 @@ def _imag(ctx, g):
 
 @rule("floor", "ceil", "trunc", "round", "floor_divide", inputs=False)
 def _zero_grad(ctx, g):
-    xp = _ns()
-    return tuple(None if m is None else xp.zeros(m[0], dtype=g.dtype, device=g.device)
-                 for m in ctx.input_meta)  # fmt: skip
+    return tuple(None if m is None else _zeros(m[0], g) for m in ctx.input_meta)
 
 
 @rule("sign")
@@ -529,7 +527,7 @@ def _where(ctx, g):
 
 @rule("getitem", inputs=False)
 def _getitem(ctx, g):
-    gx = _zeros((ctx.input_meta[0][0], g.dtype, g.device))
+    gx = _zeros(ctx.input_meta[0][0], g)
     gx[ctx.params["key"]] = g
     return (gx,)
 
@@ -537,7 +535,7 @@ def _getitem(ctx, g):
 @rule("as_strided", inputs=False)
 def _as_strided(ctx, g):
     p = ctx.params
-    gx = _zeros((ctx.input_meta[0][0], g.dtype, g.device))
+    gx = _zeros(ctx.input_meta[0][0], g)
     gx._view(p["shape"], p["strides"], p["offset"])[...] = g
     return (gx,)
 
@@ -571,7 +569,7 @@ def _setitem_strided(ctx, g):
 def _getitem_arrays(ctx, g):
     from .._ops.searching import index_add
 
-    gx = _zeros((ctx.input_meta[0][0], g.dtype, g.device))
+    gx = _zeros(ctx.input_meta[0][0], g)
     return (index_add(gx, g, ctx.params["key"]),)
 
 
@@ -591,7 +589,7 @@ def _take(ctx, g):
     x, indices = ctx.inputs
     axis = ctx.params.get("axis")
     axis = 0 if axis is None else normalize_axis(axis, x.ndim, "backward")
-    zeros = _zeros((xp.moveaxis(x, axis, 0).shape, g.dtype, g.device))
+    zeros = _zeros(xp.moveaxis(x, axis, 0).shape, g)
     moved = index_add(zeros, xp.moveaxis(g, axis, 0), (indices,))
     return (xp.moveaxis(moved, 0, axis), None)
 
@@ -611,7 +609,7 @@ def _along_axis_grad(shape: tuple, indices: Array, g: Array, axis: int) -> Array
         n = g.shape[d]
         coords = xp.arange(n, device=g.device) if shape[d] == n else xp.zeros(n, dtype=xp.int64)
         key.append(xp.reshape(coords, tuple(n if i == d else 1 for i in range(nd))))
-    return index_add(_zeros((shape, g.dtype, g.device)), g, tuple(key))
+    return index_add(_zeros(shape, g), g, tuple(key))
 
 
 @rule("take_along_axis", inputs=True)
@@ -715,7 +713,7 @@ def _with_diagonal(a: Array, d: Array) -> Array:
 @rule("diagonal", inputs=False)
 def _diagonal(ctx, g):
     xp = _ns()
-    gx = _zeros((ctx.input_meta[0][0], g.dtype, g.device))
+    gx = _zeros(ctx.input_meta[0][0], g)
     xp.linalg.diagonal(gx, offset=ctx.params.get("offset", 0))[...] = g
     return (gx,)
 
