@@ -357,7 +357,7 @@ def differentiable(name: str, n_data: int = 1):
             p.update(kwargs)
             return record(name, fn, args[:n_data], p)
 
-        # the common arities get a wrapper without slicing: this runs on every call
+        # one data argument (most units) gets a wrapper without slicing: it runs on every call
         if n_data == 1:
 
             def wrapper(x, *args, **kwargs):
@@ -366,15 +366,6 @@ def differentiable(name: str, n_data: int = 1):
                 ):
                     return recorded((x, *args), kwargs)
                 return fn(x, *args, **kwargs)
-
-        elif n_data == 2:
-
-            def wrapper(x1, x2, *args, **kwargs):
-                if Mode.enabled and (
-                    (type(x1) is Array and in_graph(x1)) or (type(x2) is Array and in_graph(x2))
-                ):
-                    return recorded((x1, x2, *args), kwargs)
-                return fn(x1, x2, *args, **kwargs)
 
         else:
 
