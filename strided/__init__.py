@@ -176,8 +176,8 @@ newaxis = None
 
 from . import fft  # noqa: E402  (an extension namespace: needs the core ops loaded first)
 
-_cpu.register_all()
-_meta.register_all()
+dispatch.install_backend("cpu", _cpu.kernel_for)
+dispatch.install_backend("meta", _meta.kernel_for)
 del _cpu, _meta
 
 from . import autograd  # noqa: E402  (declares the backward rules; needs the whole namespace)

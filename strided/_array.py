@@ -8,17 +8,76 @@ shape, strides and dtype are all there is.
 from __future__ import annotations
 
 import operator
+import sys
 import types
+import weakref
 
 import numpy as np
 
 from . import _dtypes as dt
-from ._device import CPU, META, Device
-from ._shapes import contiguous_strides, is_c_contiguous, prod
+from ._device import CPU, Device
+from ._grad_state import AutogradMeta
+from ._shapes import is_c_contiguous, prod
 
-__all__ = ["Array"]
+__all__ = ["Array", "OPERATIONS"]
 
 _ELLIPSIS = Ellipsis
+
+#: The operations that Array's methods call, by name (``"add"``, ``"getitem"``, ``"setitem"``,
+#: ``"to_device"``, ``"backward"``, ...).  The array object is the memory model and sits below
+#: the operation layer, so it names operations instead of importing them; ``strided._ops``
+#: and ``strided.autograd`` bind them when ``strided`` is imported.
+OPERATIONS: dict = {}
+
+
+def _bound(name: str):
+    try:
+        return OPERATIONS[name]
+    except KeyError:
+        raise RuntimeError(f"{name}: the operation layer is not loaded; import strided") from None
+
+
+def _unbound(name: str):
+    def method(self, *args, **kwargs):
+        return _bound(name)(self, *args, **kwargs)
+
+    return method
+
+
+def _binary_method(dunder: str):
+    def method(self, other):
+        return OPERATIONS[dunder](self, other)
+
+    method.__name__ = method.__qualname__ = dunder
+    return method
+
+
+def _unary_method(dunder: str):
+    def method(self):
+        return OPERATIONS[dunder](self)
+
+    method.__name__ = method.__qualname__ = dunder
+    return method
+
+
+# the standard's operators: each dunder calls the op layer's implementation of the same name
+_BINARY_DUNDERS = [
+    f"__{p}{n}__"
+    for n in (
+        "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor",
+        "lshift", "rshift", "matmul",
+    )
+    for p in ("", "r", "i")
+] + [f"__{n}__" for n in ("eq", "ne", "lt", "le", "gt", "ge")]  # fmt: skip
+_UNARY_DUNDERS = ["__neg__", "__pos__", "__abs__", "__invert__"]
+
+
+def _in_graph(a) -> bool:
+    """True when ``a`` tracks gradients or views memory whose owner does."""
+    if a._ag is not None:
+        return True
+    b = a._base
+    return b is not None and b._ag is not None
 
 
 class Array:
@@ -43,9 +102,10 @@ class Array:
     def __init__(self, *args, **kwargs):
         raise TypeError("create arrays with strided.asarray(), strided.zeros(), ... not Array()")
 
-    @classmethod
-    def _new(cls, buf, shape: tuple, strides: tuple, offset: int, dtype: dt.DType, device: Device):
-        self = object.__new__(cls)
+    @staticmethod
+    def _new(buf, shape: tuple, strides: tuple, offset: int, dtype: dt.DType, device: Device):
+        """A plain Array (never a subclass: results of operations are plain arrays)."""
+        self = object.__new__(Array)
         self._buf = buf
         self._shape = shape
         self._strides = strides
@@ -105,10 +165,8 @@ class Array:
             raise ValueError(
                 f"T: needs a 2-D array, got {len(self._shape)}-D; use .mT or permute_dims"
             )
-        if in_graph(self):
-            from ._ops.manipulation import permute_dims
-
-            return permute_dims(self, (1, 0))
+        if _in_graph(self):
+            return OPERATIONS["permute_dims"](self, (1, 0))
         return self._view(self._shape[::-1], self._strides[::-1], self._offset)
 
     @property
@@ -117,10 +175,8 @@ class Array:
         n = len(self._shape)
         if n < 2:
             raise ValueError(f"mT: needs at least 2 dimensions, got shape {self._shape}")
-        if in_graph(self):
-            from ._ops.manipulation import permute_dims
-
-            return permute_dims(self, (*range(n - 2), n - 1, n - 2))
+        if _in_graph(self):
+            return OPERATIONS["permute_dims"](self, (*range(n - 2), n - 1, n - 2))
         s, st = self._shape, self._strides
         return self._view(s[:-2] + (s[-1], s[-2]), st[:-2] + (st[-1], st[-2]), self._offset)
 
@@ -188,27 +244,12 @@ class Array:
     def __array_namespace__(self, *, api_version: str | None = None) -> types.ModuleType:
         if api_version not in (None, "2021.12", "2022.12", "2023.12", "2024.12", "2025.12"):
             raise ValueError(f"__array_namespace__: unsupported api_version {api_version!r}")
-        import strided
-
-        return strided
+        return sys.modules["strided"]
 
     def to_device(self, device, /, *, stream=None) -> Array:
-        """A copy of this array on ``device`` (self when it is already there)."""
-        from ._device import as_device
-
-        dev = as_device(device)
-        if dev == self._device:
-            return self
-        if dev.type == "meta":
-            return Array._new(
-                None, self._shape, contiguous_strides(self._shape), 0, self._dtype, META
-            )
-        if self._device.type == "meta":
-            raise RuntimeError(
-                f"to_device: a meta array has no data to move to {dev} "
-                f"(shape {self._shape}, dtype {self._dtype.name})"
-            )
-        raise NotImplementedError(f"to_device: moving data from {self._device} to {dev}")
+        """A copy of this array on ``device`` (self when it is already there); the move is the
+        ``to_device`` operation, run by the backends of both devices."""
+        return OPERATIONS["to_device"](self, device, stream=stream)
 
     # -- conversion to Python scalars -----------------------------------------------------------
     def _scalar(self, what: str):
@@ -274,6 +315,10 @@ class Array:
     # -- indexing -------------------------------------------------------------------------------
     def _index_view(self, key) -> Array:
         """The view selected by a basic index: ints, slices, None, Ellipsis."""
+        return self._view(*self._index_geometry(key))
+
+    def _index_geometry(self, key) -> tuple:
+        """(shape, strides, offset) of the view selected by a basic index."""
         if not isinstance(key, tuple):
             key = (key,)
         n_ell = 0
@@ -334,35 +379,120 @@ class Array:
             new_shape.append(shape[d])
             new_strides.append(strides[d])
             d += 1
-        return self._view(tuple(new_shape), tuple(new_strides), offset)
+        return tuple(new_shape), tuple(new_strides), offset
 
     def __getitem__(self, key) -> Array:
-        if type(key) is Array or (type(key) is tuple and any(type(k) is Array for k in key)):
-            from ._ops.searching import getitem_arrays
-
-            return getitem_arrays(self, key)
-        if in_graph(self):
-            from ._ops.manipulation import getitem_basic
-
-            return getitem_basic(self, key)
+        if type(key) is not tuple:
+            if isinstance(key, Array):
+                return OPERATIONS["getitem_arrays"](self, key)
+        elif any(isinstance(k, Array) for k in key):
+            return OPERATIONS["getitem_arrays"](self, key)
+        if _in_graph(self):
+            return OPERATIONS["getitem"](self, key)
         return self._index_view(key)
 
+    def __setitem__(self, key, value) -> None:
+        OPERATIONS["setitem"](self, key, value)
+
+    # -- operators (the op layer implements them; see OPERATIONS) -----------------------------
+    for _dunder in _BINARY_DUNDERS:
+        locals()[_dunder] = _binary_method(_dunder)
+    for _dunder in _UNARY_DUNDERS:
+        locals()[_dunder] = _unary_method(_dunder)
+    del _dunder
+    __hash__ = None  # == is elementwise
+
+    # -- autograd (PyTorch's names and semantics; the tape is strided._tape) ------------------
+    @property
+    def requires_grad(self) -> bool:
+        """Whether operations on this array are recorded for differentiation."""
+        return self._ag is not None
+
+    @requires_grad.setter
+    def requires_grad(self, flag: bool) -> None:
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Array:
+        """Start (or stop) tracking gradients of this leaf array; returns the array."""
+        if self._ag is not None and self._ag.node is not None:
+            if requires_grad:
+                return self
+            raise RuntimeError(
+                "requires_grad_: only leaf arrays can stop requiring grad; use .detach() on an "
+                "array computed from others"
+            )
+        if requires_grad:
+            if self._dtype.kind not in dt.FLOAT_KINDS:
+                raise TypeError(
+                    f"requires_grad_: only floating-point and complex arrays can require "
+                    f"gradients, got dtype {self._dtype.name}"
+                )
+            if self._ag is None:
+                self._ag = AutogradMeta()
+        else:
+            self._ag = None
+        return self
+
+    @property
+    def grad(self) -> Array | None:
+        """The gradient accumulated by ``backward()`` (leaves, and arrays that retain_grad())."""
+        return None if self._ag is None else self._ag.grad
+
+    @grad.setter
+    def grad(self, value: Array | None) -> None:
+        if value is not None and (not isinstance(value, Array) or value._shape != self._shape):
+            raise ValueError(
+                f"grad: needs an array of shape {self._shape} or None, got "
+                f"{getattr(value, 'shape', type(value).__name__)}"
+            )
+        if self._ag is None:
+            raise RuntimeError("grad: this array does not require grad")
+        self._ag.grad = value
+
+    @property
+    def is_leaf(self) -> bool:
+        """True unless the array was computed by a recorded operation."""
+        return self._ag is None or self._ag.node is None
+
+    @property
+    def grad_fn(self):
+        """The tape node that computed this array (None for leaves)."""
+        return None if self._ag is None else self._ag.node
+
+    def retain_grad(self) -> None:
+        """Keep this non-leaf array's gradient in ``.grad`` after ``backward()`` (a no-op on
+        leaves, which keep theirs anyway)."""
+        ag = self._ag
+        if ag is None:
+            raise RuntimeError("retain_grad: this array does not require grad")
+        if ag.node is not None:
+            if ag.node.retained is None:
+                ag.node.retained = {}
+            ag.node.retained[ag.index] = weakref.ref(self)
+
+    def detach(self) -> Array:
+        """A view of the same memory that is not recorded (shares the version counter)."""
+        v = self._view(self._shape, self._strides, self._offset)
+        v._version = -1  # never given a history through its owner
+        return v
+
+    backward = _unbound("backward")
+    backward.__doc__ = (
+        "Accumulate d(self)/d(leaf) into every leaf's ``.grad``; ``gradient`` weights a "
+        "non-scalar ``self`` (PyTorch's ``Tensor.backward(gradient, retain_graph, "
+        "create_graph)``)."
+    )
+    backward.__name__ = "backward"
+
+    # -- writes without autograd (what setitem performs) --------------------------------------
     def _write_item(self, key, value) -> None:
-        """``self[key] = value`` without autograd (``strided._tape`` installs ``__setitem__``,
-        which records writes into arrays in the graph and bumps version counters)."""
-        if type(key) is Array or (type(key) is tuple and any(type(k) is Array for k in key)):
-            from ._ops.searching import setitem_arrays
-
-            setitem_arrays(self, key, value)
+        """``self[key] = value`` without autograd (``__setitem__`` records writes into arrays in
+        the graph and bumps version counters around this)."""
+        if type(key) is not tuple:
+            if isinstance(key, Array):
+                OPERATIONS["setitem_arrays"](self, key, value)
+                return
+        elif any(isinstance(k, Array) for k in key):
+            OPERATIONS["setitem_arrays"](self, key, value)
             return
-        from ._ops.manipulation import assign
-
-        assign(self._index_view(key), value)
-
-
-# strided._tape adds __setitem__ and the autograd attributes (requires_grad, grad, is_leaf,
-# grad_fn, detach, retain_grad); strided.autograd adds backward
-from ._ops import operators as _operators  # noqa: E402  (dunders need the op layer)
-from ._tape import in_graph  # noqa: E402  (loaded by the op layer above; used at call time)
-
-_operators.install(Array)
+        OPERATIONS["assign"](self._index_view(key), value)

@@ -16,29 +16,10 @@ from __future__ import annotations
 
 from ._array import Array
 from ._dtypes import FLOAT_KINDS
+from ._grad_state import AutogradMeta, Mode
 from ._shapes import is_c_contiguous
 
 __all__ = ["Mode", "Node", "AutogradMeta", "record", "tracked", "setitem", "RULES"]
-
-
-class Mode:
-    """Grad mode (process-wide): operations record on the tape only while ``enabled``."""
-
-    enabled = True
-
-
-class AutogradMeta:
-    """Autograd state of one array: a leaf that requires grad (``node is None``) or the output
-    ``index`` of the ``node`` that made it.  ``root_version`` is set for views: the version of the
-    memory's owner when the node was attached."""
-
-    __slots__ = ("node", "index", "grad", "root_version")
-
-    def __init__(self, node=None, index: int = 0, root_version=None):
-        self.node = node
-        self.index = index
-        self.grad = None
-        self.root_version = root_version
 
 
 class Rule:
@@ -50,6 +31,9 @@ class Rule:
         self.vjp = vjp
         self.save_inputs = save_inputs
         self.save_output = save_output
+
+    def __call__(self, ctx, *grads):
+        return self.vjp(ctx, *grads)
 
 
 #: op name -> Rule (filled by strided.autograd._rules) or the string "not differentiable"
@@ -96,7 +80,7 @@ def _node(name, rule, params, edges, input_meta, output_meta, inputs=None, outpu
 
 
 def _meta(a):
-    return (a._shape, a._dtype, a._device) if type(a) is Array else None
+    return (a._shape, a._dtype, a._device) if isinstance(a, Array) else None
 
 
 def namespace():
@@ -126,7 +110,7 @@ def _flat(args) -> list:
     """Positional arguments with lists/tuples of arrays expanded (concat's first argument)."""
     flat = []
     for a in args:
-        if type(a) in (list, tuple) and a and type(a[0]) is Array:
+        if type(a) in (list, tuple) and a and isinstance(a[0], Array):
             flat.extend(a)
         else:
             flat.append(a)
@@ -145,12 +129,12 @@ def in_graph(a: Array) -> bool:
 def tracked(args) -> bool:
     """True when some array among ``args`` (or in a list among them) is in the graph."""
     for a in args:
-        if type(a) is Array:
+        if isinstance(a, Array):
             if in_graph(a):
                 return True
         elif type(a) in (list, tuple):
             for b in a:
-                if type(b) is Array and in_graph(b):
+                if isinstance(b, Array) and in_graph(b):
                     return True
     return False
 
@@ -179,11 +163,13 @@ def edge(a: Array):
 
 
 def _is_float(a) -> bool:
-    return type(a) is Array and a._dtype.kind in FLOAT_KINDS
+    return isinstance(a, Array) and a._dtype.kind in FLOAT_KINDS
 
 
-def record(name: str, forward, args: tuple, params: dict):
+def record(name: str, rule, forward, args: tuple, params: dict):
     """Run ``forward(*args, **params)`` without recording and put one node for it on the tape.
+
+    ``rule`` is the unit's backward rule (a primitive's ``vjp``); None looks it up by ``name``.
 
     Data arguments are positional (a list of arrays counts as its elements); everything else
     (axes, keys, flags) goes in ``params``.  Outputs of integer or bool dtype, and outputs that are
@@ -194,7 +180,8 @@ def record(name: str, forward, args: tuple, params: dict):
         out = forward(*args, **params)
     finally:
         Mode.enabled = True
-    rule = RULES.get(name)
+    if rule is None:
+        rule = RULES.get(name)
     if rule is None:
         raise RuntimeError(f"autograd: no backward rule is declared for {name!r}")
     if type(rule) is str:  # not differentiable
@@ -202,23 +189,23 @@ def record(name: str, forward, args: tuple, params: dict):
     outs = tuple(out) if isinstance(out, tuple) else (out,)  # named tuples too
     flat = _flat(args)
     for a in flat:
-        if type(a) is Array and a._ag is None and a._base is not None:
+        if isinstance(a, Array) and a._ag is None and a._base is not None:
             _adopt(a)
-    if not any(type(a) is Array and a._ag is not None for a in flat):
+    if not any(isinstance(a, Array) and a._ag is not None for a in flat):
         return out  # only views of graph arrays that no recorded write has touched
     diff_outs = [i for i, o in enumerate(outs) if _is_float(o) and not any(o is a for a in flat)]
     if not diff_outs:
         return out
     saved = []
     if rule.save_inputs:
-        saved.extend(a for a in flat if type(a) is Array)
+        saved.extend(a for a in flat if isinstance(a, Array))
     if rule.save_output:
         saved.extend(outs)
     node = _node(
         name,
         rule,
         params,
-        tuple(edge(a) if type(a) is Array and a._ag is not None else None for a in flat),
+        tuple(edge(a) if isinstance(a, Array) and a._ag is not None else None for a in flat),
         tuple(_meta(a) for a in flat),
         tuple(_meta(o) for o in outs),
         tuple(flat) if rule.save_inputs else None,
@@ -230,7 +217,7 @@ def record(name: str, forward, args: tuple, params: dict):
         o = outs[i]
         if o._base is not None:
             if roots is None:
-                roots = {id(root_of(a)) for a in flat if type(a) is Array}
+                roots = {id(root_of(a)) for a in flat if isinstance(a, Array)}
             if id(o._base) not in roots:
                 # a view of memory the op allocated itself (a keepdims or reshaped result): the
                 # output owns that memory, so its history stays its own through later writes
@@ -260,7 +247,7 @@ def setitem(x: Array, key, value, write) -> None:
     old contents is zero where the write landed, the value gets the gradient of the region.
     """
     root = root_of(x)
-    value_tracked = type(value) is Array and value._ag is not None
+    value_tracked = isinstance(value, Array) and value._ag is not None
     if not Mode.enabled or not (value_tracked or root._ag is not None or x._ag is not None):
         write(x, key, value)
         bump_version(x)
@@ -277,7 +264,7 @@ def setitem(x: Array, key, value, write) -> None:
             "__setitem__: writing into a view of an array that is not C-contiguous while "
             "gradients are recorded is not supported; write into a contiguous copy instead"
         )
-    if type(key) is Array or (type(key) is tuple and any(type(k) is Array for k in key)):
+    if isinstance(key, Array) or (type(key) is tuple and any(isinstance(k, Array) for k in key)):
         raise RuntimeError(
             "__setitem__: integer-array or boolean indexing into a view of another array is "
             "not recorded by autograd; index the array that owns the memory instead"
@@ -304,7 +291,7 @@ def _write_untracked(write, x: Array, key, value) -> None:
 
 
 def _attach_write(target: Array, name: str, old_edge, value, params: dict) -> None:
-    value_edge = edge(value) if type(value) is Array and value._ag is not None else None
+    value_edge = edge(value) if isinstance(value, Array) and value._ag is not None else None
     node = _node(
         name,
         RULES[name],
@@ -355,14 +342,14 @@ def differentiable(name: str, n_data: int = 1):
         def recorded(args, kwargs):
             p = dict(zip(names, args[n_data:]))
             p.update(kwargs)
-            return record(name, fn, args[:n_data], p)
+            return record(name, None, fn, args[:n_data], p)
 
         # one data argument (most units) gets a wrapper without slicing: it runs on every call
         if n_data == 1:
 
             def wrapper(x, *args, **kwargs):
                 if Mode.enabled and (
-                    (type(x) is Array and in_graph(x)) or (type(x) in _SEQ and tracked(x))
+                    (isinstance(x, Array) and in_graph(x)) or (type(x) in _SEQ and tracked(x))
                 ):
                     return recorded((x, *args), kwargs)
                 return fn(x, *args, **kwargs)
@@ -377,97 +364,3 @@ def differentiable(name: str, n_data: int = 1):
         return functools.wraps(fn)(wrapper)
 
     return deco
-
-
-# -- the autograd attributes of Array (PyTorch's names and semantics) -----------------------------
-class _AutogradAttributes:
-    """Installed on :class:`strided.Array` by :func:`install`."""
-
-    __slots__ = ()
-
-    def __setitem__(self, key, value) -> None:
-        setitem(self, key, value, Array._write_item)
-
-    @property
-    def requires_grad(self) -> bool:
-        """Whether operations on this array are recorded for differentiation."""
-        return self._ag is not None
-
-    @requires_grad.setter
-    def requires_grad(self, flag: bool) -> None:
-        self.requires_grad_(flag)
-
-    def requires_grad_(self, requires_grad: bool = True) -> Array:
-        """Start (or stop) tracking gradients of this leaf array; returns the array."""
-        if self._ag is not None and self._ag.node is not None:
-            if requires_grad:
-                return self
-            raise RuntimeError(
-                "requires_grad_: only leaf arrays can stop requiring grad; use .detach() on an "
-                "array computed from others"
-            )
-        if requires_grad:
-            if self._dtype.kind not in FLOAT_KINDS:
-                raise TypeError(
-                    f"requires_grad_: only floating-point and complex arrays can require "
-                    f"gradients, got dtype {self._dtype.name}"
-                )
-            if self._ag is None:
-                self._ag = AutogradMeta()
-        else:
-            self._ag = None
-        return self
-
-    @property
-    def grad(self) -> Array | None:
-        """The gradient accumulated by ``backward()`` (leaves, and arrays that retain_grad())."""
-        return None if self._ag is None else self._ag.grad
-
-    @grad.setter
-    def grad(self, value: Array | None) -> None:
-        if value is not None and (type(value) is not Array or value._shape != self._shape):
-            raise ValueError(
-                f"grad: needs an array of shape {self._shape} or None, got "
-                f"{getattr(value, 'shape', type(value).__name__)}"
-            )
-        if self._ag is None:
-            raise RuntimeError("grad: this array does not require grad")
-        self._ag.grad = value
-
-    @property
-    def is_leaf(self) -> bool:
-        """True unless the array was computed by a recorded operation."""
-        return self._ag is None or self._ag.node is None
-
-    @property
-    def grad_fn(self):
-        """The tape node that computed this array (None for leaves)."""
-        return None if self._ag is None else self._ag.node
-
-    def retain_grad(self) -> None:
-        """Keep this non-leaf array's gradient in ``.grad`` after ``backward()``."""
-        import weakref
-
-        ag = self._ag
-        if ag is None:
-            raise RuntimeError("retain_grad: this array does not require grad")
-        if ag.node is not None:
-            if ag.node.retained is None:
-                ag.node.retained = {}
-            ag.node.retained[ag.index] = weakref.ref(self)
-
-    def detach(self) -> Array:
-        """A view of the same memory that is not recorded (shares the version counter)."""
-        v = self._view(self._shape, self._strides, self._offset)
-        v._version = -1  # never given a history through its owner
-        return v
-
-
-def install(cls) -> None:
-    """Attach the autograd attributes to ``cls`` (strided.Array)."""
-    for name, value in vars(_AutogradAttributes).items():
-        if not name.startswith("__") or name == "__setitem__":
-            setattr(cls, name, value)
-
-
-install(Array)

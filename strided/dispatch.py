@@ -1,58 +1,153 @@
-"""The (op, device) registry.
+"""Primitives and the (op, device) dispatcher.
 
-Every primitive is declared once (see ``strided/_ops``) as a :class:`Primitive`; each backend
-registers one kernel per primitive with :func:`register`.  The dispatcher computes the result's
-shape and dtype from the primitive's rules, allocates the result on the inputs' device, and calls
-the kernel.  On ``meta`` no kernel runs: the rules are the whole computation.
+Every primitive is declared once as a :class:`Primitive`: its name, the dtype category it accepts,
+its **rule** (validation, output shapes and dtypes, the compute dtype its inputs are cast to, the
+kernel's parameters), its **VJP** (filled in by ``strided.autograd``) and its **kernels**, one per
+device type.  Calling a primitive runs the one pipeline, :func:`apply`::
 
-Kernels take the freshly allocated output first, then the inputs (already cast to the compute dtype
-and broadcast where the primitive says so), then the primitive's keyword parameters::
+    validate + rules  ->  allocate outputs  ->  cast inputs  ->  kernel  ->  record on the tape
+
+On ``meta`` the kernel step is skipped: the rules are the whole computation, so meta and the real
+devices cannot disagree on shapes, dtypes or errors.
+
+A rule is called with the primitive's arguments and returns a :class:`Plan`.  Kernels take the
+freshly allocated output(s) first (a tuple for multi-output primitives), then the inputs (cast to
+the compute dtype; Python scalars stay Python scalars), then the plan's keyword parameters::
 
     @strided.dispatch.register("add", "cpu")
     def add_cpu(out, x1, x2): ...
+
+View primitives (reshape, permute_dims, basic indexing, ...) have rules that return the view's
+``(shape, strides, offset)`` on their first input; they run no kernel on any device.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
-__all__ = ["Primitive", "register", "registered", "kernel", "primitives", "NOT_DIFFERENTIABLE"]
+from . import _dtypes as dt
+from ._array import Array
+from ._device import META, Device
+from ._shapes import contiguous_strides, prod
+from ._tape import Mode, record
+
+__all__ = [
+    "Primitive",
+    "Plan",
+    "apply",
+    "declare",
+    "register",
+    "registered",
+    "kernel",
+    "primitives",
+    "primitive",
+    "NOT_DIFFERENTIABLE",
+]
 
 #: Marker for primitives whose outputs carry no gradient (comparisons, integer results, ...).
 NOT_DIFFERENTIABLE = "not differentiable"
 
+DEVICE_TYPES = ("cpu", "cuda", "meta")
 
-@dataclass(eq=False)
+
+class Plan:
+    """What a rule decided: the ``device``, the ``outputs`` to allocate as (shape, dtype) pairs,
+    the kernel's ``inputs``, the dtype each is cast to (``casts``: one dtype for every array input,
+    a tuple with one entry per input, None entries left alone, or None for no casts), and the
+    kernel's keyword ``params``.  ``finish`` (optional) turns the filled outputs into the result
+    (e.g. a named tuple).  ``kernel_device`` (transfers only) is the device whose backend runs
+    the kernel when it is not the outputs' device."""
+
+    __slots__ = ("device", "outputs", "inputs", "casts", "params", "finish", "kernel_device")
+
+    def __init__(
+        self,
+        device,
+        outputs,
+        inputs=(),
+        casts=None,
+        params=None,
+        finish=None,
+        kernel_device=None,
+    ):
+        self.device = device
+        self.outputs = outputs
+        self.inputs = inputs
+        self.casts = casts
+        self.params = params if params is not None else _NO_PARAMS
+        self.finish = finish
+        self.kernel_device = kernel_device
+
+
+_NO_PARAMS: dict = {}
+
+
 class Primitive:
-    """One operation, declared once.
+    """One operation, declared once: rules, VJP and kernels, found together.
 
-    ``kind`` names the family of rules it follows (``unary``, ``binary``, ``reduction``, ``scan``,
-    ``matmul``, ``copy``, ``fill``, ``where``, ``creation``); ``accepts`` is the dtype category of
-    its inputs (see ``strided._dtypes.CATEGORIES``); ``result`` says how the output dtype follows
-    from the (promoted) input dtype; ``vjp`` is the backward rule, filled in by the autograd layer
-    (``None`` until then, :data:`NOT_DIFFERENTIABLE` where there is none).
+    ``kind`` names the family (``unary``, ``binary``, ``reduction``, ``scan``, ``view``, ...);
+    ``accepts`` is the dtype category of its inputs (``strided._dtypes.CATEGORIES``); ``result``
+    says how the output dtype follows from the input dtype; ``rule`` maps the call's arguments to
+    a :class:`Plan` (view primitives: to ``(shape, strides, offset)``); ``vjp`` is the backward
+    rule (``None`` until ``strided.autograd`` is imported, :data:`NOT_DIFFERENTIABLE` where there
+    is none); ``kernels`` maps a device type to its kernel.
     """
 
-    name: str
-    kind: str
-    accepts: str = "any"
-    result: str = "same"
-    vjp: Callable | str | None = None
-    params: dict = field(default_factory=dict)
+    __slots__ = ("name", "kind", "accepts", "result", "rule", "vjp", "kernels", "params", "nout")
+
+    def __init__(
+        self,
+        name: str,
+        kind: str,
+        accepts: str = "any",
+        result: str = "same",
+        rule: Callable | None = None,
+        nout: int = 1,
+        **params,
+    ):
+        self.name = name
+        self.kind = kind
+        self.accepts = accepts
+        self.result = result
+        self.rule = rule
+        self.vjp = None
+        self.kernels: dict[str, Callable] = {}
+        self.params = params
+        self.nout = nout
+
+    def __call__(self, *args, **params):
+        """Run the pipeline: see :func:`apply`."""
+        return apply(self, args, params)
+
+    def __repr__(self) -> str:
+        return f"<strided primitive {self.name} ({self.kind})>"
+
+    def kernel(self, device_type: str) -> Callable:
+        """This primitive's kernel on ``device_type``; NotImplementedError naming both if none."""
+        try:
+            return self.kernels[device_type]
+        except KeyError:
+            raise NotImplementedError(
+                f"{self.name}: no kernel is registered for device {device_type!r}"
+            ) from None
 
 
 _PRIMITIVES: dict[str, Primitive] = {}
-_KERNELS: dict[tuple[str, str], Callable] = {}
 
 
 def declare(
-    name: str, kind: str, accepts: str = "any", result: str = "same", **params
+    name: str,
+    kind: str,
+    accepts: str = "any",
+    result: str = "same",
+    rule: Callable | None = None,
+    nout: int = 1,
+    **params,
 ) -> Primitive:
     """Declare a primitive (used by ``strided/_ops``); declaring a name twice is an error."""
     if name in _PRIMITIVES:
         raise ValueError(f"primitive {name!r} is already declared")
-    p = Primitive(name, kind, accepts, result, params=params)
+    p = Primitive(name, kind, accepts, result, rule, nout, **params)
     _PRIMITIVES[name] = p
     return p
 
@@ -62,30 +157,153 @@ def primitives() -> dict[str, Primitive]:
     return dict(_PRIMITIVES)
 
 
+def primitive(name: str) -> Primitive:
+    """The primitive declared as ``name``."""
+    try:
+        return _PRIMITIVES[name]
+    except KeyError:
+        raise KeyError(f"no primitive {name!r} is declared") from None
+
+
 def register(op: str, device: str) -> Callable[[Callable], Callable]:
     """Decorator: register ``fn`` as the kernel of primitive ``op`` on device type ``device``."""
-    if device not in ("cpu", "cuda", "meta"):
+    if device not in DEVICE_TYPES:
         raise ValueError(f"unknown device type {device!r}: expected 'cpu', 'cuda' or 'meta'")
     if op not in _PRIMITIVES:
         raise KeyError(f"cannot register a kernel for {op!r}: no such primitive is declared")
 
     def deco(fn: Callable) -> Callable:
-        _KERNELS[op, device] = fn
+        _PRIMITIVES[op].kernels[device] = fn
         return fn
 
     return deco
 
 
+def install_backend(device: str, kernel_for: Callable[[str, str], Callable | None]) -> None:
+    """Register a backend's kernels: ``kernel_for(name, kind)`` gives the kernel of every
+    primitive it implements (None for one it does not)."""
+    for name, prim in _PRIMITIVES.items():
+        if prim.kind == "view":
+            continue  # views are their rules: no kernel on any device
+        fn = kernel_for(name, prim.kind)
+        if fn is not None:
+            prim.kernels[device] = fn
+
+
 def registered() -> frozenset[tuple[str, str]]:
     """The set of (op, device type) pairs that have a kernel."""
-    return frozenset(_KERNELS)
+    return frozenset((n, d) for n, p in _PRIMITIVES.items() for d in p.kernels)
 
 
 def kernel(op: str, device_type: str) -> Callable:
     """The kernel of ``op`` on ``device_type``; a clear error where none is registered."""
-    try:
-        return _KERNELS[op, device_type]
-    except KeyError:
-        raise NotImplementedError(
-            f"{op}: no kernel is registered for device {device_type!r}"
-        ) from None
+    return primitive(op).kernel(device_type)
+
+
+# -- the pipeline -------------------------------------------------------------------------------
+_STRIDES: dict[tuple, tuple] = {}
+
+
+def allocate(shape: tuple, dtype: dt.DType, device: Device) -> Array:
+    """A fresh C-contiguous array of ``shape``/``dtype`` on ``device`` (uninitialised): the
+    device's ``empty`` kernel makes the buffer (meta has none)."""
+    strides = _STRIDES.get(shape)
+    if strides is None:
+        strides = contiguous_strides(shape)
+        if len(_STRIDES) < 4096:  # small shapes recur; the cache stays bounded
+            _STRIDES[shape] = strides
+    if device.type == "meta":
+        return Array._new(None, shape, strides, 0, dtype, META)
+    buf = EMPTY.kernel(device.type)(prod(shape), dtype)
+    return Array._new(buf, shape, strides, 0, dtype, device)
+
+
+def _cast(x, dtype: dt.DType):
+    """``x`` converted to ``dtype`` through the ``copy`` primitive (Python scalars pass)."""
+    if not isinstance(x, Array) or x._dtype is dtype:
+        return x
+    out = allocate(x._shape, dtype, x._device)
+    COPY.kernels[x._device.type](out, x)
+    return out
+
+
+def execute(prim: Primitive, args: tuple, params: dict):
+    """The untracked pipeline: rules -> allocate -> cast -> kernel (skipped on meta)."""
+    if prim.kind == "view":
+        x = args[0]
+        shape, strides, offset = prim.rule(*args, **params)
+        return x._view(shape, strides, offset)
+    plan = prim.rule(*args, **params)
+    if type(plan) is not Plan:
+        return plan  # the rule found the result itself (e.g. nothing to do)
+    device = plan.device
+    outs = plan.outputs
+    if prim.nout == 1:
+        shape, dtype = outs
+        out = allocate(shape, dtype, device)
+        if device.type != "meta":
+            inputs = plan.inputs
+            casts = plan.casts
+            if casts is not None:
+                inputs = _cast_inputs(inputs, casts)
+            side = device if plan.kernel_device is None else plan.kernel_device
+            prim.kernel(side.type)(out, *inputs, **plan.params)
+        return out if plan.finish is None else plan.finish(out)
+    outs = tuple(allocate(shape, dtype, device) for shape, dtype in outs)
+    if device.type != "meta":
+        inputs = plan.inputs
+        if plan.casts is not None:
+            inputs = _cast_inputs(inputs, plan.casts)
+        prim.kernel(device.type)(outs, *inputs, **plan.params)
+    return outs if plan.finish is None else plan.finish(outs)
+
+
+def _cast_inputs(inputs, casts):
+    if isinstance(casts, dt.DType):
+        return [_cast(a, casts) for a in inputs]
+    return [a if c is None else _cast(a, c) for a, c in zip(inputs, casts)]
+
+
+def _in_graph_args(args) -> bool:
+    for a in args:
+        if isinstance(a, Array):
+            if a._ag is not None or (a._base is not None and a._base._ag is not None):
+                return True
+        elif type(a) in (list, tuple):
+            for b in a:
+                if isinstance(b, Array) and (
+                    b._ag is not None or (b._base is not None and b._base._ag is not None)
+                ):
+                    return True
+    return False
+
+
+def apply(prim: Primitive, args: tuple, params: dict):
+    """Run ``prim`` on ``args``: validate and apply its rules, allocate the outputs on the inputs'
+    device, cast the inputs to the compute dtype, call the device's kernel (none on meta), and
+    record the call on the tape when an input tracks gradients."""
+    if Mode.enabled and prim.vjp is not NOT_DIFFERENTIABLE and _in_graph_args(args):
+        return record(prim.name, prim.vjp, _Forward(prim), args, params)
+    return execute(prim, args, params)
+
+
+class _Forward:
+    """``prim``'s untracked pipeline as a plain callable (what the tape runs and replays)."""
+
+    __slots__ = ("prim",)
+
+    def __init__(self, prim: Primitive):
+        self.prim = prim
+
+    def __call__(self, *args, **params):
+        return execute(self.prim, args, params)
+
+
+def _empty_rule(*args, **params):
+    raise TypeError("empty: the allocation primitive is called by the dispatcher, not directly")
+
+
+# allocation and the strided copy/cast are primitives too, so that each backend owns its memory
+EMPTY = declare("empty", "creation", rule=_empty_rule)
+COPY = declare("copy", "copy")  # strided copy with cast: astype, asarray, setitem, concat
+FILL = declare("fill", "fill")  # write a scalar into a (view of an) array

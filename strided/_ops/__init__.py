@@ -7,6 +7,9 @@ from . import (  # noqa: F401
     elementwise,
     linalg,
     manipulation,
+    operators,
     reduction,
     searching,
 )
+
+operators.bind()  # the array object's methods call the operations by name

@@ -11,47 +11,24 @@ import numpy as np
 
 from .. import _dtypes as dt
 from .._array import Array
-from .._device import META, Device, as_device
-from .._shapes import broadcast_shapes, contiguous_strides, prod
+from .._device import Device, as_device
+from .._shapes import broadcast_shapes
 from .._tape import Mode as _MODE
 from .._tape import in_graph, record
-from ..dispatch import _KERNELS, Primitive, declare
+from ..dispatch import COPY, EMPTY, FILL, Plan, Primitive, allocate, declare  # noqa: F401
 
 _CATEGORIES = dt.CATEGORIES
 
-# allocation is a primitive too, so that each backend owns its memory
-EMPTY = declare("empty", "creation")
-COPY = declare("copy", "copy")  # strided copy with cast: astype, asarray, setitem, concat
-FILL = declare("fill", "fill")  # write a scalar into a (view of an) array
-
-
-_STRIDES: dict[tuple, tuple] = {}
-
-
-def empty_on(shape: tuple, dtype: dt.DType, device: Device) -> Array:
-    """A fresh C-contiguous array of ``shape``/``dtype`` on ``device`` (uninitialised)."""
-    strides = _STRIDES.get(shape)
-    if strides is None:
-        strides = contiguous_strides(shape)
-        if len(_STRIDES) < 4096:  # small shapes recur; the cache stays bounded
-            _STRIDES[shape] = strides
-    if device.type == "meta":
-        return Array._new(None, shape, strides, 0, dtype, META)
-    buf = _KERNELS["empty", device.type](prod(shape), dtype)
-    return Array._new(buf, shape, strides, 0, dtype, device)
+#: A fresh C-contiguous array on a device (the dispatcher's allocation step).
+empty_on = allocate
 
 
 def run(prim: Primitive, out: Array, *inputs, **params) -> Array:
-    """Call ``prim``'s kernel for ``out``'s device (nothing on meta) and return ``out``."""
+    """Call ``prim``'s kernel on an existing output ``out`` (nothing on meta) and return ``out``:
+    for compositions that fill parts of one result (concat, scans with an initial value)."""
     dev = out._device
     if dev.type != "meta":
-        try:
-            kern = _KERNELS[prim.name, dev.type]
-        except KeyError:
-            raise NotImplementedError(
-                f"{prim.name}: no kernel is registered for device {dev.type!r}"
-            ) from None
-        kern(out, *inputs, **params)
+        prim.kernel(dev.type)(out, *inputs, **params)
     return out
 
 
@@ -77,7 +54,7 @@ def astype_to(x: Array, dtype: dt.DType) -> Array:
     if x._dtype is dtype:
         return x
     if _MODE.enabled and in_graph(x):
-        return record("astype", astype_to, (x,), {"dtype": dtype})
+        return record("astype", None, astype_to, (x,), {"dtype": dtype})
     return run(COPY, empty_on(x._shape, dtype, x._device), x)
 
 
@@ -104,17 +81,14 @@ def check_scalar_fits(op: str, value, dtype: dt.DType) -> None:
 def copy_of(x: Array) -> Array:
     """A fresh C-contiguous copy of ``x`` on its device."""
     if _MODE.enabled and in_graph(x):
-        return record("copy", copy_of, (x,), {})
+        return record("copy", None, copy_of, (x,), {})
     return run(COPY, empty_on(x._shape, x._dtype, x._device), x)
 
 
 def scalar_array(value, dtype: dt.DType, device: Device, op: str) -> Array:
     """A 0-d array holding a Python scalar, checked against ``dtype``'s range."""
     check_int_range(op, value, dtype)
-    if device.type == "meta":
-        return Array._new(None, (), (), 0, dtype, META)
-    out = empty_on((), dtype, device)
-    return run(FILL, out, value)
+    return run(FILL, empty_on((), dtype, device), value)
 
 
 _PY_SCALARS = frozenset({bool, int, float, complex})
@@ -132,7 +106,7 @@ def coerce_operands(op: str, args: tuple) -> tuple[list[Array], Device]:
     Python scalars take their dtype from the arrays they meet (2024.12 rules); an operation of
     scalars alone is not allowed.
     """
-    arrays = [a for a in args if type(a) is Array]
+    arrays = [a for a in args if isinstance(a, Array)]
     if not arrays:
         for a in args:
             if not is_scalar(a):
@@ -148,7 +122,7 @@ def coerce_operands(op: str, args: tuple) -> tuple[list[Array], Device]:
         like = dt.promote(like, a._dtype)
     out = []
     for a in args:
-        if type(a) is Array:
+        if isinstance(a, Array):
             out.append(a)
         elif is_scalar(a):
             if isinstance(a, np.generic):
@@ -189,75 +163,73 @@ def _dtype_table(prim: Primitive) -> dict:
     return {d: (rule(d) if d.kind in kinds else None) for d in dt.ALL_DTYPES}
 
 
-_NO_PARAMS: dict = {}
+def elementwise_rule(prim: Primitive):
+    """The rule of an elementwise primitive: dtype category, promotion (Python scalars take their
+    dtype from the arrays they meet, 2024.12 rules, and reach the kernel as Python scalars),
+    broadcasting, and the (compute, result) dtype pair from the primitive's table."""
+    table = _dtype_table(prim)
+    name = prim.name
+    accepts = prim.accepts
 
-
-def elementwise(prim: Primitive, *args) -> Array:
-    """Apply an elementwise primitive: promotion, broadcasting, allocation, cast, kernel."""
-    if _MODE.enabled:
-        for a in args:
-            # in_graph(a), inlined: this loop runs on every elementwise call
-            if type(a) is Array and (
-                a._ag is not None or a._base is not None and a._base._ag is not None
-            ):
-                return record(prim.name, prim.params["forward"], args, _NO_PARAMS)
-    table = prim.params.get("dtype_table")
-    if table is None:
-        table = prim.params["dtype_table"] = _dtype_table(prim)
-    if len(args) == 2 and type(args[0]) is Array and type(args[1]) is Array:
-        x1, x2 = arrays = args  # the hot path: two arrays
-        device = x1._device
-        if x2._device is not device and x2._device != device:
-            same_device(prim.name, x1, x2)
-        d1, d2 = x1._dtype, x2._dtype
-        if table[d1] is None or table[d2] is None:
-            check_dtype(prim.name, d2 if table[d1] is not None else d1, prim.accepts)
-        d = d1 if d1 is d2 else dt.promote(d1, d2)
-        s1, s2 = x1._shape, x2._shape
-        shape = s1 if s1 == s2 else broadcast_shapes(s1, s2, op=prim.name)
-    elif len(args) == 2 and (type(args[0]) in _PY_SCALARS or type(args[1]) in _PY_SCALARS):
-        # array with a Python scalar: the scalar becomes a 0-d array of the array's dtype
-        x1, x2 = args
-        arr, value = (x1, x2) if type(x1) is Array else (x2, x1)
-        if type(arr) is not Array:
-            arrays, device = coerce_operands(prim.name, args)  # raises the right error
-        device = arr._device
-        d = arr._dtype
-        sd = dt.scalar_dtype(value, d)
-        if table[d] is None or table[sd] is None:
-            check_dtype(prim.name, d if table[d] is None else sd, prim.accepts)
-        if sd is not d:
-            d = dt.promote(d, sd)
-        scalar = scalar_array(value, sd, device, prim.name)
-        arrays = (arr, scalar) if arr is x1 else (scalar, arr)
-        shape = arr._shape
-    elif len(args) == 1 and type(args[0]) is Array:
-        arrays = args
-        device, d, shape = args[0]._device, args[0]._dtype, args[0]._shape
-        if table[d] is None:
-            check_dtype(prim.name, d, prim.accepts)
-    else:
-        arrays, device = coerce_operands(prim.name, args)
+    def rule(*args):
+        if len(args) == 2:
+            x1, x2 = args
+            if isinstance(x1, Array):
+                if isinstance(x2, Array):  # the hot path: two arrays
+                    device = x1._device
+                    if x2._device is not device and x2._device != device:
+                        same_device(name, x1, x2)
+                    d1, d2 = x1._dtype, x2._dtype
+                    if table[d1] is None or table[d2] is None:
+                        check_dtype(name, d2 if table[d1] is not None else d1, accepts)
+                    d = d1 if d1 is d2 else dt.promote(d1, d2)
+                    s1, s2 = x1._shape, x2._shape
+                    shape = s1 if s1 == s2 else broadcast_shapes(s1, s2, op=name)
+                    compute, out_dtype = table[d]
+                    return Plan(device, (shape, out_dtype), args, compute)
+                if type(x2) in _PY_SCALARS:
+                    return _scalar_plan(x1, x2, args)
+            elif type(x1) in _PY_SCALARS and isinstance(x2, Array):
+                return _scalar_plan(x2, x1, args)
+        elif len(args) == 1 and isinstance(args[0], Array):
+            x = args[0]
+            d = x._dtype
+            if table[d] is None:
+                check_dtype(name, d, accepts)
+            compute, out_dtype = table[d]
+            return Plan(x._device, (x._shape, out_dtype), args, compute)
+        arrays, device = coerce_operands(name, args)
         d = arrays[0]._dtype
         for a in arrays:
             if table[a._dtype] is None:
-                check_dtype(prim.name, a._dtype, prim.accepts)
+                check_dtype(name, a._dtype, accepts)
             if a._dtype is not d:
                 d = dt.promote(d, a._dtype)
-        shape = broadcast_shapes(*(a._shape for a in arrays), op=prim.name)
-    compute, out_dtype = table[d]
-    out = empty_on(shape, out_dtype, device)
-    if device.type == "meta":
-        return out
-    for a in arrays:
-        if a._dtype is not compute:
-            arrays = [astype_to(a, compute) for a in arrays]
-            break
-    return run(prim, out, *arrays)
+        shape = broadcast_shapes(*(a._shape for a in arrays), op=name)
+        compute, out_dtype = table[d]
+        return Plan(device, (shape, out_dtype), arrays, compute)
+
+    def _scalar_plan(arr: Array, value, args) -> Plan:
+        d = arr._dtype
+        sd = dt.scalar_dtype(value, d)
+        if table[d] is None or table[sd] is None:
+            check_dtype(name, d if table[d] is None else sd, accepts)
+        if sd is not d:
+            d = dt.promote(d, sd)
+        check_int_range(name, value, sd)
+        compute, out_dtype = table[d]
+        return Plan(arr._device, (arr._shape, out_dtype), args, compute)
+
+    return rule
+
+
+def elementwise(prim: Primitive, *args) -> Array:
+    """Apply an elementwise primitive (promotion, broadcasting, allocation, cast, kernel)."""
+    return prim(*args)
 
 
 def to_array(x, op: str) -> Array:
-    if type(x) is Array:
+    if isinstance(x, Array):
         return x
     raise TypeError(f"{op}: expected a strided array, got {type(x).__name__}")
 

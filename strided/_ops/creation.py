@@ -82,7 +82,7 @@ def empty(shape, *, dtype=None, device=None) -> Array:
 @_grad_option
 def full(shape, fill_value, *, dtype=None, device=None) -> Array:
     """An array of ``shape`` filled with ``fill_value``; dtype defaults from the value's kind."""
-    if type(fill_value) is Array:
+    if isinstance(fill_value, Array):
         fill_value = fill_value._scalar("full")
     if dtype is None:
         dtype = dt.scalar_dtype(fill_value, None)
@@ -108,7 +108,7 @@ def ones(shape, *, dtype=None, device=None) -> Array:
 
 
 def _like(x: Array, dtype, device, op: str) -> tuple[dt.DType, Device]:
-    if type(x) is not Array:
+    if not isinstance(x, Array):
         raise TypeError(f"{op}: expected a strided array, got {type(x).__name__}")
     return (x._dtype if dtype is None else dt.as_dtype(dtype)), (
         x._device if device is None else as_device(device)
@@ -204,7 +204,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
     needed, ``True`` always copies, ``False`` raises ValueError where a copy would be needed.
     """
     dtype = None if dtype is None else dt.as_dtype(dtype)
-    if type(obj) is Array:
+    if isinstance(obj, Array):
         dev = obj._device if device is None else as_device(device)
         needs_copy = (dtype is not None and dtype is not obj._dtype) or dev != obj._device
         if copy is False and needs_copy:
@@ -299,7 +299,7 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
     arrays = [a for a in arrays]
     for a in arrays:
-        if type(a) is not Array or a.ndim != 1:
+        if not isinstance(a, Array) or a.ndim != 1:
             raise ValueError("meshgrid: every input must be a 1-D strided array")
     if len({a._dtype for a in arrays}) > 1:
         raise TypeError("meshgrid: all arrays must have one dtype")
@@ -320,7 +320,7 @@ def _triangle(op: str, x: Array, k: int, lower: bool) -> Array:
     from .elementwise import greater_equal, less_equal, subtract
     from .manipulation import where
 
-    if type(x) is not Array or x.ndim < 2:
+    if not isinstance(x, Array) or x.ndim < 2:
         raise ValueError(f"{op}: needs an array with at least 2 dimensions")
     n, m = x._shape[-2:]
     rows = arange(n, device=x._device)
@@ -344,7 +344,7 @@ def from_dlpack(x, /, *, device=None, copy: bool | None = None) -> Array:
     """An array sharing memory with ``x`` through DLPack (``copy=True`` copies, ``False`` never)."""
     if not hasattr(x, "__dlpack__"):
         raise TypeError(f"from_dlpack: {type(x).__name__} does not support DLPack (__dlpack__)")
-    if type(x) is Array:
+    if isinstance(x, Array):
         return asarray(x, device=device, copy=copy)
     dev = as_device(device) if device is not None else CPU
     kwargs = {} if copy is None else {"copy": copy}

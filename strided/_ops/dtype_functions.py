@@ -24,7 +24,9 @@ _KIND_NAMES = {
 
 def result_type(*arrays_and_dtypes) -> dt.DType:
     """The dtype that results from promoting the given arrays, dtypes and Python scalars."""
-    dtypes = [a._dtype if type(a) is Array else a for a in arrays_and_dtypes if not is_scalar(a)]
+    dtypes = [
+        a._dtype if isinstance(a, Array) else a for a in arrays_and_dtypes if not is_scalar(a)
+    ]
     scalars = [a for a in arrays_and_dtypes if is_scalar(a)]
     if not dtypes:
         raise TypeError("result_type: needs at least one array or dtype")
@@ -44,7 +46,7 @@ def _same_family(a: dt.DType, b: dt.DType) -> bool:
 
 def can_cast(from_, to, /) -> bool:
     """True when ``from_`` (a dtype or array) promotes to ``to`` under the standard's table."""
-    f = from_._dtype if type(from_) is Array else dt.as_dtype(from_)
+    f = from_._dtype if isinstance(from_, Array) else dt.as_dtype(from_)
     t = dt.as_dtype(to)
     if not _same_family(f, t):
         return False

@@ -8,7 +8,7 @@ floating-point dtype, as NumPy and PyTorch do for ``divide``, ``exp``, ``sqrt``,
 from __future__ import annotations
 
 from ..dispatch import declare
-from .core import elementwise
+from .core import elementwise_rule
 
 # name: (arity, accepted dtype category, result rule, one-line description)
 ELEMENTWISE: dict[str, tuple[int, str, str, str]] = {
@@ -92,19 +92,8 @@ PRIMS = {
     name: declare(name, "unary" if arity == 1 else "binary", accepts, result)
     for name, (arity, accepts, result, _) in ELEMENTWISE.items()
 }
-
-
-def _forward(prim):
-    """The untracked forward of ``prim`` (the tape records around it)."""
-
-    def forward(*args):
-        return elementwise(prim, *args)
-
-    return forward
-
-
 for _prim in PRIMS.values():
-    _prim.params["forward"] = _forward(_prim)
+    _prim.rule = elementwise_rule(_prim)
 
 
 def _make(name: str):
@@ -113,13 +102,13 @@ def _make(name: str):
     if arity == 1:
 
         def fn(x, /):
-            return elementwise(prim, x)
+            return prim(x)
 
         params = "x : Array\n"
     else:
 
         def fn(x1, x2, /):
-            return elementwise(prim, x1, x2)
+            return prim(x1, x2)
 
         params = "x1, x2 : Array or Python scalar (at least one an array)\n"
     fn.__name__ = fn.__qualname__ = name
@@ -152,9 +141,9 @@ def clip(x, /, min=None, max=None):
     x = to_array(x, "clip")
     out = x
     if min is not None:
-        out = elementwise(PRIMS["maximum"], out, min)
+        out = PRIMS["maximum"](out, min)
     if max is not None:
-        out = elementwise(PRIMS["minimum"], out, max)
+        out = PRIMS["minimum"](out, max)
     if out is x:
         return copy_of(x)
     return astype_to(out, x._dtype)

@@ -5,24 +5,14 @@ from __future__ import annotations
 from .. import _dtypes as dt
 from .._array import Array
 from .._shapes import broadcast_shapes
-from .._tape import Mode as _MODE
-from .._tape import in_graph, record
-from ..dispatch import declare
-from .core import astype_to, check_dtype, empty_on, run, same_device, to_array
+from ..dispatch import Plan, declare
+from .core import check_dtype, same_device, to_array
 
 __all__ = ["matmul", "tensordot", "vecdot"]
 
-MATMUL = declare("matmul", "matmul", "numeric")
 
-
-def matmul(x1: Array, x2: Array, /) -> Array:
-    """Matrix product with batch broadcasting; 1-D operands are promoted as in NumPy.
-
-    Floating-point products run on BLAS; integer products on strided's own kernel.
-    """
+def _matmul_rule(x1: Array, x2: Array, /) -> Plan:
     a, b = to_array(x1, "matmul"), to_array(x2, "matmul")
-    if _MODE.enabled and (in_graph(a) or in_graph(b)):  # recorded
-        return record("matmul", matmul, (a, b), {})
     device = same_device("matmul", a, b)
     check_dtype("matmul", a._dtype, "numeric")
     check_dtype("matmul", b._dtype, "numeric")
@@ -30,32 +20,31 @@ def matmul(x1: Array, x2: Array, /) -> Array:
         raise ValueError(
             f"matmul: operands must be at least 1-D, got shapes {a._shape} and {b._shape}"
         )
-    d = dt.promote(a._dtype, b._dtype)
+    d = a._dtype if a._dtype is b._dtype else dt.promote(a._dtype, b._dtype)
+    # 1-D operands are a row (x1) or a column (x2) whose dimension is dropped from the result
     a_vec, b_vec = a.ndim == 1, b.ndim == 1
-    if a_vec:
-        a = a._view((1,) + a._shape, (0,) + a._strides, a._offset)
-    if b_vec:
-        b = b._view(b._shape + (1,), b._strides + (0,), b._offset)
-    m, k = a._shape[-2:]
-    k2, n = b._shape[-2:]
+    m, k = (1, a._shape[0]) if a_vec else a._shape[-2:]
+    k2, n = (b._shape[0], 1) if b_vec else b._shape[-2:]
     if k != k2:
         raise ValueError(
-            f"matmul: shapes {x1.shape} and {x2.shape} are not aligned: "
+            f"matmul: shapes {a._shape} and {b._shape} are not aligned: "
             f"contracted dimensions {k} and {k2} differ"
         )
-    batch = broadcast_shapes(a._shape[:-2], b._shape[:-2], op="matmul")
-    out = empty_on(batch + (m, n), d, device)
-    if device.type != "meta":
-        run(MATMUL, out, astype_to(a, d), astype_to(b, d), batch_shape=batch)
-    if a_vec or b_vec:
-        shape = batch + ((m,) if not a_vec else ()) + ((n,) if not b_vec else ())
-        strides = out._strides[: len(batch)]
-        if not a_vec:
-            strides += (out._strides[-2],)
-        if not b_vec:
-            strides += (out._strides[-1],)
-        out = out._view(shape, strides, out._offset)
-    return out
+    sa, sb = a._shape[:-2], b._shape[:-2]
+    batch = sa if sa == sb else broadcast_shapes(sa, sb, op="matmul")
+    shape = batch + ((m,) if not a_vec else ()) + ((n,) if not b_vec else ())
+    return Plan(device, (shape, d), (a, b), d, {"batch_shape": batch})
+
+
+MATMUL = declare("matmul", "matmul", "numeric", rule=_matmul_rule)
+
+
+def matmul(x1: Array, x2: Array, /) -> Array:
+    """Matrix product with batch broadcasting; 1-D operands are promoted as in NumPy.
+
+    Floating-point products run on BLAS; integer products on strided's own kernel.
+    """
+    return MATMUL(x1, x2)
 
 
 def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:

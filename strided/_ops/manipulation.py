@@ -22,9 +22,8 @@ from .._shapes import (
     prod,
     reshape_strides,
 )
-from .._tape import Mode as _MODE
-from .._tape import differentiable, in_graph, record
-from ..dispatch import declare
+from .._tape import differentiable
+from ..dispatch import Plan, declare
 from .core import (
     COPY,
     FILL,
@@ -64,15 +63,35 @@ __all__ = [
 WHERE = declare("where", "where")
 
 
-def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> Array:
-    """``x`` with a new shape: a view when the layout allows it, otherwise a copy.
+def _to_device_rule(x, device, /, *, stream=None) -> Plan | Array:
+    if not isinstance(x, Array):
+        raise TypeError(f"to_device: expected a strided array, got {type(x).__name__}")
+    if stream is not None:
+        raise ValueError(f"to_device: stream must be None on device {x._device}, got {stream!r}")
+    dev = as_device(device)
+    if dev == x._device:
+        return x
+    if x._device.type == "meta" and dev.type != "meta":
+        raise RuntimeError(
+            f"to_device: a meta array has no data to move to {dev} "
+            f"(shape {x._shape}, dtype {x._dtype.name})"
+        )
+    # the transfer runs on the accelerator's side: its backend knows both its memory and the host's
+    side = x._device if dev.type == "cpu" else dev
+    return Plan(dev, (x._shape, x._dtype), (x,), kernel_device=side)
 
-    One dimension may be -1 (inferred).  ``copy=True`` always copies; ``copy=False`` raises
-    ValueError when a view is impossible.
-    """
-    x = to_array(x, "reshape")
-    if _MODE.enabled and in_graph(x):
-        return record("reshape", reshape, (x,), {"shape": shape, "copy": copy})
+
+TO_DEVICE = declare("to_device", "transfer", rule=_to_device_rule)
+
+
+def to_device(x: Array, device, /, *, stream=None) -> Array:
+    """A copy of ``x`` on ``device`` (``x`` itself when it is already there); the backends of the
+    two devices move the data (to ``meta``: only shape and dtype move)."""
+    return TO_DEVICE(x, device, stream=stream)
+
+
+def _target_shape(x: Array, shape) -> tuple:
+    """``shape`` as a tuple of ints with a -1 inferred; ValueError unless it holds x's size."""
     if isinstance(shape, int):
         shape = (shape,)
     shape = tuple(operator.index(s) for s in shape)
@@ -86,29 +105,110 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
         shape = tuple(size // known if s == -1 else s for s in shape)
     if any(s < 0 for s in shape) or prod(shape) != size:
         raise ValueError(f"reshape: cannot reshape array of shape {x._shape} into {shape}")
-    if not copy:
-        strides = reshape_strides(x._shape, x._strides, shape)
-        if strides is not None:
-            return x._view(shape, strides, x._offset)
-        if copy is False:
-            raise ValueError(
-                f"reshape: copy=False, but the layout of shape {x._shape} with strides "
-                f"{x._strides} cannot be viewed as {shape}"
-            )
-    c = copy_of(x)
-    return c._view(shape, reshape_strides(c._shape, c._strides, shape), 0)
+    return shape
 
 
-def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
-    """A view of ``x`` with its dimensions reordered (``axes`` may be negative)."""
+def _reshape_rule(x: Array, /, shape, *, copy=None) -> tuple:
+    x = to_array(x, "reshape")
+    shape = _target_shape(x, shape)
+    strides = reshape_strides(x._shape, x._strides, shape)
+    if strides is None:
+        raise ValueError(
+            f"reshape: copy=False, but the layout of shape {x._shape} with strides "
+            f"{x._strides} cannot be viewed as {shape}"
+        )
+    return shape, strides, x._offset
+
+
+def _permute_dims_rule(x: Array, /, axes) -> tuple:
     x = to_array(x, "permute_dims")
-    if _MODE.enabled and in_graph(x):
-        return record("permute_dims", permute_dims, (x,), {"axes": axes})
     n = x.ndim
     axes = tuple(normalize_axis(a, n, "permute_dims") for a in axes)
     if sorted(axes) != list(range(n)):
         raise ValueError(f"permute_dims: axes {axes} is not a permutation of {n} dimensions")
-    return x._view(tuple(x._shape[a] for a in axes), tuple(x._strides[a] for a in axes), x._offset)
+    return tuple(x._shape[a] for a in axes), tuple(x._strides[a] for a in axes), x._offset
+
+
+def _expand_dims_rule(x: Array, /, axis=0) -> tuple:
+    x = to_array(x, "expand_dims")
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    n = x.ndim + len(axes)
+    positions = normalize_axes(axes, n, "expand_dims")
+    shape, strides = list(x._shape), list(x._strides)
+    for p in positions:
+        shape.insert(p, 1)
+        strides.insert(p, 0)
+    return tuple(shape), tuple(strides), x._offset
+
+
+def _squeeze_rule(x: Array, /, axis) -> tuple:
+    x = to_array(x, "squeeze")
+    axes = normalize_axes(axis, x.ndim, "squeeze")
+    for a in axes:
+        if x._shape[a] != 1:
+            raise ValueError(f"squeeze: axis {a} has size {x._shape[a]}, not 1 (shape {x._shape})")
+    keep = [i for i in range(x.ndim) if i not in axes]
+    return tuple(x._shape[i] for i in keep), tuple(x._strides[i] for i in keep), x._offset
+
+
+def _broadcast_to_rule(x: Array, /, shape) -> tuple:
+    x = to_array(x, "broadcast_to")
+    shape = tuple(operator.index(s) for s in shape)
+    if len(shape) < x.ndim or broadcast_shapes_rule(x._shape, shape, op="broadcast_to") != shape:
+        raise ValueError(f"broadcast_to: cannot broadcast shape {x._shape} to {shape}")
+    return shape, broadcast_strides(x._shape, x._strides, shape), x._offset
+
+
+def _flip_rule(x: Array, /, *, axis=None) -> tuple:
+    x = to_array(x, "flip")
+    axes = normalize_axes(axis, x.ndim, "flip")
+    strides, offset = list(x._strides), x._offset
+    for a in axes:
+        n = x._shape[a]
+        if n > 0:
+            offset += (n - 1) * strides[a]
+        strides[a] = -strides[a]
+    return x._shape, tuple(strides), offset
+
+
+def _getitem_rule(x: Array, /, key) -> tuple:
+    return to_array(x, "__getitem__")._index_geometry(key)
+
+
+def _as_strided_rule(x: Array, /, shape, strides, offset) -> tuple:
+    x = to_array(x, "as_strided")
+    if not x.is_contiguous():
+        raise ValueError("as_strided: needs a C-contiguous array (take a copy first)")
+    return tuple(shape), tuple(strides), x._offset + offset
+
+
+RESHAPE = declare("reshape", "view", rule=_reshape_rule)
+PERMUTE_DIMS = declare("permute_dims", "view", rule=_permute_dims_rule)
+EXPAND_DIMS = declare("expand_dims", "view", rule=_expand_dims_rule)
+SQUEEZE = declare("squeeze", "view", rule=_squeeze_rule)
+BROADCAST_TO = declare("broadcast_to", "view", rule=_broadcast_to_rule)
+FLIP = declare("flip", "view", rule=_flip_rule)
+GETITEM = declare("getitem", "view", rule=_getitem_rule)
+AS_STRIDED = declare("as_strided", "view", rule=_as_strided_rule)
+
+
+def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> Array:
+    """``x`` with a new shape: a view when the layout allows it, otherwise a copy.
+
+    One dimension may be -1 (inferred).  ``copy=True`` always copies; ``copy=False`` raises
+    ValueError when a view is impossible.
+    """
+    x = to_array(x, "reshape")
+    if copy or reshape_strides(x._shape, x._strides, _target_shape(x, shape)) is None:
+        if copy is False:
+            RESHAPE(x, shape=shape)  # raises: the layout cannot be viewed
+        x = copy_of(x)
+    return RESHAPE(x, shape=shape)
+
+
+def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
+    """A view of ``x`` with its dimensions reordered (``axes`` may be negative)."""
+    return PERMUTE_DIMS(x, axes=axes)
 
 
 def matrix_transpose(x: Array, /) -> Array:
@@ -118,41 +218,17 @@ def matrix_transpose(x: Array, /) -> Array:
 
 def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
     """A view of ``x`` with size-1 dimensions inserted at ``axis`` (an int or a tuple)."""
-    x = to_array(x, "expand_dims")
-    if _MODE.enabled and in_graph(x):
-        return record("expand_dims", expand_dims, (x,), {"axis": axis})
-    axes = axis if isinstance(axis, tuple) else (axis,)
-    n = x.ndim + len(axes)
-    positions = normalize_axes(axes, n, "expand_dims")
-    shape, strides = list(x._shape), list(x._strides)
-    for p in positions:
-        shape.insert(p, 1)
-        strides.insert(p, 0)
-    return x._view(tuple(shape), tuple(strides), x._offset)
+    return EXPAND_DIMS(x, axis=axis)
 
 
 def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     """A view of ``x`` without the size-1 dimensions named by ``axis``."""
-    x = to_array(x, "squeeze")
-    if _MODE.enabled and in_graph(x):
-        return record("squeeze", squeeze, (x,), {"axis": axis})
-    axes = normalize_axes(axis, x.ndim, "squeeze")
-    for a in axes:
-        if x._shape[a] != 1:
-            raise ValueError(f"squeeze: axis {a} has size {x._shape[a]}, not 1 (shape {x._shape})")
-    keep = [i for i in range(x.ndim) if i not in axes]
-    return x._view(tuple(x._shape[i] for i in keep), tuple(x._strides[i] for i in keep), x._offset)
+    return SQUEEZE(x, axis=axis)
 
 
 def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     """A read-through view of ``x`` broadcast to ``shape`` (stride 0 on repeated dimensions)."""
-    x = to_array(x, "broadcast_to")
-    if _MODE.enabled and in_graph(x):
-        return record("broadcast_to", broadcast_to, (x,), {"shape": shape})
-    shape = tuple(operator.index(s) for s in shape)
-    if len(shape) < x.ndim or broadcast_shapes_rule(x._shape, shape, op="broadcast_to") != shape:
-        raise ValueError(f"broadcast_to: cannot broadcast shape {x._shape} to {shape}")
-    return x._view(shape, broadcast_strides(x._shape, x._strides, shape), x._offset)
+    return BROADCAST_TO(x, shape=shape)
 
 
 def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
@@ -236,19 +312,16 @@ def stack(arrays, /, *, axis: int = 0) -> Array:
 
 
 def getitem_basic(x: Array, key) -> Array:
-    """``x[key]`` for a basic index (a view), recorded when ``x`` tracks gradients."""
-    if _MODE.enabled and in_graph(x):
-        return record("getitem", Array._index_view, (x,), {"key": key})
-    return x._index_view(key)
+    """``x[key]`` for a basic index: a view (recorded when ``x`` tracks gradients)."""
+    return GETITEM(x, key=key)
 
 
-@differentiable("as_strided", 1)
 def as_strided(x: Array, /, shape: tuple, strides: tuple, offset: int) -> Array:
     """A window on ``x``'s elements in C order (copied first unless ``x`` is C-contiguous):
     ``shape``/``strides`` in elements, ``offset`` from the first element (autograd's view of a
     region written in place)."""
     c = x if x.is_contiguous() else copy_of(x)
-    return c._view(shape, strides, c._offset + offset)
+    return AS_STRIDED(c, shape=shape, strides=strides, offset=offset)
 
 
 def assign(target: Array, value) -> None:
@@ -299,18 +372,9 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     return broadcast_shapes_rule(*(tuple(operator.index(n) for n in s) for s in shapes))
 
 
-@differentiable("flip", 1)
 def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
     """A view of ``x`` with the order of elements reversed along ``axis`` (all axes by default)."""
-    x = to_array(x, "flip")
-    axes = normalize_axes(axis, x.ndim, "flip")
-    strides, offset = list(x._strides), x._offset
-    for a in axes:
-        n = x._shape[a]
-        if n > 0:
-            offset += (n - 1) * strides[a]
-        strides[a] = -strides[a]
-    return x._view(x._shape, tuple(strides), offset)
+    return FLIP(x, axis=axis)
 
 
 def moveaxis(x: Array, source, destination, /) -> Array:
@@ -395,7 +459,7 @@ def repeat(x: Array, repeats, /, *, axis: int | None = None) -> Array:
         x, axis = reshape(x, (-1,)), 0
     axis = normalize_axis(axis, x.ndim, "repeat")
     n = x._shape[axis]
-    if type(repeats) is Array:
+    if isinstance(repeats, Array):
         if repeats._device.type == "meta":
             raise ValueError("repeat: the output size depends on the values of repeats (meta)")
         if repeats._dtype.kind not in dt.INTEGER_KINDS:

@@ -1,5 +1,6 @@
-"""The array object's operators, installed on :class:`strided.Array`.
+"""The array object's operators and the other operations its methods call.
 
+``Array``'s dunders call these through ``strided._array.OPERATIONS`` (bound by :func:`bind`).
 Each operator calls the same primitive as its namespace function; reflected operators swap the
 operands; in-place operators compute the result and write it back, refusing a result whose dtype
 or shape differs from the target's (as the standard requires).
@@ -9,8 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._array import Array
-from .core import COPY, elementwise, is_scalar, run
+from .._array import OPERATIONS, Array
+from .._tape import setitem
+from .core import COPY, is_scalar, run
 
 _BINARY = {
     "add": "add",
@@ -39,7 +41,7 @@ _UNARY = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise
 
 def _operand(other):
     """``other`` as an operand (NumPy arrays are viewed zero-copy), or None if unsupported."""
-    if type(other) is Array or is_scalar(other):
+    if isinstance(other, Array) or is_scalar(other):
         return other
     if isinstance(other, np.ndarray):
         from .creation import asarray
@@ -59,8 +61,6 @@ def _write_back(op: str, target, result):
             f"{op}: the result has dtype {result._dtype.name}, but the target array has dtype "
             f"{target._dtype.name}; in-place operations cannot change the dtype"
         )
-    from .._tape import setitem
-
     setitem(target, Ellipsis, result, _copy_into)
     return target
 
@@ -74,19 +74,19 @@ def _binary(prim, dunder: str):
         other = _operand(other)
         if other is None:
             return NotImplemented
-        return elementwise(prim, self, other)
+        return prim(self, other)
 
     def rev(self, other):
         other = _operand(other)
         if other is None:
             return NotImplemented
-        return elementwise(prim, other, self)
+        return prim(other, self)
 
     def inplace(self, other):
         other = _operand(other)
         if other is None:
             return NotImplemented
-        return _write_back(f"__i{dunder}__", self, elementwise(prim, self, other))
+        return _write_back(f"__i{dunder}__", self, prim(self, other))
 
     return fwd, rev, inplace
 
@@ -95,10 +95,10 @@ def _matmul_ops():
     from .linalg import matmul
 
     def fwd(self, other):
-        return matmul(self, other) if type(other) is Array else NotImplemented
+        return matmul(self, other) if isinstance(other, Array) else NotImplemented
 
     def rev(self, other):
-        return matmul(other, self) if type(other) is Array else NotImplemented
+        return matmul(other, self) if isinstance(other, Array) else NotImplemented
 
     def inplace(self, other):
         return _write_back("__imatmul__", self, matmul(self, other))
@@ -106,29 +106,41 @@ def _matmul_ops():
     return fwd, rev, inplace
 
 
-def install(cls) -> None:
-    """Attach every operator of the standard's array object to ``cls``."""
+def _write_item(x, key, value) -> None:
+    x._write_item(key, value)
+
+
+def _array_setitem(x, key, value) -> None:
+    setitem(x, key, value, _write_item)
+
+
+def bind() -> None:
+    """Bind every operator of the standard's array object, and the other operations Array's
+    methods call, in ``strided._array.OPERATIONS``."""
     from .elementwise import PRIMS
+    from .manipulation import assign, getitem_basic, permute_dims, to_device
+    from .searching import getitem_arrays, setitem_arrays
 
     for dunder, name in _BINARY.items():
         fwd, rev, inplace = _binary(PRIMS[name], dunder)
         for prefix, fn in (("", fwd), ("r", rev), ("i", inplace)):
             fn.__name__ = f"__{prefix}{dunder}__"
             fn.__doc__ = f"``{name}`` as an operator."
-            setattr(cls, fn.__name__, fn)
+            OPERATIONS[fn.__name__] = fn
     for dunder, name in _COMPARE.items():
         fwd = _binary(PRIMS[name], dunder)[0]
         fwd.__name__ = f"__{dunder}__"
-        setattr(cls, fwd.__name__, fwd)
+        OPERATIONS[fwd.__name__] = fwd
     for dunder, name in _UNARY.items():
-        prim = PRIMS[name]
-
-        def unary(self, _prim=prim):
-            return elementwise(_prim, self)
-
-        unary.__name__ = f"__{dunder}__"
-        setattr(cls, unary.__name__, unary)
+        OPERATIONS[f"__{dunder}__"] = PRIMS[name]
     for prefix, fn in zip(("", "r", "i"), _matmul_ops()):
-        fn.__name__ = f"__{prefix}matmul__"
-        setattr(cls, fn.__name__, fn)
-    cls.__hash__ = None  # == is elementwise
+        OPERATIONS[f"__{prefix}matmul__"] = fn
+    OPERATIONS.update(
+        getitem=getitem_basic,
+        getitem_arrays=getitem_arrays,
+        setitem=_array_setitem,
+        setitem_arrays=setitem_arrays,
+        assign=assign,
+        permute_dims=permute_dims,
+        to_device=to_device,
+    )

@@ -8,10 +8,8 @@ from .. import _dtypes as dt
 from .._array import Array
 from .._shapes import normalize_axes, normalize_axis
 from .._shapes import prod as shape_prod
-from .._tape import Mode as _MODE
-from .._tape import in_graph, record
-from ..dispatch import declare
-from .core import FILL, astype_to, check_dtype, empty_on, run, to_array
+from ..dispatch import Plan, declare
+from .core import astype_to, check_dtype, to_array
 
 __all__ = [
     "sum",
@@ -37,8 +35,6 @@ _REDUCTIONS = {
     "any": ("any", "bool"),
     "all": ("any", "bool"),
 }
-PRIMS = {n: declare(n, "reduction", a, r) for n, (a, r) in _REDUCTIONS.items()}
-SCANS = {n: declare(f"cumulative_{n}", "scan", "numeric", "accumulate") for n in ("sum", "prod")}
 
 
 def _accumulator(d: dt.DType, dtype) -> dt.DType:
@@ -52,46 +48,72 @@ def _accumulator(d: dt.DType, dtype) -> dt.DType:
     return d
 
 
-def _reduce(name: str, x: Array, axis, keepdims: bool, dtype=None) -> Array:
-    prim = PRIMS[name]
-    x = to_array(x, name)
-    if _MODE.enabled and in_graph(x):
-        return record(
-            name, _FORWARD[name], (x,), {"axis": axis, "keepdims": keepdims, "dtype": dtype}
-        )
-    check_dtype(name, x._dtype, prim.accepts)
-    axes = normalize_axes(axis, x.ndim, name)
-    if prim.result == "accumulate":
-        out_dtype = compute = _accumulator(x._dtype, dtype)
-    elif prim.result == "bool":
-        out_dtype, compute = dt.bool, x._dtype
-    else:
-        out_dtype = compute = x._dtype
-    kept = tuple(s for i, s in enumerate(x._shape) if i not in axes)
-    out = empty_on(kept, out_dtype, x._device)
-    if x._device.type != "meta":
-        if name in ("max", "min") and shape_prod(x._shape[a] for a in axes) == 0:
+def _reduction_rule(prim):
+    name, accepts, result = prim.name, prim.accepts, prim.result
+    no_identity = name in ("max", "min")
+
+    def rule(x, /, *, axis=None, keepdims=False, dtype=None):
+        x = to_array(x, name)
+        check_dtype(name, x._dtype, accepts)
+        axes = normalize_axes(axis, x.ndim, name)
+        if result == "accumulate":
+            out_dtype = compute = _accumulator(x._dtype, dtype)
+        elif result == "bool":
+            out_dtype, compute = dt.bool, x._dtype
+        else:
+            out_dtype = compute = x._dtype
+        if no_identity and shape_prod(x._shape[a] for a in axes) == 0:
             raise ValueError(
                 f"{name}: zero-size reduction over axes {axes} of shape {x._shape} has no identity"
             )
-        run(prim, out, astype_to(x, compute), axes=axes)
-    if keepdims:
-        shape, strides = list(out._shape), list(out._strides)
-        for a in axes:
-            shape.insert(a, 1)
-            strides.insert(a, 0)
-        out = out._view(tuple(shape), tuple(strides), out._offset)
-    return out
+        if keepdims:
+            shape = tuple(1 if i in axes else s for i, s in enumerate(x._shape))
+        else:
+            shape = tuple(s for i, s in enumerate(x._shape) if i not in axes)
+        return Plan(
+            x._device, (shape, out_dtype), (x,), compute, {"axes": axes, "keepdims": keepdims}
+        )
+
+    return rule
 
 
-def _forward(name: str):
-    def forward(x, *, axis, keepdims, dtype):
-        return _reduce(name, x, axis, keepdims, dtype)
-
-    return forward
+PRIMS = {n: declare(n, "reduction", a, r) for n, (a, r) in _REDUCTIONS.items()}
+for _p in PRIMS.values():
+    _p.rule = _reduction_rule(_p)
 
 
-_FORWARD = {name: _forward(name) for name in PRIMS}
+def _scan_rule(prim, identity):
+    name = prim.name
+
+    def rule(x, /, *, axis=None, dtype=None, include_initial=False):
+        x = to_array(x, name)
+        check_dtype(name, x._dtype, prim.accepts)
+        if x.ndim == 0:
+            raise ValueError(f"{name}: needs an array with at least one dimension")
+        if axis is None:
+            if x.ndim > 1:
+                raise ValueError(f"{name}: axis is required for {x.ndim}-D input")
+            axis = 0
+        axis = normalize_axis(operator.index(axis), x.ndim, name)
+        d = _accumulator(x._dtype, dtype)
+        shape = list(x._shape)
+        if include_initial:
+            shape[axis] += 1
+        params = {"axis": axis, "initial": identity if include_initial else None}
+        return Plan(x._device, (tuple(shape), d), (x,), d, params)
+
+    return rule
+
+
+SCANS = {n: declare(f"cumulative_{n}", "scan", "numeric", "accumulate") for n in ("sum", "prod")}
+SCANS["sum"].rule = _scan_rule(SCANS["sum"], 0)
+SCANS["prod"].rule = _scan_rule(SCANS["prod"], 1)
+
+
+def _reduce(name: str, x: Array, axis, keepdims: bool, dtype=None) -> Array:
+    if dtype is None:
+        return PRIMS[name](x, axis=axis, keepdims=keepdims)
+    return PRIMS[name](x, axis=axis, keepdims=keepdims, dtype=dtype)
 
 
 def sum(x: Array, /, *, axis=None, dtype=None, keepdims: bool = False) -> Array:
@@ -139,52 +161,7 @@ def mean(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:
 
 
 def _scan(name: str, x: Array, axis, dtype, include_initial: bool) -> Array:
-    prim = SCANS[name]
-    x = to_array(x, prim.name)
-    if _MODE.enabled and in_graph(x):
-        return record(
-            prim.name,
-            _SCAN_FORWARD[name],
-            (x,),
-            {"axis": axis, "dtype": dtype, "include_initial": include_initial},
-        )
-    check_dtype(prim.name, x._dtype, prim.accepts)
-    if x.ndim == 0:
-        raise ValueError(f"{prim.name}: needs an array with at least one dimension")
-    if axis is None:
-        if x.ndim > 1:
-            raise ValueError(f"{prim.name}: axis is required for {x.ndim}-D input")
-        axis = 0
-    axis = normalize_axis(operator.index(axis), x.ndim, prim.name)
-    d = _accumulator(x._dtype, dtype)
-    shape = list(x._shape)
-    if include_initial:
-        shape[axis] += 1
-    out = empty_on(tuple(shape), d, x._device)
-    if x._device.type == "meta":
-        return out
-    body = out
-    if include_initial:
-        st = out._strides
-        run(
-            FILL,
-            out._view(x._shape[:axis] + (1,) + x._shape[axis + 1 :], st, out._offset),
-            0 if name == "sum" else 1,
-        )
-        body = out._view(x._shape, st, out._offset + st[axis])
-    if x.size:
-        run(prim, body, astype_to(x, d), axis=axis)
-    return out
-
-
-def _scan_forward(name: str):
-    def forward(x, *, axis, dtype, include_initial):
-        return _scan(name, x, axis, dtype, include_initial)
-
-    return forward
-
-
-_SCAN_FORWARD = {name: _scan_forward(name) for name in SCANS}
+    return SCANS[name](x, axis=axis, dtype=dtype, include_initial=include_initial)
 
 
 def cumulative_sum(x: Array, /, *, axis=None, dtype=None, include_initial: bool = False) -> Array:

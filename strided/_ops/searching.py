@@ -206,7 +206,7 @@ def _element_offsets(x: Array, key: tuple) -> tuple[Array | None, tuple, tuple]:
         )
     index_arrays = []
     for k in key:
-        if type(k) is not Array:
+        if not isinstance(k, Array):
             try:
                 k = operator.index(k)
             except TypeError:
@@ -255,7 +255,7 @@ def assign_with_arrays(x: Array, key: tuple, value) -> None:
     from .creation import asarray
 
     offsets, bshape, trailing = _element_offsets(x, key)
-    value = value if type(value) is Array else asarray(value, dtype=x._dtype, device=x._device)
+    value = value if isinstance(value, Array) else asarray(value, dtype=x._dtype, device=x._device)
     if dt.promote(x._dtype, value._dtype) is not x._dtype:
         raise TypeError(
             f"__setitem__: cannot store dtype {value._dtype.name} in an array of dtype "
@@ -315,7 +315,7 @@ def mask_to_key(x: Array, mask: Array) -> tuple:
 def _split_key(x: Array, key) -> tuple[str, tuple]:
     """Classify an advanced index: ('mask', (mask,)) or ('arrays', key)."""
     key = key if type(key) is tuple else (key,)
-    masks = [k for k in key if type(k) is Array and k._dtype is dt.bool]
+    masks = [k for k in key if isinstance(k, Array) and k._dtype is dt.bool]
     if masks:
         if len(key) != 1:
             raise IndexError(

@@ -90,9 +90,9 @@ def unique_all(x: Array, /) -> UniqueAllResult:
 
 def isin(x1, x2, /, *, invert: bool = False) -> Array:
     """True where an element of ``x1`` equals some element of ``x2`` (scalars allowed)."""
-    if type(x1) is not Array and type(x2) is not Array:
+    if not isinstance(x1, Array) and not isinstance(x2, Array):
         raise TypeError("isin: at least one of x1 and x2 must be a strided array")
-    like = x1 if type(x1) is Array else x2
+    like = x1 if isinstance(x1, Array) else x2
     if is_scalar(x1):
         x1 = scalar_array(x1, dt.scalar_dtype(x1, like._dtype), like._device, "isin")
     if is_scalar(x2):

@@ -11,15 +11,15 @@ rules are written with namespace functions they run on every device, meta includ
     y.backward()
     x.grad                       # Array([2., 4., 6.], dtype=float64)
 
-Grad mode is process-wide (not per thread).
+Grad mode is per thread: ``no_grad()`` in one thread leaves the others recording.
 """
 
 from __future__ import annotations
 
 import functools
 
-from .._array import Array
-from .._tape import Mode
+from .._array import OPERATIONS, Array
+from .._grad_state import Mode
 from . import _rules  # noqa: F401  (declares every backward rule)
 from ._check import gradcheck, gradgradcheck
 from ._engine import run_backward
@@ -44,8 +44,7 @@ def _array_backward(
     backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph)
 
 
-_array_backward.__name__ = _array_backward.__qualname__ = "backward"
-Array.backward = _array_backward
+OPERATIONS["backward"] = _array_backward  # what Array.backward calls
 
 
 def is_grad_enabled() -> bool:
@@ -125,7 +124,7 @@ def _initial_grads(outputs: tuple, grad_outputs, what: str) -> list:
         raise ValueError(f"{what}: got {len(given)} gradients for {len(outputs)} outputs")
     grads = []
     for out, g in zip(outputs, given):
-        if type(out) is not Array:
+        if not isinstance(out, Array):
             raise TypeError(f"{what}: outputs must be strided arrays, got {type(out).__name__}")
         if out._ag is None:
             raise RuntimeError(
@@ -174,7 +173,7 @@ def grad(
     outs = _as_tuple(outputs)
     ins = _as_tuple(inputs)
     for a in ins:
-        if type(a) is not Array or a._ag is None:
+        if not isinstance(a, Array) or a._ag is None:
             raise RuntimeError("grad: every input must be a strided array that requires grad")
     if retain_graph is None:
         retain_graph = create_graph

@@ -50,7 +50,7 @@ def gradcheck(
     from . import grad
 
     inputs = tuple(inputs) if isinstance(inputs, (list, tuple)) else (inputs,)
-    diff = [i for i, a in enumerate(inputs) if type(a) is Array and a._ag is not None]
+    diff = [i for i, a in enumerate(inputs) if isinstance(a, Array) and a._ag is not None]
     if not diff:
         raise ValueError("gradcheck: no input requires grad")
     for i in diff:
@@ -65,7 +65,7 @@ def gradcheck(
     import strided as xp
 
     for k, out in enumerate(outs):
-        if type(out) is not Array or out.dtype.kind not in dt.FLOAT_KINDS or out._ag is None:
+        if not isinstance(out, Array) or out.dtype.kind not in dt.FLOAT_KINDS or out._ag is None:
             continue
         directions = [1.0, 1j] if out.dtype.kind == dt.COMPLEX else [1.0]
         for j in range(out.size):
@@ -145,7 +145,7 @@ def gradgradcheck(
     from . import grad
 
     inputs = tuple(inputs) if isinstance(inputs, (list, tuple)) else (inputs,)
-    diff = [i for i, a in enumerate(inputs) if type(a) is Array and a._ag is not None]
+    diff = [i for i, a in enumerate(inputs) if isinstance(a, Array) and a._ag is not None]
     outs = _outputs(fn(*inputs))
     if grad_outputs is None:
         rng = np.random.default_rng(0)

@@ -45,13 +45,13 @@ def not_differentiable(*names: str) -> None:
 
 def _cj(a):
     """Complex conjugate (the identity for real arrays and real scalars)."""
-    if type(a) is Array:
+    if isinstance(a, Array):
         return _ns().conj(a) if a._dtype.kind == dt.COMPLEX else a
     return a.conjugate() if isinstance(a, complex) else a
 
 
 def _is_complex(a) -> bool:
-    return (type(a) is Array and a._dtype.kind == dt.COMPLEX) or isinstance(a, complex)
+    return (isinstance(a, Array) and a._dtype.kind == dt.COMPLEX) or isinstance(a, complex)
 
 
 def _zeros(shape: tuple, like: Array) -> Array:
@@ -284,7 +284,7 @@ def _divide(ctx, g):
 
 
 def _as_array(v, like: Array) -> Array:
-    if type(v) is Array:
+    if isinstance(v, Array):
         return v
     return _ns().asarray(v, dtype=like.dtype, device=like.device)
 
@@ -530,6 +530,11 @@ def _getitem(ctx, g):
     gx = _zeros(ctx.input_meta[0][0], g)
     gx[ctx.params["key"]] = g
     return (gx,)
+
+
+@rule("to_device", inputs=False)
+def _to_device(ctx, g):
+    return (g.to_device(ctx.input_meta[0][2]),)
 
 
 @rule("as_strided", inputs=False)
@@ -963,7 +968,7 @@ def attach() -> set[str]:
         if r is None:
             undecided.add(name)
         else:
-            prim.vjp = r if type(r) is str else r.vjp
+            prim.vjp = r
     return undecided
 
 

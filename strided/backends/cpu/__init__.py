@@ -1,8 +1,10 @@
 """The CPU backend: registers numba kernels (``kernels.py``) for every primitive.
 
-Arrays arrive here already validated, cast to the compute dtype and allocated; this layer only
-turns them into buffer operands ``(buf, offset, strides)`` with broadcast strides, and calls the
-buffer-level kernels.  numba is imported on first use, not at ``import strided``.
+Arrays arrive here already validated, cast to the compute dtype and allocated; this layer turns
+them into buffer operands ``(buf, offset, strides)`` with broadcast strides, prepares layouts the
+way its loops want them (reduced axis last, fixed ranks), and calls the buffer-level kernels.
+Python scalars arrive as Python scalars.  numba is imported on first use, not at
+``import strided``.  The dispatcher asks :func:`kernel_for` for each primitive's kernel.
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ import numpy as np
 
 from ..._layout import split_outer as _split_outer
 from ..._shapes import broadcast_strides
-from ...dispatch import primitives, register
 from . import _linalg
 
 _kernels = None
@@ -26,10 +27,25 @@ def _k():
     return _kernels
 
 
+_PY_SCALARS = frozenset({bool, int, float, complex})
+
+
+def _scalar_operand(value, dtype) -> tuple:
+    """A Python scalar as a one-element buffer of the compute ``dtype`` (marked by a tuple)."""
+    return (np.array((value,), dtype),)
+
+
 def _operand(a, shape):
     """``a`` as a buffer operand viewed with ``shape`` (stride 0 on broadcast dimensions)."""
     st = a._strides if a._shape == shape else broadcast_strides(a._shape, a._strides, shape)
     return (a._buf, a._offset, st)
+
+
+def _size(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
 
 
 def _out(a):
@@ -44,12 +60,18 @@ def _elementwise(name: str):
         size = out._buf.size  # out is fresh from the dispatcher: dense, offset 0
         st = out._strides
         k = _k()
+        if len(inputs) == 2 and type(inputs[1]) in _PY_SCALARS:
+            inputs = (inputs[0], _scalar_operand(inputs[1], inputs[0]._buf.dtype))
+        elif type(inputs[0]) in _PY_SCALARS:
+            inputs = (_scalar_operand(inputs[0], inputs[-1]._buf.dtype), *inputs[1:])
         if 0 < size < k.PARALLEL_THRESHOLD:
             # the per-call fast path: inputs laid out exactly like the output, or 0-d scalars,
             # need no layout planning
             args = [out._buf, 0, 0, 0, 1]
             for a in inputs:
-                if a._shape == shape and a._strides == st:
+                if type(a) is tuple:  # a Python scalar's one-element buffer
+                    args += (a[0], 0, 0, 0, 0)
+                elif a._shape == shape and a._strides == st:
                     args += (a._buf, a._offset, 0, 0, 1)
                 elif not a._shape:
                     args += (a._buf, a._offset, 0, 0, 0)
@@ -60,23 +82,36 @@ def _elementwise(name: str):
                     serial.append(k._loops(name)[0])
                 serial[0](*args, 1, 1, size)
                 return
-        k.elementwise(name, _out(out), [_operand(a, shape) for a in inputs], shape)
+        operands = [
+            (a[0], 0, (0,) * len(shape)) if type(a) is tuple else _operand(a, shape) for a in inputs
+        ]
+        k.elementwise(name, _out(out), operands, shape)
 
     kernel.__name__ = f"{name}_cpu"
     return kernel
 
 
 def _reduction(name: str):
-    def kernel(out, x, *, axes):
-        _k().reduce(name, _out(out), _out(x), x._shape, axes)
+    def kernel(out, x, *, axes, keepdims):
+        o = _out(out)
+        if keepdims:  # the loops write the kept dimensions only
+            o = (o[0], o[1], tuple(st for i, st in enumerate(o[2]) if i not in axes))
+        _k().reduce(name, o, _out(x), x._shape, axes)
 
     kernel.__name__ = f"{name}_cpu"
     return kernel
 
 
 def _scan(name: str):
-    def kernel(out, x, *, axis):
-        _k().cumulative(name, _out(out), _out(x), x._shape, axis)
+    def kernel(out, x, *, axis, initial):
+        k = _k()
+        buf, off, st = _out(out)
+        if initial is not None:  # the first slot along axis holds the identity
+            head = x._shape[:axis] + (1,) + x._shape[axis + 1 :]
+            k.fill((buf, off, st), head, initial)
+            off += st[axis]
+        if _size(x._shape):
+            k.cumulative(name, (buf, off, st), _out(x), x._shape, axis)
 
     kernel.__name__ = f"cumulative_{name}_cpu"
     return kernel
@@ -85,6 +120,11 @@ def _scan(name: str):
 def empty_cpu(size: int, dtype):
     # NumPy is the CPU allocator: a 1-D ndarray is the buffer
     return np.empty(size, dtype.numpy)
+
+
+def to_device_cpu(out, x):
+    # cpu -> cpu only reaches here when two cpu Device objects differ in name alone
+    copy_cpu(out, x)
 
 
 def copy_cpu(out, x):
@@ -104,11 +144,23 @@ def where_cpu(out, cond, x1, x2):
 
 
 def matmul_cpu(out, a, b, *, batch_shape):
-    m, k = a._shape[-2:]
-    n = b._shape[-1]
-    a_op = (a._buf, a._offset, broadcast_strides(a._shape, a._strides, batch_shape + (m, k)))
-    b_op = (b._buf, b._offset, broadcast_strides(b._shape, b._strides, batch_shape + (k, n)))
-    _k().matmul(_out(out), a_op, b_op, batch_shape, m, k, n)
+    # 1-D operands: a row of x1, a column of x2 (stride 0 on the added dimension)
+    a_shape, a_strides = a._shape, a._strides
+    if len(a_shape) == 1:
+        a_shape, a_strides = (1,) + a_shape, (0,) + a_strides
+    b_shape, b_strides = b._shape, b._strides
+    if len(b_shape) == 1:
+        b_shape, b_strides = b_shape + (1,), b_strides + (0,)
+    m, k = a_shape[-2:]
+    n = b_shape[-1]
+    nb = len(batch_shape)
+    o_strides = out._strides[:nb]
+    rest = out._strides[nb:]
+    o_strides += (rest[0] if len(a._shape) > 1 else 0,)
+    o_strides += (rest[-1] if len(b._shape) > 1 else 0,)
+    a_op = (a._buf, a._offset, broadcast_strides(a_shape, a_strides, batch_shape + (m, k)))
+    b_op = (b._buf, b._offset, broadcast_strides(b_shape, b_strides, batch_shape + (k, n)))
+    _k().matmul((out._buf, out._offset, o_strides), a_op, b_op, batch_shape, m, k, n)
 
 
 def arange_cpu(out, *, start, step):
@@ -276,11 +328,30 @@ def nonzero_cpu(out, x):
     _ix().nonzero_coords(out._buf[out._offset :], dense, shape, out._shape[1])
 
 
-def register_all() -> None:
-    """Register a CPU kernel for every declared primitive."""
+_SPECIAL = None
+
+
+def kernel_for(name: str, kind: str):
+    """The CPU kernel of the primitive ``name`` of family ``kind`` (None where there is none)."""
+    global _SPECIAL
+    if _SPECIAL is None:
+        _SPECIAL = _special_kernels()
+    if name in _SPECIAL:
+        return _SPECIAL[name]
+    if kind in ("unary", "binary"):
+        return _elementwise(name)
+    if kind == "reduction":
+        return _reduction(name)
+    if kind == "scan":
+        return _scan(name.removeprefix("cumulative_"))
+    return None
+
+
+def _special_kernels() -> dict:
     special = {
         "empty": empty_cpu,
         "copy": copy_cpu,
+        "to_device": to_device_cpu,
         "fill": fill_cpu,
         "where": where_cpu,
         "matmul": matmul_cpu,
@@ -302,15 +373,4 @@ def register_all() -> None:
 
     special.update(fft_kernels)
     special.update(_linalg.KERNELS)  # LAPACK-backed linalg primitives
-    for name, prim in primitives().items():
-        if name in special:
-            fn = special[name]
-        elif prim.kind in ("unary", "binary"):
-            fn = _elementwise(name)
-        elif prim.kind == "reduction":
-            fn = _reduction(name)
-        elif prim.kind == "scan":
-            fn = _scan(name.removeprefix("cumulative_"))
-        else:
-            raise RuntimeError(f"cpu backend: no kernel rule for primitive {name!r} ({prim.kind})")
-        register(name, "cpu")(fn)
+    return special
