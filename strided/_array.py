@@ -44,9 +44,22 @@ def _unbound(name: str):
     return method
 
 
-def _binary_method(dunder: str):
-    def method(self, other):
-        return OPERATIONS[dunder](self, other)
+_PY_SCALARS = frozenset({bool, int, float, complex})
+
+
+def _binary_method(dunder: str, op: str | None):
+    if op is None:
+
+        def method(self, other):
+            return OPERATIONS[dunder](self, other)
+
+    else:
+        # an array or Python scalar operand goes straight to the primitive (the hot path);
+        # anything else is converted, or refused with NotImplemented, by the op layer
+        def method(self, other):
+            if other.__class__ is Array or other.__class__ in _PY_SCALARS:
+                return OPERATIONS[op](self, other)
+            return OPERATIONS[dunder](self, other)
 
     method.__name__ = method.__qualname__ = dunder
     return method
@@ -60,15 +73,22 @@ def _unary_method(dunder: str):
     return method
 
 
-# the standard's operators: each dunder calls the op layer's implementation of the same name
-_BINARY_DUNDERS = [
-    f"__{p}{n}__"
-    for n in (
-        "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor",
-        "lshift", "rshift", "matmul",
-    )
-    for p in ("", "r", "i")
-] + [f"__{n}__" for n in ("eq", "ne", "lt", "le", "gt", "ge")]  # fmt: skip
+# the standard's operators: each dunder calls the op layer's implementation of the same name;
+# the forward ones with an array or scalar operand call the primitive bound as OPERATIONS[op]
+_FORWARD = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
+    "floordiv": "floor_divide", "mod": "remainder", "pow": "pow", "and": "bitwise_and",
+    "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "bitwise_left_shift",
+    "rshift": "bitwise_right_shift", "eq": "equal", "ne": "not_equal", "lt": "less",
+    "le": "less_equal", "gt": "greater", "ge": "greater_equal",
+}  # fmt: skip
+_BINARY_DUNDERS = {f"__{n}__": op for n, op in _FORWARD.items()}
+for _n in (*_FORWARD, "matmul"):
+    for _p in ("r", "i"):
+        if _n not in ("eq", "ne", "lt", "le", "gt", "ge"):
+            _BINARY_DUNDERS[f"__{_p}{_n}__"] = None
+_BINARY_DUNDERS["__matmul__"] = None
+del _n, _p
 _UNARY_DUNDERS = ["__neg__", "__pos__", "__abs__", "__invert__"]
 
 
@@ -395,11 +415,11 @@ class Array:
         OPERATIONS["setitem"](self, key, value)
 
     # -- operators (the op layer implements them; see OPERATIONS) -----------------------------
-    for _dunder in _BINARY_DUNDERS:
-        locals()[_dunder] = _binary_method(_dunder)
+    for _dunder, _op in _BINARY_DUNDERS.items():
+        locals()[_dunder] = _binary_method(_dunder, _op)
     for _dunder in _UNARY_DUNDERS:
         locals()[_dunder] = _unary_method(_dunder)
-    del _dunder
+    del _dunder, _op
     __hash__ = None  # == is elementwise
 
     # -- autograd (PyTorch's names and semantics; the tape is strided._tape) ------------------

@@ -23,6 +23,7 @@ View primitives (reshape, permute_dims, basic indexing, ...) have rules that ret
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from . import _dtypes as dt
@@ -147,7 +148,8 @@ def declare(
     """Declare a primitive (used by ``strided/_ops``); declaring a name twice is an error."""
     if name in _PRIMITIVES:
         raise ValueError(f"primitive {name!r} is already declared")
-    p = Primitive(name, kind, accepts, result, rule, nout, **params)
+    cls = Elementwise if kind in ("unary", "binary") else Primitive
+    p = cls(name, kind, accepts, result, rule, nout, **params)
     _PRIMITIVES[name] = p
     return p
 
@@ -173,7 +175,10 @@ def register(op: str, device: str) -> Callable[[Callable], Callable]:
         raise KeyError(f"cannot register a kernel for {op!r}: no such primitive is declared")
 
     def deco(fn: Callable) -> Callable:
-        _PRIMITIVES[op].kernels[device] = fn
+        prim = _PRIMITIVES[op]
+        prim.kernels[device] = fn
+        if isinstance(prim, Elementwise):
+            prim.forget()  # memoized plans name the old kernel
         return fn
 
     return deco
@@ -218,6 +223,14 @@ def allocate(shape: tuple, dtype: dt.DType, device: Device) -> Array:
     return Array._new(buf, shape, strides, 0, dtype, device)
 
 
+def allocator(device: Device, dtype: dt.DType) -> Callable[[int], object]:
+    """``size -> buffer`` for ``dtype`` on ``device``: the backend's ``for_dtype`` fast form of its
+    ``empty`` kernel where it offers one."""
+    empty = EMPTY.kernel(device.type)
+    for_dtype = getattr(empty, "for_dtype", None)
+    return for_dtype(dtype) if for_dtype is not None else functools.partial(empty, dtype=dtype)
+
+
 def _cast(x, dtype: dt.DType):
     """``x`` converted to ``dtype`` through the ``copy`` primitive (Python scalars pass)."""
     if not isinstance(x, Array) or x._dtype is dtype:
@@ -236,6 +249,11 @@ def execute(prim: Primitive, args: tuple, params: dict):
     plan = prim.rule(*args, **params)
     if type(plan) is not Plan:
         return plan  # the rule found the result itself (e.g. nothing to do)
+    return _run(prim, plan)
+
+
+def _run(prim: Primitive, plan: Plan):
+    """Allocate ``plan``'s outputs, cast its inputs and run ``prim``'s kernel (not on meta)."""
     device = plan.device
     outs = plan.outputs
     if prim.nout == 1:
@@ -297,6 +315,110 @@ class _Forward:
 
     def __call__(self, *args, **params):
         return execute(self.prim, args, params)
+
+
+# -- elementwise primitives: the same pipeline with its rule memoized ----------------------------
+_PY_SCALARS = frozenset({bool, int, float, complex})
+_INTEGER_KINDS = dt.INTEGER_KINDS
+_SPECS_MAX = 1024
+
+
+class Elementwise(Primitive):
+    """An elementwise primitive.  Its rule depends only on the operands' dtypes, shapes and
+    devices (and a Python scalar's type), so the result of the rule for one such combination is
+    kept and the next call with it goes straight to allocation and the kernel: the per-call cost
+    of small operations is a dictionary lookup, an allocation and the kernel."""
+
+    __slots__ = ("_specs",)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._specs: dict = {}
+
+    def forget(self) -> None:
+        """Drop the memoized rule results (a kernel was replaced)."""
+        self._specs.clear()
+
+    def __call__(self, *args):
+        if len(args) == 2:
+            x1, x2 = args
+            if x1.__class__ is Array:
+                c2 = x2.__class__
+                if c2 is Array:
+                    if Mode.enabled and (
+                        x1._ag is not None
+                        or x2._ag is not None
+                        or (x1._base is not None and x1._base._ag is not None)
+                        or (x2._base is not None and x2._base._ag is not None)
+                    ):
+                        return apply(self, args, _NO_PARAMS)
+                    device = x1._device
+                    if x2._device is not device:
+                        return execute(self, args, _NO_PARAMS)
+                    key = (x1._dtype, x2._dtype, x1._shape, x2._shape)
+                elif c2 in _PY_SCALARS:
+                    if Mode.enabled and (
+                        x1._ag is not None or (x1._base is not None and x1._base._ag is not None)
+                    ):
+                        return apply(self, args, _NO_PARAMS)
+                    if c2 is int and x1._dtype.kind in _INTEGER_KINDS:
+                        return execute(self, args, _NO_PARAMS)  # the value's range is checked
+                    device = x1._device
+                    key = (x1._dtype, c2, x1._shape)
+                else:
+                    return apply(self, args, _NO_PARAMS)
+            elif x2.__class__ is Array and x1.__class__ in _PY_SCALARS:
+                if Mode.enabled and (
+                    x2._ag is not None or (x2._base is not None and x2._base._ag is not None)
+                ):
+                    return apply(self, args, _NO_PARAMS)
+                if x1.__class__ is int and x2._dtype.kind in _INTEGER_KINDS:
+                    return execute(self, args, _NO_PARAMS)
+                device = x2._device
+                key = (x1.__class__, x2._dtype, x2._shape)
+            else:
+                return apply(self, args, _NO_PARAMS)
+        elif len(args) == 1 and args[0].__class__ is Array:
+            x1 = args[0]
+            if Mode.enabled and (
+                x1._ag is not None or (x1._base is not None and x1._base._ag is not None)
+            ):
+                return apply(self, args, _NO_PARAMS)
+            device = x1._device
+            key = (x1._dtype, x1._shape)
+        else:
+            return apply(self, args, _NO_PARAMS)
+        spec = self._specs.get(key)
+        if spec is None or spec[5] is not device:
+            plan = self.rule(*args)
+            spec = self._remember(key, plan, args)
+            if spec is None:
+                return _run(self, plan)
+        shape, strides, dtype, alloc, size, device, kern = spec
+        if kern is None:  # meta: the rule was the whole computation
+            return Array._new(None, shape, strides, 0, dtype, device)
+        out = Array._new(alloc(size), shape, strides, 0, dtype, device)
+        kern(out, *args)
+        return out
+
+    def _remember(self, key, plan: Plan, args):
+        """Keep the rule's result for ``key`` when its inputs need no cast (else None)."""
+        compute = plan.casts
+        for a in args:
+            if isinstance(a, Array) and a._dtype is not compute:
+                return None
+        shape, dtype = plan.outputs
+        device = plan.device
+        if device.type == "meta":
+            kern = alloc = None
+        else:
+            kern = self.kernel(device.type)
+            alloc = allocator(device, dtype)
+        if len(self._specs) >= _SPECS_MAX:
+            self._specs.clear()
+        spec = (shape, contiguous_strides(shape), dtype, alloc, prod(shape), device, kern)
+        self._specs[key] = spec
+        return spec
 
 
 def _empty_rule(*args, **params):

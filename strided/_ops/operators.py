@@ -133,6 +133,8 @@ def bind() -> None:
         OPERATIONS[fwd.__name__] = fwd
     for dunder, name in _UNARY.items():
         OPERATIONS[f"__{dunder}__"] = PRIMS[name]
+    for name in {*_BINARY.values(), *_COMPARE.values()}:
+        OPERATIONS[name] = PRIMS[name]  # what the forward operators call with arrays or scalars
     for prefix, fn in zip(("", "r", "i"), _matmul_ops()):
         OPERATIONS[f"__{prefix}matmul__"] = fn
     OPERATIONS.update(

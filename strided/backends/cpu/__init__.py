@@ -9,6 +9,8 @@ Python scalars arrive as Python scalars.  numba is imported on first use, not at
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..._layout import split_outer as _split_outer
@@ -28,11 +30,7 @@ def _k():
 
 
 _PY_SCALARS = frozenset({bool, int, float, complex})
-
-
-def _scalar_operand(value, dtype) -> tuple:
-    """A Python scalar as a one-element buffer of the compute ``dtype`` (marked by a tuple)."""
-    return (np.array((value,), dtype),)
+PARALLEL_THRESHOLD = 1 << 16  # kernels.PARALLEL_THRESHOLD, without importing numba
 
 
 def _operand(a, shape):
@@ -52,43 +50,121 @@ def _out(a):
     return (a._buf, a._offset, a._strides)
 
 
-def _elementwise(name: str):
-    serial = []  # the op's serial loop, looked up on first use
+def _entry_point(name: str, args: list):
+    """The compiled entry of the op's serial loop for these arguments: numba's type dispatch is
+    skipped on later calls (every buffer is an aligned 1-D C array and every other argument an
+    int64, so the buffers' dtypes determine the compiled signature)."""
+    loop = _k()._loops(name)[0]
+    loop(*args)  # compiles, or loads from the disk cache
+    return loop.overloads[tuple(loop.typeof_pyval(a) for a in args)].entry_point
 
-    def kernel(out, *inputs):
+
+def _elementwise(name: str, kind: str):
+    entries: dict = {}  # (output dtype, compute dtype) -> compiled entry point of the serial loop
+
+    def general(out, inputs) -> None:
         shape = out._shape
-        size = out._buf.size  # out is fresh from the dispatcher: dense, offset 0
-        st = out._strides
-        k = _k()
-        if len(inputs) == 2 and type(inputs[1]) in _PY_SCALARS:
-            inputs = (inputs[0], _scalar_operand(inputs[1], inputs[0]._buf.dtype))
-        elif type(inputs[0]) in _PY_SCALARS:
-            inputs = (_scalar_operand(inputs[0], inputs[-1]._buf.dtype), *inputs[1:])
-        if 0 < size < k.PARALLEL_THRESHOLD:
-            # the per-call fast path: inputs laid out exactly like the output, or 0-d scalars,
-            # need no layout planning
-            args = [out._buf, 0, 0, 0, 1]
-            for a in inputs:
-                if type(a) is tuple:  # a Python scalar's one-element buffer
-                    args += (a[0], 0, 0, 0, 0)
-                elif a._shape == shape and a._strides == st:
-                    args += (a._buf, a._offset, 0, 0, 1)
-                elif not a._shape:
-                    args += (a._buf, a._offset, 0, 0, 0)
-                else:
-                    break
-            else:
-                if not serial:
-                    serial.append(k._loops(name)[0])
-                serial[0](*args, 1, 1, size)
-                return
+        nd = len(shape)
         operands = [
-            (a[0], 0, (0,) * len(shape)) if type(a) is tuple else _operand(a, shape) for a in inputs
+            (_scalar_buffer(a, inputs), 0, (0,) * nd)
+            if type(a) in _PY_SCALARS
+            else _operand(a, shape)
+            for a in inputs
         ]
-        k.elementwise(name, _out(out), operands, shape)
+        _k().elementwise(name, _out(out), operands, shape)
 
-    kernel.__name__ = f"{name}_cpu"
+    def first_call(key, args) -> None:
+        entries[key] = _entry_point(name, args)
+
+    # the per-call fast paths (arity written out: this is the hot path of every small op):
+    # operands laid out exactly like the output, or Python scalars, need no layout planning
+    def unary(out, x):
+        buf = out._buf
+        size = buf.size  # out is fresh from the dispatcher: dense, offset 0
+        if 0 < size < PARALLEL_THRESHOLD and x._shape == out._shape and x._strides == out._strides:
+            args = (buf, 0, 0, 0, 1, x._buf, x._offset, 0, 0, 1, 1, 1, size)
+            entry = entries.get((out._dtype, x._dtype))
+            if entry is None:
+                first_call((out._dtype, x._dtype), args)
+            else:
+                entry(*args)
+            return
+        general(out, (x,))
+
+    def binary(out, x1, x2):
+        buf = out._buf
+        size = buf.size
+        if 0 < size < PARALLEL_THRESHOLD:
+            shape, st = out._shape, out._strides
+            if type(x2) in _PY_SCALARS:
+                if x1._shape == shape and x1._strides == st:
+                    d = x1._dtype
+                    a1 = (x1._buf, x1._offset, 1)
+                    a2 = (np.array((x2,), d.numpy), 0, 0)
+                else:
+                    return general(out, (x1, x2))
+            elif type(x1) in _PY_SCALARS:
+                if x2._shape == shape and x2._strides == st:
+                    d = x2._dtype
+                    a1 = (np.array((x1,), d.numpy), 0, 0)
+                    a2 = (x2._buf, x2._offset, 1)
+                else:
+                    return general(out, (x1, x2))
+            elif x1._shape == shape and x1._strides == st:
+                d = x1._dtype
+                a1 = (x1._buf, x1._offset, 1)
+                if x2._shape == shape and x2._strides == st:
+                    a2 = (x2._buf, x2._offset, 1)
+                elif not x2._shape:
+                    a2 = (x2._buf, x2._offset, 0)
+                else:
+                    return general(out, (x1, x2))
+            elif not x1._shape and x2._shape == shape and x2._strides == st:
+                d = x1._dtype
+                a1 = (x1._buf, x1._offset, 0)
+                a2 = (x2._buf, x2._offset, 1)
+            else:
+                return general(out, (x1, x2))
+            args = (
+                buf,
+                0,
+                0,
+                0,
+                1,
+                a1[0],
+                a1[1],
+                0,
+                0,
+                a1[2],
+                a2[0],
+                a2[1],
+                0,
+                0,
+                a2[2],
+                1,
+                1,
+                size,
+            )
+            entry = entries.get((out._dtype, d))
+            if entry is None:
+                first_call((out._dtype, d), args)
+            else:
+                entry(*args)
+            return
+        general(out, (x1, x2))
+
+    kernel = binary if kind == "binary" else unary
+    kernel.__name__ = kernel.__qualname__ = f"{name}_cpu"
     return kernel
+
+
+def _scalar_buffer(value, inputs):
+    """A Python scalar operand as a one-element buffer of the compute dtype (the dtype of the
+    array operands, which the dispatcher has cast to it)."""
+    for a in inputs:
+        if type(a) not in _PY_SCALARS:
+            return np.array((value,), a._buf.dtype)
+    raise TypeError("elementwise kernel: needs at least one array operand")
 
 
 def _reduction(name: str):
@@ -120,6 +196,14 @@ def _scan(name: str):
 def empty_cpu(size: int, dtype):
     # NumPy is the CPU allocator: a 1-D ndarray is the buffer
     return np.empty(size, dtype.numpy)
+
+
+def _empty_for_dtype(dtype):
+    """``size -> buffer`` for one dtype, without a Python frame per allocation."""
+    return functools.partial(np.empty, dtype=dtype.numpy)
+
+
+empty_cpu.for_dtype = _empty_for_dtype
 
 
 def to_device_cpu(out, x):
@@ -339,7 +423,7 @@ def kernel_for(name: str, kind: str):
     if name in _SPECIAL:
         return _SPECIAL[name]
     if kind in ("unary", "binary"):
-        return _elementwise(name)
+        return _elementwise(name, kind)
     if kind == "reduction":
         return _reduction(name)
     if kind == "scan":
