@@ -32,6 +32,15 @@ def run(prim: Primitive, out: Array, *inputs, **params) -> Array:
     return out
 
 
+def data_dependent(op: str, x: Array) -> None:
+    """The rule of an operation whose output size depends on values: it refuses meta arrays."""
+    if x._device.type == "meta":
+        raise ValueError(
+            f"{op}: the output size depends on the values of the input, which a meta array does "
+            f"not have (shape {x._shape}, dtype {x._dtype.name})"
+        )
+
+
 def same_device(op: str, *arrays: Array) -> Device:
     """The common device of ``arrays``; ValueError naming the op and both devices otherwise."""
     dev = arrays[0]._device

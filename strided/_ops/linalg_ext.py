@@ -121,7 +121,7 @@ class SVDResult(NamedTuple):
 def run_multi(prim, outs: tuple[Array, ...], *inputs: Array, **params) -> tuple[Array, ...]:
     """Call a multi-output primitive's kernel on the tuple ``outs`` (nothing on meta)."""
     dev = outs[0]._device
-    if dev.type != "meta":
+    if dev.type != "meta":  # the dispatcher's one meta decision, for multi-output kernels
         kernel(prim.name, dev.type)(outs, *inputs, **params)
     return outs
 
@@ -218,10 +218,9 @@ def solve(x1: Array, x2: Array, /) -> Array:
     d = dt.promote(a._dtype, b._dtype)
     k = b._shape[-1]
     out = empty_on(batch + (m, k), d, device)
-    if device.type != "meta":
-        a = broadcast_to(astype_to(a, d), batch + (m, m))
-        b = broadcast_to(astype_to(b, d), batch + (m, k))
-        run(SOLVE, out, a, b)
+    a = broadcast_to(astype_to(a, d), batch + (m, m))
+    b = broadcast_to(astype_to(b, d), batch + (m, k))
+    run(SOLVE, out, a, b)
     if vector:
         out = out._view(batch + (m,), out._strides[:-1], out._offset)
     return out

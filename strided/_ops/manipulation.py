@@ -31,6 +31,7 @@ from .core import (
     check_scalar_fits,
     coerce_operands,
     copy_of,
+    data_dependent,
     empty_on,
     is_scalar,
     run,
@@ -283,8 +284,6 @@ def concat(arrays, /, *, axis: int | None = 0) -> Array:
     shape = list(ref)
     shape[axis] = sum(a._shape[axis] for a in arrays)
     out = empty_on(tuple(shape), d, device)
-    if device.type == "meta":
-        return out
     start = 0
     for a in arrays:
         n = a._shape[axis]
@@ -460,8 +459,7 @@ def repeat(x: Array, repeats, /, *, axis: int | None = None) -> Array:
     axis = normalize_axis(axis, x.ndim, "repeat")
     n = x._shape[axis]
     if isinstance(repeats, Array):
-        if repeats._device.type == "meta":
-            raise ValueError("repeat: the output size depends on the values of repeats (meta)")
+        data_dependent("repeat", repeats)
         if repeats._dtype.kind not in dt.INTEGER_KINDS:
             raise TypeError(f"repeat: repeats must be an integer array, got {repeats._dtype.name}")
         counts = [int(c) for c in reshape(broadcast_to(repeats, (n,)), (n,))]

@@ -7,11 +7,21 @@ import operator
 
 from .. import _dtypes as dt
 from .._array import Array
-from .._shapes import broadcast_shapes, normalize_axis, prod
+from .._shapes import broadcast_shapes, normalize_axis
 from .._tape import differentiable
-from ..dispatch import declare
-from .core import astype_to, check_dtype, copy_of, empty_on, is_scalar, run, same_device, to_array
-from .manipulation import broadcast_to, expand_dims, moveaxis, reshape
+from ..dispatch import Plan, declare
+from .core import (
+    astype_to,
+    check_dtype,
+    copy_of,
+    data_dependent,
+    empty_on,
+    is_scalar,
+    run,
+    same_device,
+    to_array,
+)
+from .manipulation import broadcast_to, expand_dims
 
 __all__ = [
     "argmax",
@@ -24,72 +34,70 @@ __all__ = [
     "take_along_axis",
 ]
 
-ARGMAX = declare("argmax", "argreduce", "real numeric")
-ARGMIN = declare("argmin", "argreduce", "real numeric")
-NONZERO = declare("nonzero", "nonzero")
-SEARCHSORTED = declare("searchsorted", "searchsorted", "real numeric")
-# any dtype: bool sorts False first, complex lexicographically (real, then imaginary), as NumPy
-SORT = declare("sort", "sort", "any")
-ARGSORT = declare("argsort", "sort", "any")
-TAKE = declare("take", "take")
-TAKE_ALONG_AXIS = declare("take_along_axis", "take")
-GATHER = declare("gather", "take")  # integer-array indexing: rows at element offsets
-SCATTER = declare("scatter", "take")  # assignment through integer-array indices
-SCATTER_ADD = declare("scatter_add", "take")  # accumulation through indices (gather's VJP)
+_data_dependent = data_dependent
 
 
-def _data_dependent(op: str, x: Array) -> None:
-    if x._device.type == "meta":
-        raise ValueError(
-            f"{op}: the output size depends on the values of the input, which a meta array does "
-            f"not have (shape {x._shape}, dtype {x._dtype.name})"
-        )
+def _argreduce_rule(name: str):
+    def rule(x, /, *, axis=None, keepdims=False) -> Plan:
+        x = to_array(x, name)
+        check_dtype(name, x._dtype, "real numeric")
+        if axis is None:
+            if x.size == 0:
+                raise ValueError(f"{name}: the array of shape {x._shape} is empty")
+            shape = (1,) * x.ndim if keepdims else ()
+        else:
+            axis = normalize_axis(axis, x.ndim, name)
+            if x._shape[axis] == 0:
+                raise ValueError(f"{name}: axis {axis} of shape {x._shape} is empty")
+            if keepdims:
+                shape = x._shape[:axis] + (1,) + x._shape[axis + 1 :]
+            else:
+                shape = x._shape[:axis] + x._shape[axis + 1 :]
+        return Plan(x._device, (shape, dt.default_index), (x,), None, {"axis": axis})
+
+    return rule
 
 
-def _argreduce(prim, x, axis, keepdims) -> Array:
-    x = to_array(x, prim.name)
-    check_dtype(prim.name, x._dtype, prim.accepts)
-    if axis is None:
-        flat = reshape(x, (-1,))
-        r = _argreduce(prim, flat, 0, False)
-        return reshape(r, (1,) * x.ndim) if keepdims else r
-    axis = normalize_axis(axis, x.ndim, prim.name)
-    if x._shape[axis] == 0:
-        raise ValueError(f"{prim.name}: axis {axis} of shape {x._shape} is empty")
-    kept = x._shape[:axis] + x._shape[axis + 1 :]
-    out = empty_on(kept, dt.default_index, x._device)
-    run(prim, out, moveaxis(x, axis, -1))
-    if keepdims:
-        out = expand_dims(out, axis)
-    return out
+ARGMAX = declare("argmax", "argreduce", "real numeric", rule=_argreduce_rule("argmax"))
+ARGMIN = declare("argmin", "argreduce", "real numeric", rule=_argreduce_rule("argmin"))
 
 
 def argmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
     """Index of the first maximum along ``axis`` (of the flattened array when None)."""
-    return _argreduce(ARGMAX, x, axis, keepdims)
+    return ARGMAX(x, axis=axis, keepdims=keepdims)
 
 
 def argmin(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
     """Index of the first minimum along ``axis`` (of the flattened array when None)."""
-    return _argreduce(ARGMIN, x, axis, keepdims)
+    return ARGMIN(x, axis=axis, keepdims=keepdims)
 
 
-def nonzero(x: Array, /) -> tuple[Array, ...]:
-    """Indices of the nonzero elements, one int64 array per dimension, in C order."""
+def _nonzero_rule(x, /) -> Plan:
     from .reduction import count_nonzero
 
     x = to_array(x, "nonzero")
     if x.ndim == 0:
         raise ValueError("nonzero: zero-dimensional arrays are not allowed")
-    _data_dependent("nonzero", x)
+    data_dependent("nonzero", x)
     count = int(count_nonzero(x))
-    coords = empty_on((x.ndim, count), dt.default_index, x._device)
-    run(NONZERO, coords, astype_to(x, dt.bool) if x._dtype is not dt.bool else x)
-    return tuple(coords[d] for d in range(x.ndim))
+    return Plan(
+        x._device,
+        ((x.ndim, count), dt.default_index),
+        (x,),
+        (dt.bool,),
+        finish=lambda coords: tuple(coords[d] for d in range(x.ndim)),
+    )
 
 
-def searchsorted(x1: Array, x2, /, *, side: str = "left", sorter: Array | None = None) -> Array:
-    """Insertion points of ``x2`` into the sorted 1-D ``x1`` (``side``: 'left' or 'right')."""
+NONZERO = declare("nonzero", "nonzero", rule=_nonzero_rule)
+
+
+def nonzero(x: Array, /) -> tuple[Array, ...]:
+    """Indices of the nonzero elements, one int64 array per dimension, in C order."""
+    return NONZERO(x)
+
+
+def _searchsorted_rule(x1, x2, /, *, side="left") -> Plan:
     x1 = to_array(x1, "searchsorted")
     if x1.ndim != 1:
         raise ValueError(f"searchsorted: x1 must be 1-D, got shape {x1._shape}")
@@ -101,36 +109,50 @@ def searchsorted(x1: Array, x2, /, *, side: str = "left", sorter: Array | None =
 
         x2 = scalar_array(x2, dt.scalar_dtype(x2, x1._dtype), x1._device, "searchsorted")
     x2 = to_array(x2, "searchsorted")
+    check_dtype("searchsorted", x2._dtype, "real numeric")
     same_device("searchsorted", x1, x2)
     d = dt.promote(x1._dtype, x2._dtype)
+    params = {"right": side == "right"}
+    return Plan(x1._device, (x2._shape, dt.default_index), (x1, x2), d, params)
+
+
+SEARCHSORTED = declare("searchsorted", "searchsorted", "real numeric", rule=_searchsorted_rule)
+
+
+def searchsorted(x1: Array, x2, /, *, side: str = "left", sorter: Array | None = None) -> Array:
+    """Insertion points of ``x2`` into the sorted 1-D ``x1`` (``side``: 'left' or 'right')."""
     if sorter is not None:
-        x1 = take(x1, sorter)
-    out = empty_on(x2._shape, dt.default_index, x1._device)
-    return run(SEARCHSORTED, out, astype_to(x1, d), astype_to(x2, d), right=side == "right")
+        x1 = take(to_array(x1, "searchsorted"), sorter)
+    return SEARCHSORTED(x1, x2, side=side)
 
 
-def _sort(prim, x, axis, descending) -> Array:
-    x = to_array(x, prim.name)
-    check_dtype(prim.name, x._dtype, prim.accepts)
-    if x.ndim == 0:
-        raise ValueError(f"{prim.name}: zero-dimensional arrays cannot be sorted")
-    axis = normalize_axis(axis, x.ndim, prim.name)
-    moved = moveaxis(x, axis, -1)
-    out = empty_on(moved._shape, x._dtype if prim is SORT else dt.default_index, x._device)
-    run(prim, out, moved, descending=bool(descending))
-    return moveaxis(out, -1, axis)
+def _sort_rule(name: str, index: bool):
+    def rule(x, /, *, axis=-1, descending=False, stable=True) -> Plan:
+        x = to_array(x, name)
+        if x.ndim == 0:
+            raise ValueError(f"{name}: zero-dimensional arrays cannot be sorted")
+        axis = normalize_axis(axis, x.ndim, name)
+        out = dt.default_index if index else x._dtype
+        params = {"axis": axis, "descending": bool(descending)}
+        return Plan(x._device, (x._shape, out), (x,), None, params)
+
+    return rule
 
 
-@differentiable("sort", 1)
+# any dtype: bool sorts False first, complex lexicographically (real, then imaginary), as NumPy
+SORT = declare("sort", "sort", "any", rule=_sort_rule("sort", False))
+ARGSORT = declare("argsort", "sort", "any", rule=_sort_rule("argsort", True))
+
+
 def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """A sorted copy of ``x`` along ``axis`` (NaN last ascending, first descending; complex
     numbers by real part, then imaginary part)."""
-    return _sort(SORT, x, axis, descending)
+    return SORT(x, axis=axis, descending=descending, stable=stable)
 
 
 def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """Indices that sort ``x`` along ``axis``; always stable (equal elements keep their order)."""
-    return _sort(ARGSORT, x, axis, descending)
+    return ARGSORT(x, axis=axis, descending=descending, stable=stable)
 
 
 def _check_indices(op: str, indices: Array) -> None:
@@ -138,9 +160,7 @@ def _check_indices(op: str, indices: Array) -> None:
         raise TypeError(f"{op}: indices must have an integer dtype, got {indices._dtype.name}")
 
 
-@differentiable("take", 2)
-def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
-    """Elements of ``x`` at ``indices`` (1-D, negative counts from the end) along ``axis``."""
+def _take_rule(x, indices, /, *, axis=None) -> Plan:
     x, indices = to_array(x, "take"), to_array(indices, "take")
     same_device("take", x, indices)
     _check_indices("take", indices)
@@ -152,18 +172,10 @@ def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
         axis = 0
     axis = normalize_axis(axis, x.ndim, "take")
     shape = x._shape[:axis] + indices._shape + x._shape[axis + 1 :]
-    out = empty_on(shape, x._dtype, x._device)
-    if x._device.type != "meta":
-        n = x._shape[axis]
-        pre, post = prod(x._shape[:axis]), prod(x._shape[axis + 1 :])
-        x3 = reshape(x, (pre, n, post))
-        run(TAKE, out, x3, astype_to(indices, dt.int64))
-    return out
+    return Plan(x._device, (shape, x._dtype), (x, indices), (None, dt.int64), {"axis": axis})
 
 
-@differentiable("take_along_axis", 2)
-def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
-    """``x`` gathered along ``axis`` by ``indices`` of the same rank (other dims broadcast)."""
+def _take_along_axis_rule(x, indices, /, *, axis=-1) -> Plan:
     x, indices = to_array(x, "take_along_axis"), to_array(indices, "take_along_axis")
     same_device("take_along_axis", x, indices)
     _check_indices("take_along_axis", indices)
@@ -173,20 +185,40 @@ def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
             f"shapes {x._shape} and {indices._shape}"
         )
     axis = normalize_axis(axis, x.ndim, "take_along_axis")
-    xm, im = moveaxis(x, axis, -1), moveaxis(indices, axis, -1)
-    rows = broadcast_shapes(xm._shape[:-1], im._shape[:-1], op="take_along_axis")
-    xm = broadcast_to(xm, rows + xm._shape[-1:])
-    im = broadcast_to(im, rows + im._shape[-1:])
-    out = empty_on(im._shape, x._dtype, x._device)
-    if x._device.type != "meta":
-        r = prod(rows)
-        run(
-            TAKE_ALONG_AXIS,
-            out,
-            reshape(xm, (r, xm._shape[-1])),
-            reshape(astype_to(im, dt.int64), (r, im._shape[-1])),
-        )
-    return moveaxis(out, -1, axis)
+    rest = x._shape[:axis] + x._shape[axis + 1 :]
+    irest = indices._shape[:axis] + indices._shape[axis + 1 :]
+    rows = broadcast_shapes(rest, irest, op="take_along_axis")
+    shape = rows[:axis] + (indices._shape[axis],) + rows[axis:]
+    return Plan(x._device, (shape, x._dtype), (x, indices), (None, dt.int64), {"axis": axis})
+
+
+TAKE = declare("take", "take", rule=_take_rule)
+TAKE_ALONG_AXIS = declare("take_along_axis", "take", rule=_take_along_axis_rule)
+GATHER = declare("gather", "take")  # integer-array indexing: rows at element offsets
+SCATTER = declare("scatter", "take")  # assignment through integer-array indices
+SCATTER_ADD = declare("scatter_add", "take")  # accumulation through indices (gather's VJP)
+
+
+def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
+    """Elements of ``x`` at ``indices`` (1-D, negative counts from the end) along ``axis``."""
+    return TAKE(x, indices, axis=axis)
+
+
+def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
+    """``x`` gathered along ``axis`` by ``indices`` of the same rank (other dims broadcast)."""
+    return TAKE_ALONG_AXIS(x, indices, axis=axis)
+
+
+def _normalize_index_rule(k, /, *, size, axis) -> Plan:
+    k = to_array(k, "__getitem__")
+    if k._dtype.kind not in dt.INTEGER_KINDS:
+        raise IndexError(f"array indices must be integers, got dtype {k._dtype.name}")
+    return Plan(k._device, (k._shape, dt.int64), (k,), dt.int64, {"size": size, "axis": axis})
+
+
+# integer indices with negative ones counted from the end; IndexError (from the kernel, which
+# sees the values) where one is out of bounds for an axis of ``size``
+NORMALIZE_INDEX = declare("normalize_index", "index", rule=_normalize_index_rule)
 
 
 def _element_offsets(x: Array, key: tuple) -> tuple[Array | None, tuple, tuple]:
@@ -195,9 +227,7 @@ def _element_offsets(x: Array, key: tuple) -> tuple[Array | None, tuple, tuple]:
     Returns (offsets array, its broadcast shape, trailing shape); offsets is None on meta.
     """
     from .creation import asarray
-    from .elementwise import add, greater_equal, less, logical_or, multiply
-    from .manipulation import where
-    from .reduction import any as any_
+    from .elementwise import add, multiply
 
     if len(key) > x.ndim:
         raise IndexError(
@@ -220,14 +250,9 @@ def _element_offsets(x: Array, key: tuple) -> tuple[Array | None, tuple, tuple]:
     same_device("__getitem__", x, *index_arrays)
     bshape = broadcast_shapes(*(a._shape for a in index_arrays), op="__getitem__")
     trailing = x._shape[len(key) :]
-    if x._device.type == "meta":
-        return None, bshape, trailing
     offsets = None
     for d, k in enumerate(index_arrays):
-        n = x._shape[d]
-        k = where(less(k, 0), add(k, n), k)
-        if bool(any_(logical_or(less(k, 0), greater_equal(k, n)))):
-            raise IndexError(f"index out of bounds for axis {d} with size {n}")
+        k = NORMALIZE_INDEX(k, size=x._shape[d], axis=d)
         term = multiply(k, x._strides[d])
         offsets = term if offsets is None else add(offsets, term)
     offsets = copy_of(add(broadcast_to(offsets, bshape), x._offset))
@@ -245,8 +270,6 @@ def index_with_arrays(x: Array, key: tuple) -> Array:
     x = _dense_trailing(x, len(key))
     offsets, bshape, trailing = _element_offsets(x, key)
     out = empty_on(bshape + trailing, x._dtype, x._device)
-    if offsets is None:
-        return out
     return run(GATHER, out, x, offsets, trailing_strides=x._strides[len(key) :])
 
 
@@ -261,8 +284,6 @@ def assign_with_arrays(x: Array, key: tuple, value) -> None:
             f"__setitem__: cannot store dtype {value._dtype.name} in an array of dtype "
             f"{x._dtype.name}"
         )
-    if offsets is None:
-        return
     dense = copy_of(astype_to(broadcast_to(value, bshape + trailing), x._dtype))
     run(SCATTER, x, offsets, dense, trailing_strides=x._strides[len(key) :])
 
@@ -286,8 +307,6 @@ def index_add(x: Array, values: Array, /, key) -> Array:
     out = copy_of(x)
     key = _array_key(out, key)
     offsets, bshape, trailing = _element_offsets(out, key)
-    if offsets is None:
-        return out
     dense = copy_of(astype_to(broadcast_to(values, bshape + trailing), x._dtype))
     run(SCATTER_ADD, out, offsets, dense, trailing_strides=out._strides[len(key) :])
     return out

@@ -100,8 +100,6 @@ def isin(x1, x2, /, *, invert: bool = False) -> Array:
     x1, x2 = to_array(x1, "isin"), to_array(x2, "isin")
     same_device("isin", x1, x2)
     d = dt.promote(x1._dtype, x2._dtype)
-    if x1._device.type == "meta":
-        return empty_on(x1._shape, dt.bool, x1._device)
     haystack = sort(reshape(astype_to(x2, d), (-1,)))
     needles = astype_to(x1, d)
     n = haystack._shape[0]

@@ -84,6 +84,7 @@ not_differentiable(
     "argmax",
     "argmin",
     "argsort",
+    "normalize_index",
     "searchsorted",
     "nonzero",
     "any",

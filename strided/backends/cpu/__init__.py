@@ -14,7 +14,7 @@ import functools
 import numpy as np
 
 from ..._layout import split_outer as _split_outer
-from ..._shapes import broadcast_strides
+from ..._shapes import broadcast_strides, reshape_strides
 from . import _linalg
 
 _kernels = None
@@ -270,60 +270,122 @@ def _ix():
     return _kern_index
 
 
+def _axis_last(a, axis: int):
+    """(shape, strides) of ``a`` with ``axis`` moved last (a view: no data moves)."""
+    order = [i for i in range(len(a._shape)) if i != axis] + [axis]
+    return tuple(a._shape[i] for i in order), tuple(a._strides[i] for i in order)
+
+
+def _dense_host(a) -> np.ndarray:
+    """``a``'s elements as a C-contiguous NumPy array (a view when they already are)."""
+    return np.ascontiguousarray(a._numpy_view())
+
+
 def _argreduce(find_max: bool):
-    def kernel(out, x):
-        # x arrives with the reduced axis last; the kept dims are walked in blocks of rank 2
+    def kernel(out, x, *, axis):
         k = _ix()
-        kept, n = x._shape[:-1], x._shape[-1]
-        blocks = list(_split_outer(kept or (1,), [x._strides[:-1] or (0,)], [x._offset], 2))
+        if axis is None:  # over the flattened array
+            buf, off, shape, strides = _dense_host(x).reshape(-1), 0, (x.size,), (1,)
+        else:
+            buf, off = x._buf, x._offset
+            shape, strides = _axis_last(x, axis)
+        # the reduced axis is last; the kept dims are walked in blocks of rank 2
+        kept, n = shape[:-1], shape[-1]
+        blocks = list(_split_outer(kept or (1,), [strides[:-1] or (0,)], [off], 2))
         done = 0
         for (xo,), (n0, n1), (st,) in blocks:
             view = out._buf[out._offset + done : out._offset + done + n0 * n1]
-            k.argreduce(view, x._buf, xo, st[0], st[1], x._strides[-1], n0, n1, n, find_max)
+            k.argreduce(view, buf, xo, st[0], st[1], strides[-1], n0, n1, n, find_max)
             done += n0 * n1
 
     return kernel
 
 
-def take_cpu(out, x3, indices):
-    n_pre, n_ax, n_post = x3._shape
+def normalize_index_cpu(out, k, *, size, axis):
+    v = _dense_host(k)
+    bad = (v < -size) | (v >= size)
+    if bad.any():
+        raise IndexError(
+            f"index {int(v[bad].reshape(-1)[0])} is out of bounds for axis {axis} with size {size}"
+        )
+    out._buf[out._offset : out._offset + v.size] = np.where(v < 0, v + size, v).reshape(-1)
+
+
+def take_cpu(out, x, indices, *, axis):
+    n_ax = x._shape[axis]
+    pre, post = _size(x._shape[:axis]), _size(x._shape[axis + 1 :])
+    # x as (pre, n, post): strides when the layout allows, else a dense copy
+    st = reshape_strides(x._shape, x._strides, (pre, n_ax, post))
+    if st is None:
+        xbuf, xoff, st = _dense_host(x).reshape(-1), 0, (n_ax * post, post, 1)
+    else:
+        xbuf, xoff = x._buf, x._offset
     bad = _ix().take3(
         out._buf,
-        x3._buf,
-        x3._offset,
-        *x3._strides,
+        xbuf,
+        xoff,
+        *st,
         indices._buf,
         indices._offset,
         indices._strides[0],
-        n_pre,
+        pre,
         indices._shape[0],
-        n_post,
+        post,
         n_ax,
     )
     if bad >= 0:
         raise IndexError(
-            f"take: index {int(indices[bad])} is out of bounds for an axis of size {n_ax}"
+            f"take: index {int(indices._buf[indices._offset + bad * indices._strides[0]])} is out "
+            f"of bounds for an axis of size {n_ax}"
         )
 
 
-def take_along_axis_cpu(out, x2, idx2):
-    bad = _ix().take_rows(
-        out._buf,
-        x2._buf,
-        x2._offset,
-        *x2._strides,
-        idx2._buf,
-        idx2._offset,
-        *idx2._strides,
-        idx2._shape[0],
-        idx2._shape[1],
-        x2._shape[1],
-    )
+def take_along_axis_cpu(out, x, idx, *, axis):
+    # rows: the other dimensions, broadcast between x and indices; the axis last
+    xs, xst = _axis_last(x, axis)
+    is_, ist = _axis_last(idx, axis)
+    os_, _ = _axis_last(out, axis)
+    rows = os_[:-1]
+    xst = broadcast_strides(xs[:-1], xst[:-1], rows) + (xst[-1],)
+    ist = broadcast_strides(is_[:-1], ist[:-1], rows) + (ist[-1],)
+    r = _size(rows)
+    x2 = reshape_strides(rows + (xs[-1],), xst, (r, xs[-1]))
+    i2 = reshape_strides(rows + (is_[-1],), ist, (r, is_[-1]))
+    xbuf, xoff = x._buf, x._offset
+    ibuf, ioff = idx._buf, idx._offset
+    if x2 is None:
+        xbuf = np.ascontiguousarray(_strided_host(x, rows + (xs[-1],), xst)).reshape(-1)
+        xoff, x2 = 0, (xs[-1], 1)
+    if i2 is None:
+        ibuf = np.ascontiguousarray(_strided_host(idx, rows + (is_[-1],), ist)).reshape(-1)
+        ioff, i2 = 0, (is_[-1], 1)
+    last_axis = axis == len(out._shape) - 1
+    target = out._buf if last_axis else np.empty(r * is_[-1], out._buf.dtype)
+    bad = _ix().take_rows(target, xbuf, xoff, *x2, ibuf, ioff, *i2, r, is_[-1], xs[-1])
     if bad >= 0:
         raise IndexError(
-            f"take_along_axis: an index in row {bad} is out of bounds for an axis "
-            f"of size {x2._shape[1]}"
+            f"take_along_axis: an index in row {bad} is out of bounds for an axis of size {xs[-1]}"
         )
+    if not last_axis:  # rows were written with the axis last: move them into place
+        o_shape, o_st = _axis_last(out, axis)
+        _k().copy((out._buf, out._offset, o_st), (target, 0, _c_strides(o_shape)), o_shape)
+
+
+def _c_strides(shape) -> tuple:
+    st, acc = [], 1
+    for n in reversed(shape):
+        st.append(acc)
+        acc *= n
+    return tuple(reversed(st))
+
+
+def _strided_host(a, shape, strides) -> np.ndarray:
+    """A NumPy view of ``a``'s buffer with (element) ``shape``/``strides`` from its offset."""
+    isz = a._buf.itemsize
+    base = a._buf[a._offset :] if a._buf.size else a._buf
+    return np.lib.stride_tricks.as_strided(
+        base, shape=shape, strides=tuple(st * isz for st in strides)
+    )
 
 
 def _blocks2(shape, strides):
@@ -372,30 +434,29 @@ def scatter_add_cpu(x, offsets, values, *, trailing_strides):
 
 
 def _sort_kernel(name: str):
-    def kernel(out, x, *, descending):
+    def kernel(out, x, *, axis, descending):
         k = getattr(_ix(), name + ("_complex" if x._dtype.kind == "complex floating" else ""))
-        n = x._shape[-1]
-        rows = out.size // n if n else 0
+        shape, strides = _axis_last(x, axis)
+        n = shape[-1]
+        rows = _size(shape) // n if n else 0
         if not rows:
             return
-        # rows of the (contiguous) output correspond to C-order rows of x's leading dims
-        lead = x._shape[:-1]
+        last_axis = axis == len(shape) - 1
+        # rows are written with the axis last: straight into out, or into a scratch buffer that
+        # is then copied into place
+        target = out._buf if last_axis else np.empty(rows * n, out._buf.dtype)
+        lead = shape[:-1]
         done = 0
         for (xo,), (n0, n1), (st,) in _split_outer(
-            lead or (1,), [x._strides[:-1] or (0,)], [x._offset], 2
+            lead or (1,), [strides[:-1] or (0,)], [x._offset], 2
         ):
             for i in range(n0):
-                k(
-                    out._buf[(done + i * n1) * n :],
-                    x._buf,
-                    xo + i * st[0],
-                    st[1],
-                    x._strides[-1],
-                    n1,
-                    n,
-                    descending,
-                )
+                k(target[(done + i * n1) * n :], x._buf, xo + i * st[0], st[1], strides[-1], n1, n,
+                  descending)  # fmt: skip
             done += n0 * n1
+        if not last_axis:
+            o_shape, o_st = _axis_last(out, axis)
+            _k().copy((out._buf, out._offset, o_st), (target, 0, _c_strides(o_shape)), o_shape)
 
     return kernel
 
@@ -444,6 +505,7 @@ def _special_kernels() -> dict:
         "argmax": _argreduce(True),
         "argmin": _argreduce(False),
         "take": take_cpu,
+        "normalize_index": normalize_index_cpu,
         "take_along_axis": take_along_axis_cpu,
         "gather": gather_cpu,
         "scatter": scatter_cpu,
