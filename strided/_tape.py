@@ -1,8 +1,9 @@
-"""The tape: what the operation layer needs in order to record differentiable calls.
+"""The tape: what the dispatcher needs in order to record differentiable calls.
 
-Grad mode, the autograd state an array carries (``Array._ag``), and the :class:`Node` recorded for
-each differentiable call.  The operation layer (``strided/_ops``) calls :func:`record` around its
-differentiable units when an input tracks gradients; the backward rules themselves live in
+The :class:`Node` recorded for each differentiable call, version counters, and in-place writes.
+The dispatcher (``strided.dispatch.apply``) calls :func:`record` around a primitive when an input
+tracks gradients (grad mode and ``Array._ag`` live in ``strided._grad_state``); the backward
+rules themselves live in
 ``strided.autograd._rules`` (written with namespace functions, so they run on every device) and the
 engine that plays the tape backwards in ``strided.autograd._engine``.  Nothing below the dispatcher
 knows about any of this.
@@ -321,46 +322,3 @@ def _regenerate_view(view: Array, root: Array) -> None:
         (_meta(view),),
     )
     view._ag = AutogradMeta(node, 0, root._version)
-
-
-_SEQ = (list, tuple)
-
-
-def differentiable(name: str, n_data: int = 1):
-    """Decorator for an operation whose first ``n_data`` positional arguments are data: when one
-    of them tracks gradients, the call runs untracked and is recorded as one node ``name``.
-
-    The remaining positional arguments are passed to the forward (and to the rule) by name.
-    """
-    import functools
-    import inspect
-
-    def deco(fn):
-        params = list(inspect.signature(fn).parameters.values())[n_data:]
-        names = [p.name for p in params if p.kind is not inspect.Parameter.KEYWORD_ONLY]
-
-        def recorded(args, kwargs):
-            p = dict(zip(names, args[n_data:]))
-            p.update(kwargs)
-            return record(name, None, fn, args[:n_data], p)
-
-        # one data argument (most units) gets a wrapper without slicing: it runs on every call
-        if n_data == 1:
-
-            def wrapper(x, *args, **kwargs):
-                if Mode.enabled and (
-                    (isinstance(x, Array) and in_graph(x)) or (type(x) in _SEQ and tracked(x))
-                ):
-                    return recorded((x, *args), kwargs)
-                return fn(x, *args, **kwargs)
-
-        else:
-
-            def wrapper(*args, **kwargs):
-                if Mode.enabled and tracked(args[:n_data]):
-                    return recorded(args, kwargs)
-                return fn(*args, **kwargs)
-
-        return functools.wraps(fn)(wrapper)
-
-    return deco

@@ -49,6 +49,8 @@ __all__ = [
 NOT_DIFFERENTIABLE = "not differentiable"
 
 DEVICE_TYPES = ("cpu", "cuda", "meta")
+#: Kinds of primitive that run no kernel of their own on any device.
+_RULES_ONLY = frozenset({"view", "composite"})
 
 
 class Plan:
@@ -188,8 +190,8 @@ def install_backend(device: str, kernel_for: Callable[[str, str], Callable | Non
     """Register a backend's kernels: ``kernel_for(name, kind)`` gives the kernel of every
     primitive it implements (None for one it does not)."""
     for name, prim in _PRIMITIVES.items():
-        if prim.kind == "view":
-            continue  # views are their rules: no kernel on any device
+        if prim.kind in _RULES_ONLY:
+            continue  # views and composites are their rules: no kernel on any device
         fn = kernel_for(name, prim.kind)
         if fn is not None:
             prim.kernels[device] = fn
@@ -419,6 +421,36 @@ class Elementwise(Primitive):
         spec = (shape, contiguous_strides(shape), dtype, alloc, prod(shape), device, kern)
         self._specs[key] = spec
         return spec
+
+
+# -- composite primitives -------------------------------------------------------------------------
+def composite(name: str, n_data: int = 1):
+    """Decorator: declare ``fn`` a composite primitive ``name``: a composition of other operations
+    recorded as one unit with its own backward rule (LAPACK-backed decompositions, norms with a
+    chosen subgradient, indexing).  ``fn`` is the primitive's rule and returns the result itself;
+    it runs on every device because the operations it composes do.  The first ``n_data``
+    positional arguments are the data; the others are passed on by name (as the tape records
+    them).  Returns a function with ``fn``'s signature that calls the primitive."""
+    import inspect
+
+    def deco(fn):
+        prim = declare(name, "composite", rule=fn)
+        sig = inspect.signature(fn)
+        named = [
+            p.name for p in list(sig.parameters.values())[n_data:] if p.kind is not p.KEYWORD_ONLY
+        ]
+
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            if len(args) > n_data:
+                kwargs = {**dict(zip(named, args[n_data:])), **kwargs}
+                args = args[:n_data]
+            return prim(*args, **kwargs)
+
+        call.primitive = prim
+        return call
+
+    return deco
 
 
 def _empty_rule(*args, **params):

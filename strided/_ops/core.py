@@ -13,8 +13,6 @@ from .. import _dtypes as dt
 from .._array import Array
 from .._device import Device, as_device
 from .._shapes import broadcast_shapes
-from .._tape import Mode as _MODE
-from .._tape import in_graph, record
 from ..dispatch import COPY, EMPTY, FILL, Plan, Primitive, allocate, declare  # noqa: F401
 
 _CATEGORIES = dt.CATEGORIES
@@ -58,13 +56,21 @@ def check_dtype(op: str, d: dt.DType, category: str) -> None:
         raise TypeError(f"{op}: expected an array of {category} dtype, got {d.name}")
 
 
+def _copy_rule(x, /, *, dtype=None) -> Plan:
+    x = to_array(x, "copy")
+    return Plan(x._device, (x._shape, x._dtype if dtype is None else dtype), (x,))
+
+
+# ``COPY(x, dtype=...)`` is a fresh C-contiguous copy (with a cast); ``run(COPY, view, x)``
+# writes ``x`` into an existing view (assignment, concat)
+COPY.rule = _copy_rule
+
+
 def astype_to(x: Array, dtype: dt.DType) -> Array:
     """``x`` converted to ``dtype`` (``x`` itself when it already has it)."""
     if x._dtype is dtype:
         return x
-    if _MODE.enabled and in_graph(x):
-        return record("astype", None, astype_to, (x,), {"dtype": dtype})
-    return run(COPY, empty_on(x._shape, dtype, x._device), x)
+    return COPY(x, dtype=dtype)
 
 
 def check_int_range(op: str, value, dtype: dt.DType) -> None:
@@ -89,9 +95,7 @@ def check_scalar_fits(op: str, value, dtype: dt.DType) -> None:
 
 def copy_of(x: Array) -> Array:
     """A fresh C-contiguous copy of ``x`` on its device."""
-    if _MODE.enabled and in_graph(x):
-        return record("copy", None, copy_of, (x,), {})
-    return run(COPY, empty_on(x._shape, x._dtype, x._device), x)
+    return COPY(x)
 
 
 def scalar_array(value, dtype: dt.DType, device: Device, op: str) -> Array:

@@ -23,9 +23,8 @@ from collections.abc import Sequence
 from .. import _dtypes as dt
 from .._array import Array
 from .._device import as_device
-from .._tape import differentiable
-from ..dispatch import declare
-from .core import copy_of, empty_on, run, to_array
+from ..dispatch import Plan, declare
+from .core import copy_of, to_array
 from .creation import arange, zeros
 from .elementwise import conj
 from .manipulation import astype, concat, roll
@@ -153,26 +152,38 @@ def _resize(x: Array, axis: int, n: int) -> Array:
 
 
 # -- the primitives' rules ------------------------------------------------------------------------
-@differentiable("fft_c2c", 1)
-def _c2c(x: Array, axes: tuple[int, ...], inverse: bool, norm: str) -> Array:
-    out = empty_on(x._shape, x._dtype, x._device)
-    return run(FFT_C2C, out, x, axes=axes, inverse=inverse, norm=norm)
+def _c2c_rule(x: Array, /, *, axes: tuple, inverse: bool, norm: str) -> Plan:
+    return Plan(x._device, (x._shape, x._dtype), (x,), None, {"axes": axes, "inverse": inverse,
+                                                              "norm": norm})  # fmt: skip
 
 
-@differentiable("fft_r2c", 1)
-def _r2c(x: Array, axes: tuple[int, ...], norm: str) -> Array:
+def _r2c_rule(x: Array, /, *, axes: tuple, norm: str) -> Plan:
     shape = list(x._shape)
     shape[axes[-1]] = shape[axes[-1]] // 2 + 1
-    out = empty_on(tuple(shape), dt.complex_of(x._dtype), x._device)
-    return run(FFT_R2C, out, x, axes=axes, norm=norm)
+    out = (tuple(shape), dt.complex_of(x._dtype))
+    return Plan(x._device, out, (x,), None, {"axes": axes, "norm": norm})
 
 
-@differentiable("fft_c2r", 1)
-def _c2r(x: Array, axes: tuple[int, ...], n: int, norm: str) -> Array:
+def _c2r_rule(x: Array, /, *, axes: tuple, n: int, norm: str) -> Plan:
     shape = list(x._shape)
     shape[axes[-1]] = n
-    out = empty_on(tuple(shape), dt.real_of(x._dtype), x._device)
-    return run(FFT_C2R, out, x, axes=axes, n=n, norm=norm)
+    out = (tuple(shape), dt.real_of(x._dtype))
+    return Plan(x._device, out, (x,), None, {"axes": axes, "n": n, "norm": norm})
+
+
+FFT_C2C.rule, FFT_R2C.rule, FFT_C2R.rule = _c2c_rule, _r2c_rule, _c2r_rule
+
+
+def _c2c(x: Array, axes: tuple[int, ...], inverse: bool, norm: str) -> Array:
+    return FFT_C2C(x, axes=axes, inverse=inverse, norm=norm)
+
+
+def _r2c(x: Array, axes: tuple[int, ...], norm: str) -> Array:
+    return FFT_R2C(x, axes=axes, norm=norm)
+
+
+def _c2r(x: Array, axes: tuple[int, ...], n: int, norm: str) -> Array:
+    return FFT_C2R(x, axes=axes, n=n, norm=norm)
 
 
 # -- complex transforms ---------------------------------------------------------------------------

@@ -47,8 +47,7 @@ from .. import _dtypes as dt
 from .._array import Array
 from .._errors import LinAlgError
 from .._shapes import broadcast_shapes, normalize_axes
-from .._tape import differentiable
-from ..dispatch import declare, kernel
+from ..dispatch import composite, declare, kernel
 from .core import astype_to, check_dtype, copy_of, empty_on, run, same_device, to_array
 
 __all__ = [
@@ -158,7 +157,7 @@ def _one_output(prim, x: Array, dtype: dt.DType, shape: tuple, **params) -> Arra
 
 
 # -- the LAPACK-backed functions ------------------------------------------------------------------
-@differentiable("cholesky", 1)
+@composite("cholesky", 1)
 def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     """The lower (``upper=False``) or upper Cholesky factor of Hermitian positive-definite
     matrices; :class:`LinAlgError` when a matrix is not positive definite."""
@@ -166,21 +165,21 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     return _one_output(CHOLESKY, x, x._dtype, x._shape, upper=bool(upper))
 
 
-@differentiable("inv", 1)
+@composite("inv", 1)
 def inv(x: Array, /) -> Array:
     """The inverse of each square matrix; :class:`LinAlgError` when one is singular."""
     x = _matrices("inv", x, square=True)
     return _one_output(INV, x, x._dtype, x._shape)
 
 
-@differentiable("det", 1)
+@composite("det", 1)
 def det(x: Array, /) -> Array:
     """The determinant of each square matrix (the product of the LU factorisation's diagonal)."""
     x = _matrices("det", x, square=True)
     return _one_output(DET, x, x._dtype, x._shape[:-2])
 
 
-@differentiable("slogdet", 1)
+@composite("slogdet", 1)
 def slogdet(x: Array, /) -> SlogdetResult:
     """``(sign, logabsdet)`` of each determinant; a singular matrix gives ``(0, -inf)``."""
     x = _matrices("slogdet", x, square=True)
@@ -189,7 +188,7 @@ def slogdet(x: Array, /) -> SlogdetResult:
     return SlogdetResult(*run_multi(SLOGDET, outs, x))
 
 
-@differentiable("solve", 2)
+@composite("solve", 2)
 def solve(x1: Array, x2: Array, /) -> Array:
     """The solution ``X`` of ``x1 @ X = x2``; ``x2`` of shape ``(M,)`` is one vector for every
     matrix of ``x1``, otherwise ``(..., M, K)`` with batch dimensions broadcast against ``x1``'s."""
@@ -226,7 +225,7 @@ def solve(x1: Array, x2: Array, /) -> Array:
     return out
 
 
-@differentiable("eigh", 1)
+@composite("eigh", 1)
 def eigh(x: Array, /) -> EighResult:
     """Eigenvalues (ascending, real) and orthonormal eigenvectors (columns) of Hermitian/symmetric
     matrices; only the lower triangle is read."""
@@ -239,7 +238,7 @@ def eigh(x: Array, /) -> EighResult:
     return EighResult(*run_multi(EIGH, outs, x, compute_vectors=True))
 
 
-@differentiable("eigvalsh", 1)
+@composite("eigvalsh", 1)
 def eigvalsh(x: Array, /) -> Array:
     """The eigenvalues (ascending, real) of Hermitian/symmetric matrices (lower triangle read)."""
     x = _matrices("eigvalsh", x, square=True)
@@ -247,7 +246,7 @@ def eigvalsh(x: Array, /) -> Array:
     return run_multi(EIGH, outs, x, compute_vectors=False)[0]
 
 
-@differentiable("eig", 1)
+@composite("eig", 1)
 def eig(x: Array, /) -> EigResult:
     """Eigenvalues and eigenvectors (columns, unit norm) of general square matrices, complex."""
     x = _matrices("eig", x, square=True)
@@ -256,7 +255,7 @@ def eig(x: Array, /) -> EigResult:
     return EigResult(*run_multi(EIG, outs, x, compute_vectors=True))
 
 
-@differentiable("eigvals", 1)
+@composite("eigvals", 1)
 def eigvals(x: Array, /) -> Array:
     """The eigenvalues of general square matrices, complex."""
     x = _matrices("eigvals", x, square=True)
@@ -264,7 +263,7 @@ def eigvals(x: Array, /) -> Array:
     return run_multi(EIG, outs, x, compute_vectors=False)[0]
 
 
-@differentiable("svd", 1)
+@composite("svd", 1)
 def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     """``(U, S, Vh)`` with ``x = U @ diag(S) @ Vh`` and ``S`` descending."""
     x = _matrices("svd", x)
@@ -279,7 +278,7 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     return SVDResult(*run_multi(SVD, outs, x, full_matrices=bool(full_matrices), compute_uv=True))
 
 
-@differentiable("svdvals", 1)
+@composite("svdvals", 1)
 def svdvals(x: Array, /) -> Array:
     """The singular values of each matrix, descending."""
     x = _matrices("svdvals", x)
@@ -288,7 +287,7 @@ def svdvals(x: Array, /) -> Array:
     return run_multi(SVD, outs, x, full_matrices=False, compute_uv=False)[0]
 
 
-@differentiable("qr", 1)
+@composite("qr", 1)
 def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     """``(Q, R)`` with orthonormal columns in ``Q`` and upper-triangular ``R``; ``mode`` is
     ``'reduced'`` (``K = min(M, N)`` columns of ``Q``) or ``'complete'``."""
@@ -305,9 +304,7 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
 
 
 # -- compositions ---------------------------------------------------------------------------------
-@differentiable("diagonal", 1)
-def diagonal(x: Array, /, *, offset: int = 0) -> Array:
-    """The ``offset``-th diagonal of each matrix, as a view (no copy)."""
+def _diagonal_rule(x: Array, /, *, offset: int = 0) -> tuple:
     x = _matrices("diagonal", x, accepts="any")
     offset = _int_arg("diagonal", "offset", offset)
     m, n = x._shape[-2:]
@@ -318,7 +315,15 @@ def diagonal(x: Array, /, *, offset: int = 0) -> Array:
         size, start = max(0, min(m + offset, n)), -offset * s0
     if size == 0:
         start = 0
-    return x._view(x._shape[:-2] + (size,), x._strides[:-2] + (s0 + s1,), x._offset + start)
+    return x._shape[:-2] + (size,), x._strides[:-2] + (s0 + s1,), x._offset + start
+
+
+DIAGONAL = declare("diagonal", "view", rule=_diagonal_rule)
+
+
+def diagonal(x: Array, /, *, offset: int = 0) -> Array:
+    """The ``offset``-th diagonal of each matrix, as a view (no copy)."""
+    return DIAGONAL(x, offset=offset)
 
 
 def trace(x: Array, /, *, offset: int = 0, dtype=None) -> Array:
@@ -473,7 +478,7 @@ def pinv(x: Array, /, *, rtol=None) -> Array:
 _INF = float("inf")
 
 
-@differentiable("euclidean_norm", 1)
+@composite("euclidean_norm", 1)
 def _euclidean_norm(x: Array, /, *, axes: tuple, keepdims: bool) -> Array:
     """sqrt(sum(|x|**2)) over ``axes``; its own unit so that its gradient at 0 is 0 (PyTorch's
     subgradient), not the 0 * inf of the composition."""

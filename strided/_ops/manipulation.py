@@ -22,8 +22,7 @@ from .._shapes import (
     prod,
     reshape_strides,
 )
-from .._tape import differentiable
-from ..dispatch import Plan, declare
+from ..dispatch import Plan, composite, declare
 from .core import (
     COPY,
     FILL,
@@ -257,7 +256,7 @@ def _result_dtype(op: str, arrays: list[Array]) -> dt.DType:
     return d
 
 
-@differentiable("concat", 1)
+@composite("concat", 1)
 def concat(arrays, /, *, axis: int | None = 0) -> Array:
     """Join arrays along an existing ``axis`` (``None``: flatten first)."""
     arrays = [to_array(a, "concat") for a in arrays]
@@ -352,17 +351,22 @@ def assign(target: Array, value) -> None:
     run(COPY, target, value)
 
 
-@differentiable("where", 3)
-def where(condition: Array, x1, x2, /) -> Array:
-    """Elements of ``x1`` where ``condition`` is True, of ``x2`` elsewhere (scalars allowed)."""
+def _where_rule(condition, x1, x2, /) -> Plan:
     condition = to_array(condition, "where")
     if condition._dtype is not dt.bool:
         raise TypeError(f"where: condition must have dtype bool, got {condition._dtype.name}")
     (c, a, b), device = coerce_operands("where", (condition, x1, x2))
     d = dt.promote(a._dtype, b._dtype)
     shape = broadcast_shapes_rule(c._shape, a._shape, b._shape, op="where")
-    out = empty_on(shape, d, device)
-    return run(WHERE, out, c, astype_to(a, d), astype_to(b, d))
+    return Plan(device, (shape, d), (c, a, b), (None, d, d))
+
+
+WHERE.rule = _where_rule
+
+
+def where(condition: Array, x1, x2, /) -> Array:
+    """Elements of ``x1`` where ``condition`` is True, of ``x2`` elsewhere (scalars allowed)."""
+    return WHERE(condition, x1, x2)
 
 
 # -- compositions of views and copies (no kernels of their own) ------------------------------------

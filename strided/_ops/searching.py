@@ -8,8 +8,7 @@ import operator
 from .. import _dtypes as dt
 from .._array import Array
 from .._shapes import broadcast_shapes, normalize_axis
-from .._tape import differentiable
-from ..dispatch import Plan, declare
+from ..dispatch import Plan, composite, declare
 from .core import (
     astype_to,
     check_dtype,
@@ -299,7 +298,7 @@ def _array_key(x: Array, key) -> tuple:
     return key
 
 
-@differentiable("index_add", 2)
+@composite("index_add", 2)
 def index_add(x: Array, values: Array, /, key) -> Array:
     """A copy of ``x`` with ``values`` added at the advanced index ``key``; repeated indices
     accumulate (the backward of integer-array and boolean indexing, take and take_along_axis)."""
@@ -350,7 +349,7 @@ def _split_key(x: Array, key) -> tuple[str, tuple]:
     return "arrays", key
 
 
-@differentiable("getitem_arrays", 1)
+@composite("getitem_arrays", 1)
 def getitem_arrays(x: Array, key) -> Array:
     """``x[key]`` with a boolean mask or integer arrays in ``key``."""
     kind, key = _split_key(x, key)
