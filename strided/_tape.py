@@ -84,13 +84,6 @@ def _meta(a):
     return (a._shape, a._dtype, a._device) if isinstance(a, Array) else None
 
 
-def namespace():
-    """The strided namespace (imported late: rules and the engine call namespace functions)."""
-    import strided
-
-    return strided
-
-
 def root_of(a: Array) -> Array:
     """The array that owns ``a``'s memory (``a`` itself unless ``a`` is a view)."""
     b = a._base

@@ -9,17 +9,16 @@ afterwards and a second backward through it raises.
 from __future__ import annotations
 
 from .. import _dtypes as dt
+from .. import _namespace as _xp
 from .._array import Array
-from .._tape import Mode, edge, namespace, version
-
-_ns = namespace
+from .._tape import Mode, edge, version
 
 
 def sum_to(g: Array, shape: tuple) -> Array:
     """``g`` summed over the dimensions it was broadcast along to reach ``shape``."""
     if g._shape == shape:
         return g
-    xp = _ns()
+    xp = _xp
     lead = g.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(
         lead + i for i, n in enumerate(shape) if n == 1 and g._shape[lead + i] != 1
@@ -34,7 +33,7 @@ def fit(g: Array, meta: tuple) -> Array:
     shape, dtype, _ = meta
     g = sum_to(g, shape)
     if g._dtype is not dtype:
-        xp = _ns()
+        xp = _xp
         if g._dtype.kind == dt.COMPLEX and dtype.kind != dt.COMPLEX:
             g = xp.real(g)
         if g._dtype is not dtype:
@@ -170,7 +169,7 @@ def run_backward(
         stored = set()
         for leaf, g in leaf_grads.values():
             if id(g) in stored or g._base is not None or any(g is o for o in grads):
-                g = _ns().asarray(g, copy=True)  # .grad never aliases another array
+                g = _xp.asarray(g, copy=True)  # .grad never aliases another array
             stored.add(id(g))
             leaf._ag.grad = _accumulate(leaf._ag.grad, g)
     finally:

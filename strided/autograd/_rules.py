@@ -19,12 +19,11 @@ from __future__ import annotations
 import math
 
 from .. import _dtypes as dt
+from .. import _namespace as _xp
 from .._array import Array
 from .._shapes import normalize_axes, normalize_axis
-from .._tape import RULES, Rule, namespace
+from .._tape import RULES, Rule
 from ..dispatch import NOT_DIFFERENTIABLE, primitives
-
-_ns = namespace
 
 
 def rule(*names: str, inputs: bool = True, output: bool = False):
@@ -46,7 +45,7 @@ def not_differentiable(*names: str) -> None:
 def _cj(a):
     """Complex conjugate (the identity for real arrays and real scalars)."""
     if isinstance(a, Array):
-        return _ns().conj(a) if a._dtype.kind == dt.COMPLEX else a
+        return _xp.conj(a) if a._dtype.kind == dt.COMPLEX else a
     return a.conjugate() if isinstance(a, complex) else a
 
 
@@ -56,7 +55,7 @@ def _is_complex(a) -> bool:
 
 def _zeros(shape: tuple, like: Array) -> Array:
     """Zeros of ``shape`` with the dtype and device of the gradient ``like``."""
-    return _ns().zeros(shape, dtype=like.dtype, device=like.device)
+    return _xp.zeros(shape, dtype=like.dtype, device=like.device)
 
 
 # -- elementwise ----------------------------------------------------------------------------------
@@ -117,7 +116,7 @@ def _conj(ctx, g):
 def _imag(ctx, g):
     (x,) = ctx.inputs
     if x._dtype.kind != dt.COMPLEX:
-        return (_ns().zeros_like(g),)
+        return (_xp.zeros_like(g),)
     return (g * 1j,)
 
 
@@ -128,7 +127,7 @@ def _zero_grad(ctx, g):
 
 @rule("sign")
 def _sign(ctx, g):
-    xp = _ns()
+    xp = _xp
     (x,) = ctx.inputs
     if x._dtype.kind != dt.COMPLEX:
         return (xp.zeros_like(g),)
@@ -142,7 +141,7 @@ def _sign(ctx, g):
 @rule("abs")
 def _abs(ctx, g):
     (x,) = ctx.inputs
-    return (g * _ns().sign(x),)
+    return (g * _xp.sign(x),)
 
 
 @rule("square")
@@ -194,12 +193,12 @@ def _sqrt(ctx, g):
 
 @rule("sin")
 def _sin(ctx, g):
-    return (g * _cj(_ns().cos(ctx.inputs[0])),)
+    return (g * _cj(_xp.cos(ctx.inputs[0])),)
 
 
 @rule("cos")
 def _cos(ctx, g):
-    return (-g * _cj(_ns().sin(ctx.inputs[0])),)
+    return (-g * _cj(_xp.sin(ctx.inputs[0])),)
 
 
 @rule("tan", inputs=False, output=True)
@@ -211,13 +210,13 @@ def _tan(ctx, g):
 @rule("asin")
 def _asin(ctx, g):
     x = ctx.inputs[0]
-    return (g / _cj(_ns().sqrt(1 - x * x)),)
+    return (g / _cj(_xp.sqrt(1 - x * x)),)
 
 
 @rule("acos")
 def _acos(ctx, g):
     x = ctx.inputs[0]
-    return (-g / _cj(_ns().sqrt(1 - x * x)),)
+    return (-g / _cj(_xp.sqrt(1 - x * x)),)
 
 
 @rule("atan")
@@ -228,12 +227,12 @@ def _atan(ctx, g):
 
 @rule("sinh")
 def _sinh(ctx, g):
-    return (g * _cj(_ns().cosh(ctx.inputs[0])),)
+    return (g * _cj(_xp.cosh(ctx.inputs[0])),)
 
 
 @rule("cosh")
 def _cosh(ctx, g):
-    return (g * _cj(_ns().sinh(ctx.inputs[0])),)
+    return (g * _cj(_xp.sinh(ctx.inputs[0])),)
 
 
 @rule("tanh", inputs=False, output=True)
@@ -245,12 +244,12 @@ def _tanh(ctx, g):
 @rule("asinh")
 def _asinh(ctx, g):
     x = ctx.inputs[0]
-    return (g / _cj(_ns().sqrt(x * x + 1)),)
+    return (g / _cj(_xp.sqrt(x * x + 1)),)
 
 
 @rule("acosh")
 def _acosh(ctx, g):
-    xp = _ns()
+    xp = _xp
     x = ctx.inputs[0]
     return (g / _cj(xp.sqrt(x - 1) * xp.sqrt(x + 1)),)
 
@@ -287,12 +286,12 @@ def _divide(ctx, g):
 def _as_array(v, like: Array) -> Array:
     if isinstance(v, Array):
         return v
-    return _ns().asarray(v, dtype=like.dtype, device=like.device)
+    return _xp.asarray(v, dtype=like.dtype, device=like.device)
 
 
 @rule("pow", output=True)
 def _pow(ctx, g):
-    xp = _ns()
+    xp = _xp
     (out,) = ctx.outputs
     x1, x2 = (_as_array(v, out) for v in ctx.inputs)
     g1 = g2 = None
@@ -312,7 +311,7 @@ def _pow(ctx, g):
 
 
 def _minmax(ctx, g, better):
-    xp = _ns()
+    xp = _xp
     x1, x2 = ctx.inputs
     a1 = _as_array(x1, g)
     a2 = _as_array(x2, g)
@@ -325,17 +324,17 @@ def _minmax(ctx, g, better):
 
 @rule("maximum")
 def _maximum(ctx, g):
-    return _minmax(ctx, g, _ns().greater)
+    return _minmax(ctx, g, _xp.greater)
 
 
 @rule("minimum")
 def _minimum(ctx, g):
-    return _minmax(ctx, g, _ns().less)
+    return _minmax(ctx, g, _xp.less)
 
 
 @rule("logaddexp", output=True)
 def _logaddexp(ctx, g):
-    xp = _ns()
+    xp = _xp
     x1, x2 = ctx.inputs
     (out,) = ctx.outputs
     return (g * xp.exp(x1 - out), g * xp.exp(x2 - out))
@@ -357,7 +356,7 @@ def _atan2(ctx, g):
 
 @rule("copysign", output=True)
 def _copysign(ctx, g):
-    xp = _ns()
+    xp = _xp
     x1 = ctx.inputs[0]
     (out,) = ctx.outputs
     a1 = _as_array(x1, out)
@@ -368,7 +367,7 @@ def _copysign(ctx, g):
 @rule("remainder")
 def _remainder(ctx, g):
     x1, x2 = ctx.inputs
-    return (g, -g * _ns().floor_divide(x1, x2))
+    return (g, -g * _xp.floor_divide(x1, x2))
 
 
 # -- reductions and scans -------------------------------------------------------------------------
@@ -377,20 +376,20 @@ def _expand_reduced(g: Array, ctx) -> tuple[Array, tuple]:
     shape = ctx.input_meta[0][0]
     axes = normalize_axes(ctx.params["axis"], len(shape), "backward")
     if not ctx.params["keepdims"] and axes:
-        g = _ns().expand_dims(g, axis=axes)
+        g = _xp.expand_dims(g, axis=axes)
     return g, axes
 
 
 @rule("sum", inputs=False)
 def _sum(ctx, g):
     g, _ = _expand_reduced(g, ctx)
-    return (_ns().broadcast_to(g, ctx.input_meta[0][0]),)
+    return (_xp.broadcast_to(g, ctx.input_meta[0][0]),)
 
 
 def _exclusive_products(xr: Array) -> Array:
     """Product of all other elements along the last axis (exact with zeros): left * right
     exclusive cumulative products."""
-    xp = _ns()
+    xp = _xp
     left = xp.cumulative_prod(xr, axis=-1, include_initial=True)[..., :-1]
     right = xp.flip(
         xp.cumulative_prod(xp.flip(xr, axis=-1), axis=-1, include_initial=True)[..., :-1],
@@ -401,7 +400,7 @@ def _exclusive_products(xr: Array) -> Array:
 
 @rule("prod")
 def _prod(ctx, g):
-    xp = _ns()
+    xp = _xp
     (x,) = ctx.inputs
     g, axes = _expand_reduced(g, ctx)
     if not axes:
@@ -423,7 +422,7 @@ def _prod(ctx, g):
 
 @rule("max", "min", output=True)
 def _max(ctx, g):
-    xp = _ns()
+    xp = _xp
     (x,) = ctx.inputs
     (out,) = ctx.outputs
     g, axes = _expand_reduced(g, ctx)
@@ -445,7 +444,7 @@ def _scan_body(ctx, g) -> tuple[Array, int]:
 
 
 def _reverse_cumsum(g: Array, axis: int) -> Array:
-    xp = _ns()
+    xp = _xp
     return xp.flip(xp.cumulative_sum(xp.flip(g, axis=axis), axis=axis), axis=axis)
 
 
@@ -457,7 +456,7 @@ def _cumulative_sum(ctx, g):
 
 @rule("cumulative_prod", output=True)
 def _cumulative_prod(ctx, g):
-    xp = _ns()
+    xp = _xp
     (x,) = ctx.inputs
     g, axis = _scan_body(ctx, g)
     out = ctx.outputs[0]
@@ -481,7 +480,7 @@ def _cumulative_prod(ctx, g):
 # -- views and copies -----------------------------------------------------------------------------
 @rule("reshape", "expand_dims", "squeeze", inputs=False)
 def _reshape(ctx, g):
-    return (_ns().reshape(g, ctx.input_meta[0][0]),)
+    return (_xp.reshape(g, ctx.input_meta[0][0]),)
 
 
 @rule("permute_dims", inputs=False)
@@ -489,17 +488,17 @@ def _permute_dims(ctx, g):
     n = len(ctx.input_meta[0][0])
     axes = [normalize_axis(a, n, "backward") for a in ctx.params["axes"]]
     inverse = tuple(sorted(range(n), key=lambda i: axes[i]))
-    return (_ns().permute_dims(g, inverse),)
+    return (_xp.permute_dims(g, inverse),)
 
 
 @rule("flip", inputs=False)
 def _flip(ctx, g):
-    return (_ns().flip(g, axis=ctx.params.get("axis")),)
+    return (_xp.flip(g, axis=ctx.params.get("axis")),)
 
 
 @rule("concat", inputs=False)
 def _concat(ctx, g):
-    xp = _ns()
+    xp = _xp
     axis = ctx.params.get("axis", 0)
     grads = []
     start = 0
@@ -521,7 +520,7 @@ def _concat(ctx, g):
 
 @rule("where")
 def _where(ctx, g):
-    xp = _ns()
+    xp = _xp
     c = ctx.inputs[0]
     return (None, xp.where(c, g, 0.0), xp.where(c, 0.0, g))
 
@@ -548,7 +547,7 @@ def _as_strided(ctx, g):
 
 @rule("setitem", inputs=False)
 def _setitem(ctx, g):
-    xp = _ns()
+    xp = _xp
     key = ctx.params["key"]
     gx = xp.asarray(g, copy=True)
     gx[key] = 0
@@ -558,7 +557,7 @@ def _setitem(ctx, g):
 
 @rule("setitem_strided", inputs=False)
 def _setitem_strided(ctx, g):
-    xp = _ns()
+    xp = _xp
     p = ctx.params
     gx = xp.asarray(g, copy=True)
     gx._view(p["shape"], p["strides"], p["offset"])[...] = 0
@@ -591,7 +590,7 @@ def _index_add(ctx, g):
 def _take(ctx, g):
     from .._ops.searching import index_add
 
-    xp = _ns()
+    xp = _xp
     x, indices = ctx.inputs
     axis = ctx.params.get("axis")
     axis = 0 if axis is None else normalize_axis(axis, x.ndim, "backward")
@@ -605,7 +604,7 @@ def _along_axis_grad(shape: tuple, indices: Array, g: Array, axis: int) -> Array
     at the gathered positions."""
     from .._ops.searching import index_add
 
-    xp = _ns()
+    xp = _xp
     nd = len(shape)
     key = []
     for d in range(nd):
@@ -627,7 +626,7 @@ def _take_along_axis(ctx, g):
 
 @rule("sort")
 def _sort(ctx, g):
-    xp = _ns()
+    xp = _xp
     (x,) = ctx.inputs
     axis = normalize_axis(ctx.params.get("axis", -1), x.ndim, "backward")
     order = xp.argsort(x, axis=axis, descending=ctx.params.get("descending", False))
@@ -637,7 +636,7 @@ def _sort(ctx, g):
 # -- matrix products ------------------------------------------------------------------------------
 @rule("matmul")
 def _matmul(ctx, g):
-    xp = _ns()
+    xp = _xp
     a, b = ctx.inputs
     ca, cb = _cj(a), _cj(b)
     if a.ndim == 1 and b.ndim == 1:
@@ -679,7 +678,7 @@ def _fft_r2c(ctx, g):
 def _fft_c2r(ctx, g):
     from .._ops.fft import _SWAPPED, _r2c
 
-    xp = _ns()
+    xp = _xp
     p = ctx.params
     last, n = p["axes"][-1], p["n"]
     gi = _r2c(g, p["axes"], _SWAPPED[p["norm"]])
@@ -697,12 +696,12 @@ def _fft_c2r(ctx, g):
 # Rules follow PyTorch's derivations (linalg backward formulas); spectral rules assume distinct
 # eigen/singular values, as every implementation does.
 def _mH(a: Array) -> Array:
-    return _cj(_ns().matrix_transpose(a))
+    return _cj(_xp.matrix_transpose(a))
 
 
 def _diag_embed(v: Array) -> Array:
     """Stacks of diagonal matrices with ``v`` (..., n) on the diagonal."""
-    xp = _ns()
+    xp = _xp
     n = v.shape[-1]
     eye = xp.eye(n, dtype=v.dtype, device=v.device)
     return xp.expand_dims(v, axis=-1) * eye
@@ -710,7 +709,7 @@ def _diag_embed(v: Array) -> Array:
 
 def _with_diagonal(a: Array, d: Array) -> Array:
     """``a`` with its diagonal replaced by ``d`` (a composition, so it is differentiable)."""
-    xp = _ns()
+    xp = _xp
     n = a.shape[-1]
     eye = xp.eye(n, dtype=xp.bool, device=a.device)
     return xp.where(eye, xp.expand_dims(d, axis=-1), a)
@@ -718,7 +717,7 @@ def _with_diagonal(a: Array, d: Array) -> Array:
 
 @rule("diagonal", inputs=False)
 def _diagonal(ctx, g):
-    xp = _ns()
+    xp = _xp
     gx = _zeros(ctx.input_meta[0][0], g)
     xp.linalg.diagonal(gx, offset=ctx.params.get("offset", 0))[...] = g
     return (gx,)
@@ -726,7 +725,7 @@ def _diagonal(ctx, g):
 
 @rule("euclidean_norm", output=True)
 def _euclidean_norm(ctx, g):
-    xp = _ns()
+    xp = _xp
     (x,) = ctx.inputs
     (norm,) = ctx.outputs
     axes = ctx.params["axes"]
@@ -744,7 +743,7 @@ def _inv(ctx, g):
 
 @rule("det", output=True)
 def _det(ctx, g):
-    xp = _ns()
+    xp = _xp
     (a,) = ctx.inputs
     (d,) = ctx.outputs
     # d det = det * tr(A^-1 dA): the gradient is g * conj(det) * A^-H
@@ -754,11 +753,11 @@ def _det(ctx, g):
 
 @rule("slogdet", output=True)
 def _slogdet(ctx, g_sign, g_logabs):
-    xp = _ns()
+    xp = _xp
     (a,) = ctx.inputs
     sign, _ = ctx.outputs
     if g_logabs is None:
-        g_logabs = xp.zeros_like(_ns().real(sign) if sign.dtype.kind == dt.COMPLEX else sign)
+        g_logabs = xp.zeros_like(_xp.real(sign) if sign.dtype.kind == dt.COMPLEX else sign)
     weight = g_logabs
     if a.dtype.kind == dt.COMPLEX and g_sign is not None:
         # sign = exp(i Im log det): its gradient rotates by i
@@ -769,7 +768,7 @@ def _slogdet(ctx, g_sign, g_logabs):
 
 @rule("solve", output=True)
 def _solve(ctx, g):
-    xp = _ns()
+    xp = _xp
     a, b = ctx.inputs
     (x,) = ctx.outputs
     vector = b.ndim == 1
@@ -783,7 +782,7 @@ def _solve(ctx, g):
 
 @rule("cholesky", inputs=False, output=True)
 def _cholesky(ctx, g):
-    xp = _ns()
+    xp = _xp
     (factor,) = ctx.outputs
     upper = ctx.params.get("upper", False)
     low = _mH(factor) if upper else factor
@@ -798,7 +797,7 @@ def _cholesky(ctx, g):
 
 def _eig_grad(gw, gv, w, v, hermitian: bool):
     """The gradient of an eigendecomposition A = V diag(w) V^-1 (PyTorch's formula)."""
-    xp = _ns()
+    xp = _xp
     if gv is None:
         ga = _diag_embed(gw)
         return v @ ga @ _mH(v) if hermitian else xp.linalg.solve(_mH(v), ga @ _mH(v))
@@ -829,14 +828,14 @@ def _eig(ctx, gw, gv):
 @rule("eigvalsh", "eigvals")
 def _eigvals(ctx, g):
     hermitian = ctx.name == "eigvalsh"
-    decompose = _ns().linalg.eigh if hermitian else _ns().linalg.eig
+    decompose = _xp.linalg.eigh if hermitian else _xp.linalg.eig
     w, v = decompose(ctx.inputs[0])
     return (_eig_grad(g, None, w, v, hermitian=hermitian),)
 
 
 def _svd_grad(gu, gs, gvh, u, s, vh):
     """The gradient of a reduced SVD A = U diag(S) Vh (PyTorch's svd_backward)."""
-    xp = _ns()
+    xp = _xp
     m, n = u.shape[-2], vh.shape[-1]
     k = s.shape[-1]
     if gu is None and gvh is None:
@@ -895,19 +894,19 @@ def _svd(ctx, gu, gs, gvh):
 
 @rule("svdvals")
 def _svdvals(ctx, g):
-    u, s, vh = _ns().linalg.svd(ctx.inputs[0], full_matrices=False)
+    u, s, vh = _xp.linalg.svd(ctx.inputs[0], full_matrices=False)
     return (_svd_grad(None, g, None, u, s, vh),)
 
 
 def _copyltu(m: Array) -> Array:
     """The Hermitian matrix whose lower triangle (real diagonal) is that of ``m``."""
-    xp = _ns()
+    xp = _xp
     low = xp.tril(m, k=-1)
     return low + _mH(low) + _diag_embed(xp.astype(xp.real(xp.linalg.diagonal(m)), m.dtype))
 
 
 def _qr_square_or_tall(gq, gr, q, r):
-    xp = _ns()
+    xp = _xp
     gq = xp.zeros_like(q) if gq is None else gq
     gr = xp.zeros_like(r) if gr is None else gr
     m = r @ _mH(gr) - _mH(gq) @ q
@@ -918,7 +917,7 @@ def _qr_square_or_tall(gq, gr, q, r):
 
 @rule("qr", inputs=True, output=True)
 def _qr(ctx, gq, gr):
-    xp = _ns()
+    xp = _xp
     (a,) = ctx.inputs
     q, r = ctx.outputs
     m, n = a.shape[-2], a.shape[-1]
