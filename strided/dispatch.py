@@ -96,7 +96,19 @@ class Primitive:
     is none); ``kernels`` maps a device type to its kernel.
     """
 
-    __slots__ = ("name", "kind", "accepts", "result", "rule", "vjp", "kernels", "params", "nout")
+    __slots__ = (
+        "name",
+        "kind",
+        "accepts",
+        "result",
+        "rule",
+        "vjp",
+        "kernels",
+        "params",
+        "nout",
+        "memo_key",
+        "_plans",
+    )
 
     def __init__(
         self,
@@ -117,10 +129,57 @@ class Primitive:
         self.kernels: dict[str, Callable] = {}
         self.params = params
         self.nout = nout
+        self.memo_key = None
+        self._plans: dict = {}
 
     def __call__(self, *args, **params):
         """Run the pipeline: see :func:`apply`."""
-        return apply(self, args, params)
+        if Mode.enabled and self.vjp is not NOT_DIFFERENTIABLE and _in_graph_args(args):
+            return record(self.name, self.vjp, _Forward(self), args, params)
+        memo_key = self.memo_key
+        if memo_key is not None:
+            key = memo_key(*args, **params)
+            if key is not None:
+                return self._memoized(key, args, params)
+        return execute(self, args, params)
+
+    def memoize(self, key: Callable) -> None:
+        """Keep the rule's plans: ``key(*args, **params)`` names everything the rule's result
+        depends on (dtypes, shapes, parameters; None where a call should not be memoized).  A
+        plan is kept only when its kernel inputs are the call's positional arguments, uncast."""
+        self.memo_key = key
+
+    def _memoized(self, key, args, params):
+        spec = self._plans.get(key)
+        if spec is None or spec[0] is not args[0]._device:
+            plan = self.rule(*args, **params)
+            if type(plan) is not Plan:
+                return plan
+            inputs = plan.inputs
+            if (
+                self.nout != 1
+                or plan.finish is not None
+                or plan.kernel_device is not None
+                or len(inputs) != len(args)
+                or any(i is not a for i, a in zip(inputs, args))
+                or _needs_cast(args, plan.casts)
+                or plan.device is not args[0]._device
+            ):
+                return _run(self, plan)
+            spec = _spec(self, plan)
+            if len(self._plans) >= _SPECS_MAX:
+                self._plans.clear()
+            self._plans[key] = spec
+        device, shape, strides, dtype, alloc, size, kern, kparams = spec
+        if kern is None:  # meta: the rule was the whole computation
+            return Array._new(None, shape, strides, 0, dtype, device)
+        out = Array._new(alloc(size), shape, strides, 0, dtype, device)
+        kern(out, *args, **kparams)
+        return out
+
+    def forget(self) -> None:
+        """Drop the memoized plans (a kernel was replaced)."""
+        self._plans.clear()
 
     def __repr__(self) -> str:
         return f"<strided primitive {self.name} ({self.kind})>"
@@ -179,8 +238,7 @@ def register(op: str, device: str) -> Callable[[Callable], Callable]:
     def deco(fn: Callable) -> Callable:
         prim = _PRIMITIVES[op]
         prim.kernels[device] = fn
-        if isinstance(prim, Elementwise):
-            prim.forget()  # memoized plans name the old kernel
+        prim.forget()  # memoized plans name the old kernel
         return fn
 
     return deco
@@ -278,6 +336,31 @@ def _run(prim: Primitive, plan: Plan):
     return outs if plan.finish is None else plan.finish(outs)
 
 
+def _spec(prim: Primitive, plan: Plan) -> tuple:
+    """What a memoized call needs: (device, shape, strides, dtype, allocator, size, kernel, kernel
+    parameters); kernel and allocator are None on meta."""
+    shape, dtype = plan.outputs
+    device = plan.device
+    if device.type == "meta":
+        kern = alloc = None
+    else:
+        kern = prim.kernel(device.type)
+        alloc = allocator(device, dtype)
+    return (device, shape, contiguous_strides(shape), dtype, alloc, prod(shape), kern, plan.params)
+
+
+def _needs_cast(args, casts) -> bool:
+    """Whether casting ``args`` as ``casts`` says would change any of them."""
+    if casts is None:
+        return False
+    if isinstance(casts, dt.DType):
+        return any(isinstance(a, Array) and a._dtype is not casts for a in args)
+    return any(
+        c is not None and (not isinstance(a, Array) or a._dtype is not c)
+        for a, c in zip(args, casts)
+    )
+
+
 def _cast_inputs(inputs, casts):
     if isinstance(casts, dt.DType):
         return [_cast(a, casts) for a in inputs]
@@ -340,6 +423,7 @@ class Elementwise(Primitive):
     def forget(self) -> None:
         """Drop the memoized rule results (a kernel was replaced)."""
         self._specs.clear()
+        self._plans.clear()
 
     def __call__(self, *args):
         if len(args) == 2:

@@ -77,9 +77,17 @@ def _reduction_rule(prim):
     return rule
 
 
+def _reduction_key(x, /, *, axis=None, keepdims=False, dtype=None):
+    """What a reduction's rule depends on (None: not memoized)."""
+    if x.__class__ is not Array or type(axis) is list:
+        return None
+    return (x._dtype, x._shape, axis, keepdims, dtype)
+
+
 PRIMS = {n: declare(n, "reduction", a, r) for n, (a, r) in _REDUCTIONS.items()}
 for _p in PRIMS.values():
     _p.rule = _reduction_rule(_p)
+    _p.memoize(_reduction_key)
 
 
 def _scan_rule(prim, identity):
@@ -116,9 +124,14 @@ def _reduce(name: str, x: Array, axis, keepdims: bool, dtype=None) -> Array:
     return PRIMS[name](x, axis=axis, keepdims=keepdims, dtype=dtype)
 
 
+_SUM = PRIMS["sum"]
+
+
 def sum(x: Array, /, *, axis=None, dtype=None, keepdims: bool = False) -> Array:
     """Sum over ``axis`` (all axes by default); integers accumulate in (u)int64."""
-    return _reduce("sum", x, axis, keepdims, dtype)
+    if dtype is None:
+        return _SUM(x, axis=axis, keepdims=keepdims)
+    return _SUM(x, axis=axis, keepdims=keepdims, dtype=dtype)
 
 
 def prod(x: Array, /, *, axis=None, dtype=None, keepdims: bool = False) -> Array:

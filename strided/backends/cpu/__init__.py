@@ -167,8 +167,53 @@ def _scalar_buffer(value, inputs):
     raise TypeError("elementwise kernel: needs at least one array operand")
 
 
+_IDENTITY = {"sum": 0, "prod": 1, "max": 0, "min": 0, "any": False, "all": True}
+
+
+_TRAILING: dict = {}  # (shape, strides, axes) -> (kept, reduced) runs of a dense trailing reduce
+
+
+def _trailing_runs(shape, strides, axes):
+    """(kept, reduced) when a C-contiguous array of ``shape`` is reduced over trailing ``axes``
+    (one dense run of ``reduced`` elements per kept element), else None; cached."""
+    key = (shape, strides, axes)
+    r = _TRAILING.get(key, 0)
+    if r == 0:
+        nd = len(shape)
+        r = None
+        if axes == tuple(range(nd - len(axes), nd)) and strides == _c_strides(shape):
+            reduced = _size(shape[nd - len(axes) :])
+            if reduced:
+                r = (_size(shape) // reduced, reduced)
+        if len(_TRAILING) < 4096:
+            _TRAILING[key] = r
+    return r
+
+
 def _reduction(name: str):
+    entries: dict = {}  # (output dtype, input dtype) -> (compiled loop, identity)
+    identity = _IDENTITY[name]
+
     def kernel(out, x, *, axes, keepdims):
+        runs = _trailing_runs(x._shape, x._strides, axes)
+        if runs is not None and runs[0] * runs[1] < PARALLEL_THRESHOLD:
+            # the per-call fast path: a dense array reduced over its trailing axes is one run per
+            # kept element, reduced by the vectorised inner loop without layout planning
+            kept, reduced = runs
+            key = (out._dtype, x._dtype)
+            entry = entries.get(key)
+            if entry is not None:
+                entry[0](out._buf, 0, 0, 1, x._buf, x._offset, 0, reduced, 0, 1, 1, kept, 1,
+                         reduced, True, entry[1])  # fmt: skip
+                return
+            ident = out._buf.dtype.type(identity)
+            args = (out._buf, 0, 0, 1, x._buf, x._offset, 0, reduced, 0, 1, 1, kept, 1, reduced,
+                    True, ident)  # fmt: skip
+            loop = getattr(_k().G, f"{name}_inner_s")
+            loop(*args)
+            sig = tuple(loop.typeof_pyval(a) for a in args)
+            entries[key] = (loop.overloads[sig].entry_point, ident)
+            return
         o = _out(out)
         if keepdims:  # the loops write the kept dimensions only
             o = (o[0], o[1], tuple(st for i, st in enumerate(o[2]) if i not in axes))
@@ -227,7 +272,28 @@ def where_cpu(out, cond, x1, x2):
     _k().where(_out(out), _operand(cond, shape), _operand(x1, shape), _operand(x2, shape), shape)
 
 
+def _row_major(a, rows: int, cols: int):
+    """``a`` as a (rows, cols) NumPy view when its last two dims are dense row-major, else None."""
+    st = a._strides
+    if len(a._shape) == 2 and (st[1] == 1 or cols == 1) and (st[0] == cols or rows == 1):
+        return a._buf[a._offset : a._offset + rows * cols].reshape(rows, cols)
+    return None
+
+
 def matmul_cpu(out, a, b, *, batch_shape):
+    if (
+        not batch_shape
+        and len(a._shape) == 2
+        and len(b._shape) == 2
+        and out._buf.dtype.kind in "fc"
+    ):
+        # one float matrix product of dense operands: BLAS through NumPy, straight into out
+        m, k = a._shape
+        n = b._shape[1]
+        am, bm = _row_major(a, m, k), _row_major(b, k, n)
+        if am is not None and bm is not None and k:
+            np.dot(am, bm, out=out._buf.reshape(m, n))
+            return
     # 1-D operands: a row of x1, a column of x2 (stride 0 on the added dimension)
     a_shape, a_strides = a._shape, a._strides
     if len(a_shape) == 1:
