@@ -74,7 +74,11 @@ def _node(name, rule, params, edges, input_meta, output_meta, inputs=None, outpu
     node.output_meta = output_meta
     node.inputs = inputs
     node.outputs = outputs
-    node.saved_versions = tuple((a, version(a)) for a in saved)
+    versions = []
+    for a in saved:
+        b = a._base
+        versions.append((a, (a if b is None else b)._version))
+    node.saved_versions = versions
     node.released = False
     node.retained = None
     return node
@@ -160,6 +164,9 @@ def _is_float(a) -> bool:
     return isinstance(a, Array) and a._dtype.kind in FLOAT_KINDS
 
 
+_SEQ = (list, tuple)
+
+
 def record(name: str, rule, forward, args: tuple, params: dict):
     """Run ``forward(*args, **params)`` without recording and put one node for it on the tape.
 
@@ -180,27 +187,58 @@ def record(name: str, rule, forward, args: tuple, params: dict):
         raise RuntimeError(f"autograd: no backward rule is declared for {name!r}")
     if type(rule) is str:  # not differentiable
         return out
-    outs = tuple(out) if isinstance(out, tuple) else (out,)  # named tuples too
-    flat = _flat(args)
+    flat = args
+    for a in args:
+        if type(a) in _SEQ:
+            flat = _flat(args)
+            break
+    # one pass over the inputs: views adopt a history if a recorded write changed their owner;
+    # the edges (where each input's gradient goes) and metas (shape, dtype, device) of each
+    edges = []
+    metas = []
+    in_graph_input = False
     for a in flat:
-        if isinstance(a, Array) and a._ag is None and a._base is not None:
-            _adopt(a)
-    if not any(isinstance(a, Array) and a._ag is not None for a in flat):
+        if isinstance(a, Array):
+            if a._ag is None and a._base is not None:
+                _adopt(a)
+            if a._ag is not None:
+                in_graph_input = True
+                edges.append(edge(a))
+            else:
+                edges.append(None)
+            metas.append((a._shape, a._dtype, a._device))
+        else:
+            edges.append(None)
+            metas.append(None)
+    if not in_graph_input:
         return out  # only views of graph arrays that no recorded write has touched
-    diff_outs = [i for i, o in enumerate(outs) if _is_float(o) and not any(o is a for a in flat)]
+    if out.__class__ is Array:
+        outs = (out,)
+    else:
+        outs = tuple(out) if isinstance(out, tuple) else (out,)  # named tuples too
+    diff_outs = []
+    for i, o in enumerate(outs):
+        if isinstance(o, Array) and o._dtype.kind in FLOAT_KINDS:
+            for a in flat:
+                if o is a:
+                    break
+            else:
+                diff_outs.append(i)
     if not diff_outs:
         return out
     saved = []
     if rule.save_inputs:
-        saved.extend(a for a in flat if isinstance(a, Array))
+        for a in flat:
+            if isinstance(a, Array):
+                saved.append(a)
     if rule.save_output:
         saved.extend(outs)
     node = _node(
         name,
         rule,
         params,
-        tuple(edge(a) if isinstance(a, Array) and a._ag is not None else None for a in flat),
-        tuple(_meta(a) for a in flat),
+        tuple(edges),
+        tuple(metas),
         tuple(_meta(o) for o in outs),
         tuple(flat) if rule.save_inputs else None,
         outs if rule.save_output else None,

@@ -135,7 +135,7 @@ class Primitive:
     def __call__(self, *args, **params):
         """Run the pipeline: see :func:`apply`."""
         if Mode.enabled and self.vjp is not NOT_DIFFERENTIABLE and _in_graph_args(args):
-            return record(self.name, self.vjp, _Forward(self), args, params)
+            return record(self.name, self.vjp, self, args, params)
         memo_key = self.memo_key
         if memo_key is not None:
             key = memo_key(*args, **params)
@@ -386,20 +386,10 @@ def apply(prim: Primitive, args: tuple, params: dict):
     device, cast the inputs to the compute dtype, call the device's kernel (none on meta), and
     record the call on the tape when an input tracks gradients."""
     if Mode.enabled and prim.vjp is not NOT_DIFFERENTIABLE and _in_graph_args(args):
-        return record(prim.name, prim.vjp, _Forward(prim), args, params)
+        # the primitive itself is the forward: with grad mode off inside record it goes straight
+        # to its (memoized) plan
+        return record(prim.name, prim.vjp, prim, args, params)
     return execute(prim, args, params)
-
-
-class _Forward:
-    """``prim``'s untracked pipeline as a plain callable (what the tape runs and replays)."""
-
-    __slots__ = ("prim",)
-
-    def __init__(self, prim: Primitive):
-        self.prim = prim
-
-    def __call__(self, *args, **params):
-        return execute(self.prim, args, params)
 
 
 # -- elementwise primitives: the same pipeline with its rule memoized ----------------------------
@@ -437,7 +427,7 @@ class Elementwise(Primitive):
                         or (x1._base is not None and x1._base._ag is not None)
                         or (x2._base is not None and x2._base._ag is not None)
                     ):
-                        return apply(self, args, _NO_PARAMS)
+                        return record(self.name, self.vjp, self, args, _NO_PARAMS)
                     device = x1._device
                     if x2._device is not device:
                         return execute(self, args, _NO_PARAMS)
@@ -446,7 +436,7 @@ class Elementwise(Primitive):
                     if Mode.enabled and (
                         x1._ag is not None or (x1._base is not None and x1._base._ag is not None)
                     ):
-                        return apply(self, args, _NO_PARAMS)
+                        return record(self.name, self.vjp, self, args, _NO_PARAMS)
                     if c2 is int and x1._dtype.kind in _INTEGER_KINDS:
                         return execute(self, args, _NO_PARAMS)  # the value's range is checked
                     device = x1._device
