@@ -137,6 +137,30 @@ class Array:
         self._version = 0
         return self
 
+    @staticmethod
+    def _make_subclass(cls: type, data: Array, requires_grad: bool = False) -> Array:
+        """An instance of the Array subclass ``cls`` sharing ``data``'s memory (PyTorch's
+        ``Tensor._make_subclass``; what ``nn.Parameter`` is built with).  It is a leaf: it has
+        no history, and requires grad when asked."""
+        if not (isinstance(cls, type) and issubclass(cls, Array)):
+            raise TypeError(f"_make_subclass: {cls!r} is not a subclass of strided.Array")
+        if not isinstance(data, Array):
+            raise TypeError(f"_make_subclass: expected a strided array, got {type(data).__name__}")
+        self = object.__new__(cls)
+        self._buf = data._buf
+        self._shape = data._shape
+        self._strides = data._strides
+        self._offset = data._offset
+        self._dtype = data._dtype
+        self._device = data._device
+        self._ag = None
+        base = data._base
+        self._base = data if base is None else base
+        self._version = self._base._version
+        if requires_grad:
+            self.requires_grad_()
+        return self
+
     def _view(self, shape: tuple, strides: tuple, offset: int) -> Array:
         v = Array._new(self._buf, shape, strides, offset, self._dtype, self._device)
         base = self._base
