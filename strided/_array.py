@@ -237,26 +237,15 @@ class Array:
                 "move real data to 'cpu' to read values"
             )
 
-    def _numpy_view(self) -> np.ndarray:
-        """A NumPy ndarray sharing this array's memory (cpu only)."""
-        if self._device.type != "cpu":
-            self._require_data("__array__")
-            raise RuntimeError(f"cannot view a {self._device} array as NumPy; use to_device('cpu')")
-        isz = self._dtype.numpy.itemsize
-        buf = self._buf
-        if self.size == 0:
-            return np.empty(self._shape, dtype=buf.dtype)
-        return np.ndarray(
-            self._shape,
-            dtype=buf.dtype,
-            buffer=buf,
-            offset=self._offset * isz,
-            strides=tuple(s * isz for s in self._strides),
-        )
+    def _export(self):
+        """The object through which this array's memory is shared (a NumPy view on cpu): its
+        device's backend makes it (``export`` kernel)."""
+        self._require_data("export")
+        return OPERATIONS["export"](self)
 
     def __array__(self, dtype=None, copy=None):
         self._require_data("__array__")
-        a = self._to_host()._numpy_view()
+        a = self._to_host()._export()
         if copy:
             a = a.copy()
         return a if dtype is None else a.astype(dtype, copy=False)
@@ -268,9 +257,14 @@ class Array:
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         self._require_data("__dlpack__")
-        if dl_device is not None and tuple(dl_device) != (1, 0):
-            raise BufferError(f"__dlpack__: cannot export a {self._device} array to {dl_device}")
-        a = self._numpy_view()
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            if tuple(dl_device) != (1, 0) or copy is False:
+                raise BufferError(
+                    f"__dlpack__: cannot export a {self._device} array to DLPack device "
+                    f"{tuple(dl_device)}" + (" without a copy" if copy is False else "")
+                )
+            return self._to_host().__dlpack__(max_version=max_version, copy=copy)
+        a = self._export()
         if copy:
             a = a.copy()
         kwargs = {}
@@ -302,7 +296,7 @@ class Array:
                 f"{what}: only 0-d arrays convert to Python scalars, got shape {self._shape}"
             )
         self._require_data(what)
-        return self._to_host()._buf[self._offset].item()
+        return self._to_host()._export().item()
 
     def __bool__(self) -> bool:
         return bool(self._scalar("__bool__"))

@@ -125,6 +125,8 @@ OTHER_OPS = {
     "getitem": "test_array_object",
     "as_strided": "test_autograd",
     "to_device": "test_devices",
+    "export": "test_interchange",
+    "import_host": "test_creation",
     "diagonal": "test_linalg",
     # composite primitives: compositions recorded as one unit with their own backward rule
     "concat": "test_manipulation",

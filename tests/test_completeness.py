@@ -19,7 +19,11 @@ DEVICES = ["cpu", "meta"]
 @pytest.mark.parametrize("name", sorted(dispatch.primitives()))
 def test_every_primitive_has_kernels_and_tests(name):
     keys = dispatch.registered()
-    if dispatch.primitive(name).kind in ("view", "composite"):
+    kind = dispatch.primitive(name).kind
+    if kind == "interchange":
+        # sharing memory with other libraries: every device with memory, never meta
+        assert (name, "cpu") in keys and (name, "meta") not in keys
+    elif kind in ("view", "composite"):
         # a view is its rule (shape, strides, offset), a composite the operations it composes:
         # no device runs a kernel of theirs
         assert not any(key[0] == name for key in keys), f"{name} has a kernel"

@@ -13,7 +13,6 @@ import numpy as np
 from .. import _dtypes as dt
 from .._array import Array
 from .._device import CPU, Device, as_device
-from .._shapes import contiguous_strides
 from ..dispatch import declare
 from .core import FILL, astype_to, check_scalar_fits, copy_of, empty_on, run, scalar_array
 
@@ -272,23 +271,19 @@ def _all_ints(obj) -> bool:
     return isinstance(obj, int)
 
 
+# host memory brought in from NumPy (what asarray, from_dlpack and the buffer protocol produce):
+# the cpu backend makes a buffer and a layout of it; kernel(ndarray) -> (buf, shape, strides,
+# offset), strides and offset in elements
+IMPORT_HOST = declare("import_host", "interchange")
+
+
 def _wrap_numpy(a: np.ndarray) -> Array:
-    """A strided view of NumPy array ``a`` (copies only for byte-swapped or read-only data)."""
+    """A strided view of NumPy array ``a`` (the backend copies only data it cannot view)."""
     if not a.dtype.isnative:
         a = a.astype(a.dtype.newbyteorder("="))
     d = dt.from_numpy(a.dtype)
-    isz = a.itemsize
-    if not a.flags.writeable or any(s % isz for s in a.strides):
-        a = a.copy()  # read-only buffers would compile separate numba kernels; copy once instead
-    shape = a.shape
-    if a.size == 0:
-        return Array._new(np.empty(0, a.dtype), shape, contiguous_strides(shape), 0, d, CPU)
-    el = tuple(s // isz for s in a.strides)
-    lo = sum(st * (n - 1) for st, n in zip(el, shape) if st < 0)
-    hi = sum(st * (n - 1) for st, n in zip(el, shape) if st > 0)
-    corner = a[tuple(slice(n - 1, n) if st < 0 else slice(0, 1) for st, n in zip(el, shape))]
-    buf = np.lib.stride_tricks.as_strided(corner, shape=(hi - lo + 1,), strides=(isz,))
-    return Array._new(buf, shape, el, -lo, d, CPU)
+    buf, shape, strides, offset = IMPORT_HOST.kernel("cpu")(a)
+    return Array._new(buf, shape, strides, offset, d, CPU)
 
 
 def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:

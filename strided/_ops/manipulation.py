@@ -82,6 +82,14 @@ def _to_device_rule(x, device, /, *, stream=None) -> Plan | Array:
 
 
 TO_DEVICE = declare("to_device", "transfer", rule=_to_device_rule)
+# the object sharing an array's memory with other libraries (NumPy's __array__, DLPack, Python
+# scalars): each device's backend makes its own; kernel(x) -> that object
+EXPORT = declare("export", "interchange")
+
+
+def export(x: Array):
+    """What ``x``'s device shares its memory as (a NumPy view on cpu); meta has none."""
+    return EXPORT.kernel(x._device.type)(x)
 
 
 def to_device(x: Array, device, /, *, stream=None) -> Array:

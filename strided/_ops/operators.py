@@ -118,7 +118,7 @@ def bind() -> None:
     """Bind every operator of the standard's array object, and the other operations Array's
     methods call, in ``strided._array.OPERATIONS``."""
     from .elementwise import PRIMS
-    from .manipulation import assign, getitem_basic, permute_dims, to_device
+    from .manipulation import assign, export, getitem_basic, permute_dims, to_device
     from .searching import getitem_arrays, setitem_arrays
 
     for dunder, name in _BINARY.items():
@@ -145,4 +145,5 @@ def bind() -> None:
         assign=assign,
         permute_dims=permute_dims,
         to_device=to_device,
+        export=export,
     )

@@ -941,7 +941,7 @@ def _qr(ctx, gq, gr):
 
 
 # creation primitives take no arrays: nothing to differentiate
-not_differentiable("empty", "fill", "arange", "linspace")
+not_differentiable("empty", "fill", "arange", "linspace", "export", "import_host")
 
 #: kernels that only run inside a recorded function, whose rule covers them
 COVERED_BY = {

@@ -14,5 +14,6 @@ def _rules_only(*args, **kwargs) -> None:
 
 
 def kernel_for(name: str, kind: str):
-    """Every primitive has the same (empty) meta kernel."""
-    return _rules_only
+    """Every primitive has the same (empty) meta kernel, except that meta has no memory to share
+    (``interchange`` primitives)."""
+    return None if kind == "interchange" else _rules_only

@@ -16,6 +16,7 @@ import numpy as np
 from ..._layout import split_outer as _split_outer
 from ..._shapes import broadcast_strides, reshape_strides
 from . import _linalg
+from ._memory import import_host, numpy_view
 
 _kernels = None
 
@@ -344,7 +345,7 @@ def _axis_last(a, axis: int):
 
 def _dense_host(a) -> np.ndarray:
     """``a``'s elements as a C-contiguous NumPy array (a view when they already are)."""
-    return np.ascontiguousarray(a._numpy_view())
+    return np.ascontiguousarray(numpy_view(a))
 
 
 def _argreduce(find_max: bool):
@@ -528,13 +529,13 @@ def _sort_kernel(name: str):
 
 
 def searchsorted_cpu(out, x1, x2, *, right):
-    a = np.ascontiguousarray(x1._numpy_view())  # 1-D: a view unless x1 is strided
-    v = np.ascontiguousarray(x2._numpy_view()).reshape(-1)
+    a = np.ascontiguousarray(numpy_view(x1))  # 1-D: a view unless x1 is strided
+    v = np.ascontiguousarray(numpy_view(x2)).reshape(-1)
     _ix().searchsorted(out._buf[out._offset :], a, v, right)
 
 
 def nonzero_cpu(out, x):
-    dense = np.ascontiguousarray(x._numpy_view()).reshape(-1)
+    dense = np.ascontiguousarray(numpy_view(x)).reshape(-1)
     shape = np.asarray(x._shape, dtype=np.int64)
     _ix().nonzero_coords(out._buf[out._offset :], dense, shape, out._shape[1])
 
@@ -563,6 +564,8 @@ def _special_kernels() -> dict:
         "empty": empty_cpu,
         "copy": copy_cpu,
         "to_device": to_device_cpu,
+        "export": numpy_view,
+        "import_host": import_host,
         "fill": fill_cpu,
         "where": where_cpu,
         "matmul": matmul_cpu,

@@ -13,6 +13,8 @@ import os
 
 import numpy as np
 
+from ._memory import numpy_view
+
 _sf = None
 
 # batched transforms of at least this many output elements spread lines over the CPU's threads
@@ -45,8 +47,8 @@ def fft_c2c_cpu(out, x, *, axes, inverse, norm):
     sf = _scipy_fft()
     fn = sf.ifftn if inverse else sf.fftn
     # copy the input into the output and transform there: scipy then allocates nothing
-    dest = out._numpy_view()
-    np.copyto(dest, x._numpy_view())
+    dest = numpy_view(out)
+    np.copyto(dest, numpy_view(x))
     res = fn(dest, axes=axes, norm=norm, overwrite_x=True, workers=_workers(out, axes))
     if not np.may_share_memory(res, dest):
         np.copyto(dest, res)
@@ -55,18 +57,16 @@ def fft_c2c_cpu(out, x, *, axes, inverse, norm):
 def fft_r2c_cpu(out, x, *, axes, norm):
     if out.size == 0:
         return
-    res = _scipy_fft().rfftn(x._numpy_view(), axes=axes, norm=norm, workers=_workers(out, axes))
-    np.copyto(out._numpy_view(), res)
+    res = _scipy_fft().rfftn(numpy_view(x), axes=axes, norm=norm, workers=_workers(out, axes))
+    np.copyto(numpy_view(out), res)
 
 
 def fft_c2r_cpu(out, x, *, axes, n, norm):
     if out.size == 0:
         return
     s = [out._shape[a] for a in axes]
-    res = _scipy_fft().irfftn(
-        x._numpy_view(), s=s, axes=axes, norm=norm, workers=_workers(out, axes)
-    )
-    np.copyto(out._numpy_view(), res)
+    res = _scipy_fft().irfftn(numpy_view(x), s=s, axes=axes, norm=norm, workers=_workers(out, axes))
+    np.copyto(numpy_view(out), res)
 
 
 KERNELS = {"fft_c2c": fft_c2c_cpu, "fft_r2c": fft_r2c_cpu, "fft_c2r": fft_c2r_cpu}

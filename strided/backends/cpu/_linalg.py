@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._errors import LinAlgError
+from ._memory import numpy_view
 
 #: single-precision problems at least this large (m * n * min(m, n)) use SciPy's drivers
 SCIPY_MIN_WORK = 128**3
@@ -93,7 +94,7 @@ def _check_info(what: str, info: int) -> None:
 
 # -- kernels --------------------------------------------------------------------------------------
 def cholesky_cpu(out, x, *, upper):
-    a, o = x._numpy_view(), out._numpy_view()
+    a, o = numpy_view(x), numpy_view(out)
     what = "the matrix is not positive definite"
     if _scipy_route(a):
 
@@ -118,7 +119,7 @@ def _gesv(what: str):
 
 
 def inv_cpu(out, x):
-    a, o = x._numpy_view(), out._numpy_view()
+    a, o = numpy_view(x), numpy_view(out)
     what = "the matrix is singular"
     if _scipy_route(a, any_precision=True):  # getrf + getri beats NumPy's solve(a, I)
 
@@ -139,7 +140,7 @@ def inv_cpu(out, x):
 
 def solve_cpu(out, x1, x2):
     # x1: (..., M, M) and x2: (..., M, K) with one (already broadcast) batch shape
-    a, b, o = x1._numpy_view(), x2._numpy_view(), out._numpy_view()
+    a, b, o = numpy_view(x1), numpy_view(x2), numpy_view(out)
     what = "the matrix is singular"
     if _scipy_route(a):
         _per_matrix("solve", _gesv(what), (o,), a, b)
@@ -148,18 +149,18 @@ def solve_cpu(out, x1, x2):
 
 
 def det_cpu(out, x):
-    out._numpy_view()[...] = _numpy("det", None, np.linalg.det, x._numpy_view())
+    numpy_view(out)[...] = _numpy("det", None, np.linalg.det, numpy_view(x))
 
 
 def slogdet_cpu(outs, x):
-    sign, logabsdet = _numpy("slogdet", None, np.linalg.slogdet, x._numpy_view())
-    outs[0]._numpy_view()[...] = sign
-    outs[1]._numpy_view()[...] = logabsdet
+    sign, logabsdet = _numpy("slogdet", None, np.linalg.slogdet, numpy_view(x))
+    numpy_view(outs[0])[...] = sign
+    numpy_view(outs[1])[...] = logabsdet
 
 
 def eigh_cpu(outs, x, *, compute_vectors):
-    a = x._numpy_view()
-    o = tuple(r._numpy_view() for r in outs)
+    a = numpy_view(x)
+    o = tuple(numpy_view(r) for r in outs)
     op = "eigh" if compute_vectors else "eigvalsh"
     if _scipy_route(a):
         from scipy.linalg import eigh
@@ -180,8 +181,8 @@ def eigh_cpu(outs, x, *, compute_vectors):
 
 
 def eig_cpu(outs, x, *, compute_vectors):
-    a = x._numpy_view()
-    o = tuple(r._numpy_view() for r in outs)
+    a = numpy_view(x)
+    o = tuple(numpy_view(r) for r in outs)
     op = "eig" if compute_vectors else "eigvals"
     if _scipy_route(a):
         from scipy.linalg import eig
@@ -202,8 +203,8 @@ def eig_cpu(outs, x, *, compute_vectors):
 
 
 def svd_cpu(outs, x, *, full_matrices, compute_uv):
-    a = x._numpy_view()
-    o = tuple(r._numpy_view() for r in outs)
+    a = numpy_view(x)
+    o = tuple(numpy_view(r) for r in outs)
     op = "svd" if compute_uv else "svdvals"
     if _scipy_route(a):
         from scipy.linalg import svd
@@ -222,8 +223,8 @@ def svd_cpu(outs, x, *, full_matrices, compute_uv):
 
 
 def qr_cpu(outs, x, *, mode):
-    a = x._numpy_view()
-    o = tuple(r._numpy_view() for r in outs)
+    a = numpy_view(x)
+    o = tuple(numpy_view(r) for r in outs)
     if _scipy_route(a):
         from scipy.linalg import qr
 

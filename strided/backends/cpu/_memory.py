@@ -1,0 +1,43 @@
+"""CPU memory: a 1-D NumPy array is the buffer; NumPy views share it with other libraries."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def numpy_view(a) -> np.ndarray:
+    """A NumPy ndarray sharing the memory of the cpu array ``a`` (any strides)."""
+    buf = a._buf
+    isz = buf.itemsize
+    if buf.size == 0 or 0 in a._shape:
+        return np.empty(a._shape, dtype=buf.dtype)
+    return np.ndarray(
+        a._shape,
+        dtype=buf.dtype,
+        buffer=buf,
+        offset=a._offset * isz,
+        strides=tuple(s * isz for s in a._strides),
+    )
+
+
+def import_host(a: np.ndarray) -> tuple:
+    """``(buf, shape, strides, offset)`` viewing the NumPy array ``a`` (strides and offset in
+    elements): the buffer is a 1-D array over the span ``a`` covers.  Read-only, unaligned or
+    oddly strided memory is copied once (read-only buffers would compile separate numba kernels,
+    unaligned ones would break the kernels' assumptions)."""
+    isz = a.itemsize
+    if not a.flags.writeable or not a.flags.aligned or any(s % isz for s in a.strides):
+        a = a.copy()
+    shape = a.shape
+    if a.size == 0:
+        strides, acc = [], 1
+        for n in reversed(shape):
+            strides.append(acc)
+            acc *= n
+        return np.empty(0, a.dtype), shape, tuple(reversed(strides)), 0
+    el = tuple(s // isz for s in a.strides)
+    lo = sum(st * (n - 1) for st, n in zip(el, shape) if st < 0)
+    hi = sum(st * (n - 1) for st, n in zip(el, shape) if st > 0)
+    corner = a[tuple(slice(n - 1, n) if st < 0 else slice(0, 1) for st, n in zip(el, shape))]
+    buf = np.lib.stride_tricks.as_strided(corner, shape=(hi - lo + 1,), strides=(isz,))
+    return buf, shape, el, -lo
