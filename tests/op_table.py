@@ -113,6 +113,7 @@ OTHER_OPS = {
     "arange": "test_creation",
     "linspace": "test_creation",
     "fill": "test_creation",
+    "full": "test_creation",
     "copy": "test_manipulation",
     "where": "test_manipulation",
     # view primitives: rules only (shape, strides, offset), no kernel on any device

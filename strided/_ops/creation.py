@@ -13,7 +13,7 @@ import numpy as np
 from .. import _dtypes as dt
 from .._array import Array
 from .._device import CPU, Device, as_device
-from ..dispatch import declare
+from ..dispatch import Plan, declare
 from .core import FILL, astype_to, check_scalar_fits, copy_of, empty_on, run, scalar_array
 
 __all__ = [
@@ -35,8 +35,28 @@ __all__ = [
     "triu",
 ]
 
-ARANGE = declare("arange", "creation")
-LINSPACE = declare("linspace", "creation")
+
+def _full_rule(*, shape: tuple, fill_value, dtype: dt.DType, device: Device) -> Plan:
+    return Plan(device, (shape, dtype), (), None, {"fill_value": fill_value})
+
+
+def _arange_rule(*, n: int, start, step, dtype: dt.DType, device: Device) -> Plan:
+    return Plan(device, ((n,), dtype), (), None, {"start": start, "step": step})
+
+
+def _linspace_rule(*, num: int, start, stop, endpoint: bool, dtype, device: Device) -> Plan:
+    params = {"start": start, "stop": stop, "endpoint": endpoint}
+    return Plan(device, ((num,), dtype), (), None, params)
+
+
+# creation primitives: their rules are the shape and dtype the public functions worked out
+FULL = declare("full", "creation", rule=_full_rule)
+ARANGE = declare("arange", "creation", rule=_arange_rule)
+LINSPACE = declare("linspace", "creation", rule=_linspace_rule)
+
+
+def _full(shape: tuple, fill_value, dtype: dt.DType, device: Device) -> Array:
+    return FULL(shape=shape, fill_value=fill_value, dtype=dtype, device=device)
 
 
 def _grad_option(fn):
@@ -88,22 +108,21 @@ def full(shape, fill_value, *, dtype=None, device=None) -> Array:
     else:
         dtype = dt.as_dtype(dtype)
         check_scalar_fits("full", fill_value, dtype)
-    out = empty_on(_shape_arg(shape, "full"), dtype, as_device(device))
-    return run(FILL, out, fill_value)
+    return _full(_shape_arg(shape, "full"), fill_value, dtype, as_device(device))
 
 
 @_grad_option
 def zeros(shape, *, dtype=None, device=None) -> Array:
     """An array of zeros (default dtype float64)."""
     d = _dtype_arg(dtype, dt.default_float)
-    return run(FILL, empty_on(_shape_arg(shape, "zeros"), d, as_device(device)), 0)
+    return _full(_shape_arg(shape, "zeros"), 0, d, as_device(device))
 
 
 @_grad_option
 def ones(shape, *, dtype=None, device=None) -> Array:
     """An array of ones (default dtype float64)."""
     d = _dtype_arg(dtype, dt.default_float)
-    return run(FILL, empty_on(_shape_arg(shape, "ones"), d, as_device(device)), 1)
+    return _full(_shape_arg(shape, "ones"), 1, d, as_device(device))
 
 
 def _like(x: Array, dtype, device, op: str) -> tuple[dt.DType, Device]:
@@ -125,14 +144,14 @@ def empty_like(x: Array, /, *, dtype=None, device=None) -> Array:
 def zeros_like(x: Array, /, *, dtype=None, device=None) -> Array:
     """Zeros with ``x``'s shape (and dtype/device unless given)."""
     d, dev = _like(x, dtype, device, "zeros_like")
-    return run(FILL, empty_on(x._shape, d, dev), 0)
+    return _full(x._shape, 0, d, dev)
 
 
 @_grad_option
 def ones_like(x: Array, /, *, dtype=None, device=None) -> Array:
     """Ones with ``x``'s shape (and dtype/device unless given)."""
     d, dev = _like(x, dtype, device, "ones_like")
-    return run(FILL, empty_on(x._shape, d, dev), 1)
+    return _full(x._shape, 1, d, dev)
 
 
 @_grad_option
@@ -140,7 +159,7 @@ def full_like(x: Array, /, fill_value, *, dtype=None, device=None) -> Array:
     """``fill_value`` with ``x``'s shape (and dtype/device unless given)."""
     d, dev = _like(x, dtype, device, "full_like")
     check_scalar_fits("full_like", fill_value, d)
-    return run(FILL, empty_on(x._shape, d, dev), fill_value)
+    return _full(x._shape, fill_value, d, dev)
 
 
 @_grad_option
@@ -159,8 +178,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
     else:
         dtype = dt.as_dtype(dtype)
     n = max(0, math.ceil((stop - start) / step))
-    out = empty_on((n,), dtype, as_device(device))
-    return run(ARANGE, out, start=start, step=step)
+    return ARANGE(n=n, start=start, step=step, dtype=dtype, device=as_device(device))
 
 
 @_grad_option
@@ -176,8 +194,9 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> 
         dtype = dt.as_dtype(dtype)
         if dtype.kind not in dt.FLOAT_KINDS:
             raise TypeError(f"linspace: dtype must be floating-point, got {dtype.name}")
-    out = empty_on((num,), dtype, as_device(device))
-    return run(LINSPACE, out, start=start, stop=stop, endpoint=endpoint)
+    return LINSPACE(
+        num=num, start=start, stop=stop, endpoint=endpoint, dtype=dtype, device=as_device(device)
+    )
 
 
 @_grad_option

@@ -941,7 +941,9 @@ def _qr(ctx, gq, gr):
 
 
 # creation primitives take no arrays: nothing to differentiate
-not_differentiable("empty", "fill", "arange", "linspace", "export", "import_host")
+not_differentiable(
+    "empty", "fill", "full", "arange", "linspace", "export", "import_host"
+)  # fmt: skip
 
 #: kernels that only run inside a recorded function, whose rule covers them
 COVERED_BY = {

@@ -261,6 +261,10 @@ def copy_cpu(out, x):
     _k().copy(_out(out), _operand(x, out._shape), out._shape)
 
 
+def full_cpu(out, *, fill_value):
+    fill_cpu(out, fill_value)
+
+
 def fill_cpu(out, value):
     if not out._shape:  # 0-d: Python scalars in binary ops land here on every call
         out._buf[out._offset] = value
@@ -567,6 +571,7 @@ def _special_kernels() -> dict:
         "export": numpy_view,
         "import_host": import_host,
         "fill": fill_cpu,
+        "full": full_cpu,
         "where": where_cpu,
         "matmul": matmul_cpu,
         "arange": arange_cpu,
