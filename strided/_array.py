@@ -80,14 +80,13 @@ _FORWARD = {
     "floordiv": "floor_divide", "mod": "remainder", "pow": "pow", "and": "bitwise_and",
     "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "bitwise_left_shift",
     "rshift": "bitwise_right_shift", "eq": "equal", "ne": "not_equal", "lt": "less",
-    "le": "less_equal", "gt": "greater", "ge": "greater_equal",
+    "le": "less_equal", "gt": "greater", "ge": "greater_equal", "matmul": "matmul",
 }  # fmt: skip
 _BINARY_DUNDERS = {f"__{n}__": op for n, op in _FORWARD.items()}
-for _n in (*_FORWARD, "matmul"):
+for _n in _FORWARD:
     for _p in ("r", "i"):
         if _n not in ("eq", "ne", "lt", "le", "gt", "ge"):
             _BINARY_DUNDERS[f"__{_p}{_n}__"] = None
-_BINARY_DUNDERS["__matmul__"] = None
 del _n, _p
 _UNARY_DUNDERS = ["__neg__", "__pos__", "__abs__", "__invert__"]
 
@@ -420,7 +419,20 @@ class Array:
         return tuple(new_shape), tuple(new_strides), offset
 
     def __getitem__(self, key) -> Array:
-        if type(key) is not tuple:
+        kc = key.__class__
+        if kc is slice and self._shape and self._ag is None and self._base is None:
+            # the commonest index, x[a:b:c] on an array outside the graph: a view of axis 0
+            n = self._shape[0]
+            start, stop, step = key.indices(n)
+            size = len(range(start, stop, step))
+            st = self._strides[0]
+            v = Array._new(self._buf, (size, *self._shape[1:]), (st * step, *self._strides[1:]),
+                           self._offset + start * st if size else self._offset, self._dtype,
+                           self._device)  # fmt: skip
+            v._base = self
+            v._version = self._version
+            return v
+        if kc is not tuple:
             if isinstance(key, Array):
                 return OPERATIONS["getitem_arrays"](self, key)
         elif any(isinstance(k, Array) for k in key):

@@ -83,6 +83,7 @@ class Plan:
 
 
 _NO_PARAMS: dict = {}
+_SEQUENCES = (list, tuple)
 
 
 class Primitive:
@@ -134,12 +135,25 @@ class Primitive:
 
     def __call__(self, *args, **params):
         """Run the pipeline: see :func:`apply`."""
-        if Mode.enabled and self.vjp is not NOT_DIFFERENTIABLE and _in_graph_args(args):
-            return record(self.name, self.vjp, self, args, params)
+        if Mode.enabled and self.vjp is not NOT_DIFFERENTIABLE:
+            for a in args:
+                if a.__class__ is Array or isinstance(a, Array):
+                    if a._ag is not None or (a._base is not None and a._base._ag is not None):
+                        return record(self.name, self.vjp, self, args, params)
+                elif type(a) in _SEQUENCES and _in_graph_args(a):
+                    return record(self.name, self.vjp, self, args, params)
         memo_key = self.memo_key
         if memo_key is not None:
             key = memo_key(*args, **params)
             if key is not None:
+                spec = self._plans.get(key)
+                if spec is not None and spec[0] is args[0]._device:
+                    device, shape, strides, dtype, alloc, size, kern, kparams = spec
+                    if kern is None:  # meta: the rule was the whole computation
+                        return Array._new(None, shape, strides, 0, dtype, device)
+                    out = Array._new(alloc(size), shape, strides, 0, dtype, device)
+                    kern(out, *args, **kparams)
+                    return out
                 return self._memoized(key, args, params)
         return execute(self, args, params)
 

@@ -135,6 +135,9 @@ def bind() -> None:
         OPERATIONS[f"__{dunder}__"] = PRIMS[name]
     for name in {*_BINARY.values(), *_COMPARE.values()}:
         OPERATIONS[name] = PRIMS[name]  # what the forward operators call with arrays or scalars
+    from .linalg import MATMUL
+
+    OPERATIONS["matmul"] = MATMUL
     for prefix, fn in zip(("", "r", "i"), _matmul_ops()):
         OPERATIONS[f"__{prefix}matmul__"] = fn
     OPERATIONS.update(

@@ -285,6 +285,24 @@ def _row_major(a, rows: int, cols: int):
     return None
 
 
+_SMALL_MATMUL: dict = {}  # dtype -> compiled entry point of the small-product loop
+
+
+def _small_matmul(out, a, b, m, k, n) -> None:
+    st_a, st_b = a._strides, b._strides
+    args = (out._buf, a._buf, a._offset, st_a[0], st_a[1], b._buf, b._offset, st_b[0], st_b[1],
+            m, k, n)  # fmt: skip
+    entry = _SMALL_MATMUL.get(out._dtype)
+    if entry is None:
+        from ._kern_matmul import matmul_small
+
+        matmul_small(*args)
+        sig = tuple(matmul_small.typeof_pyval(x) for x in args)
+        _SMALL_MATMUL[out._dtype] = matmul_small.overloads[sig].entry_point
+    else:
+        entry(*args)
+
+
 def matmul_cpu(out, a, b, *, batch_shape):
     if (
         not batch_shape
@@ -292,9 +310,11 @@ def matmul_cpu(out, a, b, *, batch_shape):
         and len(b._shape) == 2
         and out._buf.dtype.kind in "fc"
     ):
-        # one float matrix product of dense operands: BLAS through NumPy, straight into out
         m, k = a._shape
         n = b._shape[1]
+        if 0 < m * k * n <= 4096:  # _kern_matmul.SMALL_MATMUL, without importing numba
+            return _small_matmul(out, a, b, m, k, n)
+        # one float matrix product of dense operands: BLAS through NumPy, straight into out
         am, bm = _row_major(a, m, k), _row_major(b, k, n)
         if am is not None and bm is not None and k:
             np.dot(am, bm, out=out._buf.reshape(m, n))

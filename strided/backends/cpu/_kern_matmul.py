@@ -109,3 +109,21 @@ def matmul_int(o, oo, osm, osn, a, ao, asm, ask, b, bo, bsk, bsn, m, k, n):
             bb = bo[t] + p * bsk
             for j in range(n):
                 o[ob + j * osn] += x * b[bb + j * bsn]
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
+def matmul_small(o, a, ao, asm, ask, b, bo, bsk, bsn, m, k, n):
+    """One small product into a dense (m, n) ``o``: a BLAS call costs more than the arithmetic
+    here (used for m * k * n up to SMALL_MATMUL)."""
+    for i in range(m):
+        for j in range(n):
+            o[i * n + j] = 0
+        for p in range(k):
+            x = a[ao + i * asm + p * ask]
+            bb = bo + p * bsk
+            for j in range(n):
+                o[i * n + j] += x * b[bb + j * bsn]
+
+
+#: the largest m * k * n that matmul_small serves
+SMALL_MATMUL = 16**3
