@@ -27,8 +27,8 @@ from .core import (
     COPY,
     FILL,
     astype_to,
+    check_int_range,
     check_scalar_fits,
-    coerce_operands,
     copy_of,
     data_dependent,
     empty_on,
@@ -363,10 +363,33 @@ def _where_rule(condition, x1, x2, /) -> Plan:
     condition = to_array(condition, "where")
     if condition._dtype is not dt.bool:
         raise TypeError(f"where: condition must have dtype bool, got {condition._dtype.name}")
-    (c, a, b), device = coerce_operands("where", (condition, x1, x2))
-    d = dt.promote(a._dtype, b._dtype)
-    shape = broadcast_shapes_rule(c._shape, a._shape, b._shape, op="where")
-    return Plan(device, (shape, d), (c, a, b), (None, d, d))
+    arrays = [a for a in (x1, x2) if isinstance(a, Array)]
+    if not arrays:
+        for v in (x1, x2):
+            if not is_scalar(v):
+                raise TypeError(
+                    f"where: expected strided arrays or Python scalars, got {type(v).__name__}"
+                )
+        raise TypeError("where: x1 or x2 must be a strided array")
+    device = same_device("where", condition, *arrays)
+    d = arrays[0]._dtype if len(arrays) == 1 else dt.promote(x1._dtype, x2._dtype)
+    values = []
+    for v in (x1, x2):
+        if isinstance(v, Array):
+            values.append(v)
+        elif is_scalar(v):
+            v = v.item() if not isinstance(v, (bool, int, float, complex)) else v
+            sd = dt.scalar_dtype(v, d)
+            check_int_range("where", v, sd)
+            d = dt.promote(d, sd)
+            values.append(v)  # a Python scalar reaches the kernel as itself
+        else:
+            raise TypeError(
+                f"where: expected strided arrays or Python scalars, got {type(v).__name__}"
+            )
+    shapes = [a._shape for a in (condition, *arrays)]
+    shape = broadcast_shapes_rule(*shapes, op="where")
+    return Plan(device, (shape, d), (condition, *values), (None, d, d))
 
 
 WHERE.rule = _where_rule

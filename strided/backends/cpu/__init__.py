@@ -274,7 +274,13 @@ def fill_cpu(out, value):
 
 def where_cpu(out, cond, x1, x2):
     shape = out._shape
-    _k().where(_out(out), _operand(cond, shape), _operand(x1, shape), _operand(x2, shape), shape)
+    nd = len(shape)
+    dtype = out._buf.dtype
+    ops = [
+        (np.array((x,), dtype), 0, (0,) * nd) if type(x) in _PY_SCALARS else _operand(x, shape)
+        for x in (x1, x2)
+    ]
+    _k().where(_out(out), _operand(cond, shape), ops[0], ops[1], shape)
 
 
 def _row_major(a, rows: int, cols: int):
