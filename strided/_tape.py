@@ -14,6 +14,8 @@ since it was saved refuses to run.
 
 from __future__ import annotations
 
+import threading
+
 from ._array import Array
 from ._dtypes import FLOAT_KINDS
 from ._shapes import is_c_contiguous
@@ -21,10 +23,16 @@ from ._shapes import is_c_contiguous
 __all__ = ["Mode", "Node", "AutogradMeta", "record", "tracked", "setitem", "RULES"]
 
 
-class Mode:
-    """Grad mode (process-wide): operations record on the tape only while ``enabled``."""
+class _GradMode(threading.local):
+    """Grad mode, per thread (as in PyTorch): operations record on the tape only while
+    ``Mode.enabled``.  A thread starts with the class default (on); setting it changes only the
+    calling thread's value.  Reading it costs one attribute lookup on a ``threading.local``."""
 
     enabled = True
+
+
+#: the grad mode of the calling thread (``Mode.enabled``)
+Mode = _GradMode()
 
 
 class AutogradMeta:

@@ -4,12 +4,21 @@ windows.  PyTorch (where installed) is the oracle; every test also asserts value
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 
 import strided as xp
 from strided._ops.manipulation import as_strided
-from strided.autograd import grad, gradcheck, gradgradcheck
+from strided.autograd import (
+    grad,
+    gradcheck,
+    gradgradcheck,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from strided.autograd._rules import _windows_disjoint
 
 try:
@@ -128,3 +137,104 @@ def test_window_disjointness_test():
     assert not _windows_disjoint((4, 2), (1, 1))
     assert not _windows_disjoint((3,), (0,))
     assert not _windows_disjoint((3, 2), (-1, 1))
+
+
+# -- grad mode per thread --------------------------------------------------------------------------
+def _in_thread(fn):
+    """Run ``fn`` in a new thread; return what it returned (or raise what it raised)."""
+    box = {}
+
+    def target():
+        try:
+            box["value"] = fn()
+        except BaseException as e:  # re-raised in the calling thread
+            box["error"] = e
+
+    t = threading.Thread(target=target)
+    t.start()
+    t.join(30)
+    assert not t.is_alive()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def test_no_grad_in_one_thread_leaves_other_threads_recording():
+    x = leaf([1.0, 2.0])
+    entered, release = threading.Event(), threading.Event()
+    seen = {}
+
+    def worker():
+        with no_grad():
+            entered.set()
+            assert release.wait(30)
+            seen["worker_enabled"] = is_grad_enabled()
+            seen["worker_recorded"] = (x * 2).requires_grad
+
+    t = threading.Thread(target=worker)
+    t.start()
+    try:
+        assert entered.wait(30)
+        # the worker is inside no_grad() right now; this thread still records
+        enabled_here = is_grad_enabled()
+        y = x * 3
+    finally:
+        release.set()
+        t.join(30)
+    assert enabled_here
+    assert y.requires_grad and y.grad_fn is not None
+    assert seen == {"worker_enabled": False, "worker_recorded": False}
+    assert is_grad_enabled()
+
+
+def test_new_threads_start_with_grad_mode_on_and_switches_stay_in_their_thread():
+    x = leaf([1.0, 2.0])
+    with no_grad():
+        assert not is_grad_enabled()
+        assert _in_thread(lambda: (is_grad_enabled(), (x * 2).requires_grad)) == (True, True)
+        assert not (x * 2).requires_grad
+    set_grad_enabled(False)  # the plain-call form switches this thread only
+    try:
+        assert _in_thread(is_grad_enabled)
+        assert not is_grad_enabled()
+    finally:
+        set_grad_enabled(True)
+    assert is_grad_enabled()
+
+
+def test_backward_with_create_graph_in_a_thread_leaves_this_threads_mode_alone():
+    x = leaf([1.0, 2.0, 3.0])
+    y = xp.sum(x**3)
+
+    def second_derivative():
+        (g,) = grad(y, x, create_graph=True)
+        return grad(xp.sum(g), x)[0]
+
+    with no_grad():
+        h = _in_thread(second_derivative)  # the engine turns recording on in its own thread
+        assert not is_grad_enabled()
+    close(h, 6 * np.array([1.0, 2.0, 3.0]))
+
+
+def test_threads_record_and_differentiate_concurrently():
+    def work(seed):
+        rng = np.random.default_rng(seed)
+        host = rng.standard_normal(50)
+        a = leaf(host)
+        for i in range(20):
+            if i % 2:
+                with no_grad():
+                    a.grad = None
+            xp.sum(xp.sin(a) * a).backward()
+        return host, np.asarray(a.grad)
+
+    results = []
+    threads = [threading.Thread(target=lambda s=s: results.append(work(s))) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert len(results) == 4
+    for host, g in results:
+        # the last backward ran after a reset (i = 19 is odd), so .grad holds one gradient
+        close(g, np.cos(host) * host + np.sin(host))

@@ -11,7 +11,8 @@ rules are written with namespace functions they run on every device, meta includ
     y.backward()
     x.grad                       # Array([2., 4., 6.], dtype=float64)
 
-Grad mode is process-wide (not per thread).
+Grad mode is per thread, as in PyTorch: ``no_grad()`` (or ``set_grad_enabled``) in one thread
+leaves recording in every other thread alone, and each new thread starts with grad mode on.
 """
 
 from __future__ import annotations
