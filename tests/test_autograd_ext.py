@@ -12,11 +12,13 @@ import pytest
 import strided as xp
 from strided._ops.manipulation import as_strided
 from strided.autograd import (
+    Function,
     grad,
     gradcheck,
     gradgradcheck,
     is_grad_enabled,
     no_grad,
+    once_differentiable,
     set_grad_enabled,
 )
 from strided.autograd._rules import _windows_disjoint
@@ -238,3 +240,381 @@ def test_threads_record_and_differentiate_concurrently():
     for host, g in results:
         # the last backward ran after a reset (i = 19 is odd), so .grad holds one gradient
         close(g, np.cos(host) * host + np.sin(host))
+
+
+# -- autograd.Function --------------------------------------------------------------------------
+class Exp(Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = xp.exp(x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        return g * y
+
+
+class Cube(Function):
+    """x**3 with a scale that is not an array and a keyword flag: both pass through."""
+
+    @staticmethod
+    def forward(ctx, x, scale, *, negate=False):
+        ctx.save_for_backward(x)
+        ctx.scale = scale * (-1 if negate else 1)
+        return ctx.scale * x * x * x
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * 3 * ctx.scale * x * x, None
+
+
+class LinearTanh(Function):
+    """Two outputs: z = x @ w.T + b and a = tanh(z)."""
+
+    @staticmethod
+    def forward(ctx, x, w, b):
+        z = x @ w.mT + b
+        a = xp.tanh(z)
+        ctx.save_for_backward(x, w, a)
+        return z, a
+
+    @staticmethod
+    def backward(ctx, gz, ga):
+        x, w, a = ctx.saved_tensors
+        gz = gz + ga * (1 - a * a)
+        gx = gz @ w if ctx.needs_input_grad[0] else None
+        gw = gz.mT @ x if ctx.needs_input_grad[1] else None
+        gb = xp.sum(gz, axis=0) if ctx.needs_input_grad[2] else None
+        return gx, gw, gb
+
+
+def _torch_functions():
+    class TExp(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = torch.exp(x)
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, g):
+            (y,) = ctx.saved_tensors
+            return g * y
+
+    class TLinearTanh(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, w, b):
+            z = x @ w.mT + b
+            a = torch.tanh(z)
+            ctx.save_for_backward(x, w, a)
+            return z, a
+
+        @staticmethod
+        def backward(ctx, gz, ga):
+            x, w, a = ctx.saved_tensors
+            gz = gz + ga * (1 - a * a)
+            return gz @ w, gz.mT @ x, gz.sum(0)
+
+    return TExp, TLinearTanh
+
+
+def test_function_exp_values_gradients_and_node():
+    host = RNG.standard_normal(5)
+    x = leaf(host)
+    y = Exp.apply(x)
+    assert y.requires_grad and not y.is_leaf
+    assert "ExpBackward" in repr(y.grad_fn)
+    close(y, np.exp(host))
+    xp.sum(y * y).backward()
+    close(x.grad, 2 * np.exp(2 * host))
+
+
+def test_function_gradcheck_and_gradgradcheck():
+    x = leaf(RNG.standard_normal((2, 3)))
+    assert gradcheck(Exp.apply, [x])
+    assert gradgradcheck(Exp.apply, [x])
+    assert gradcheck(lambda a: Cube.apply(a, 0.5, negate=True), [x])
+    assert gradgradcheck(lambda a: Cube.apply(a, 0.5), [x])
+    w = leaf(RNG.standard_normal((4, 3)))
+    b = leaf(RNG.standard_normal(4))
+    assert gradcheck(LinearTanh.apply, [x, w, b])
+    assert gradgradcheck(LinearTanh.apply, [x, w, b])
+
+
+def test_function_double_backward_through_a_differentiable_backward():
+    x = leaf([0.5, -1.0, 2.0])
+    (g,) = grad(xp.sum(Cube.apply(x, 2.0)), x, create_graph=True)
+    assert g.requires_grad
+    close(g, 6 * np.array([0.25, 1.0, 4.0]))
+    (h,) = grad(xp.sum(g), x)
+    close(h, 12 * np.array([0.5, -1.0, 2.0]))
+
+
+@needs_torch
+def test_function_agrees_with_torch_autograd_function():
+    TExp, TLinearTanh = _torch_functions()
+    hx, hw, hb = RNG.standard_normal((3, 2)), RNG.standard_normal((4, 2)), RNG.standard_normal(4)
+    gz, ga = RNG.standard_normal((3, 4)), RNG.standard_normal((3, 4))
+    ours = [leaf(h) for h in (hx, hw, hb)]
+    theirs = [torch.tensor(h, requires_grad=True) for h in (hx, hw, hb)]
+    z, a = LinearTanh.apply(*ours)
+    tz, ta = TLinearTanh.apply(*theirs)
+    close(z, tz.detach().numpy())
+    close(a, ta.detach().numpy())
+    loss = xp.sum(Exp.apply(z) * xp.asarray(gz)) + xp.sum(a * xp.asarray(ga))
+    tloss = (TExp.apply(tz) * torch.tensor(gz)).sum() + (ta * torch.tensor(ga)).sum()
+    loss.backward()
+    tloss.backward()
+    for o, t in zip(ours, theirs):
+        close(o.grad, t.grad.numpy())
+    # one output unused: backward gets zeros for it, in both
+    for o, t in zip(ours, theirs):
+        o.grad, t.grad = None, None
+    xp.sum(LinearTanh.apply(*ours)[1]).backward()
+    TLinearTanh.apply(*theirs)[1].sum().backward()
+    for o, t in zip(ours, theirs):
+        close(o.grad, t.grad.numpy())
+
+
+def test_function_needs_input_grad_and_none_gradients():
+    x = leaf(RNG.standard_normal((3, 2)))
+    w = xp.asarray(RNG.standard_normal((4, 2)))  # a constant
+    b = leaf(RNG.standard_normal(4))
+    seen = {}
+
+    class Probe(LinearTanh):
+        @staticmethod
+        def backward(ctx, gz, ga):
+            seen["needs"] = ctx.needs_input_grad
+            return LinearTanh.backward(ctx, gz, ga)
+
+    z, a = Probe.apply(x, w, b)
+    xp.sum(z + a).backward()
+    assert seen["needs"] == (True, False, True)
+    assert w.grad is None and x.grad is not None and b.grad is not None
+    assert Probe.apply(x, w, b)[0].requires_grad
+    # non-array arguments count as not needing a gradient
+    ctxs = []
+
+    class Keep(Function):
+        @staticmethod
+        def forward(ctx, x, n):
+            ctxs.append(ctx)
+            return x * n
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2, None
+
+    Keep.apply(x, 2)
+    assert ctxs[-1].needs_input_grad == (True, False)
+
+
+def test_function_forward_runs_without_recording():
+    inside = {}
+
+    class Spy(Function):
+        @staticmethod
+        def forward(ctx, x):
+            inside["enabled"] = is_grad_enabled()
+            t = x * 2
+            inside["tracked"] = t.requires_grad
+            return t + 1
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    x = leaf([1.0, 2.0])
+    y = Spy.apply(x)
+    assert inside == {"enabled": False, "tracked": False}
+    assert is_grad_enabled() and y.requires_grad
+    with no_grad():
+        assert not Spy.apply(x).requires_grad
+    assert not Spy.apply(xp.asarray([1.0])).requires_grad  # no input requires grad
+
+
+def test_function_mark_non_differentiable_integer_outputs_and_materialized_grads():
+    seen = {}
+
+    class SortWithIndex(Function):
+        @staticmethod
+        def forward(ctx, x):
+            order = xp.argsort(x)
+            ranks = xp.astype(order, xp.float64)
+            ctx.mark_non_differentiable(ranks)
+            ctx.save_for_backward(order)
+            return xp.take(x, order), order, ranks
+
+        @staticmethod
+        def backward(ctx, g, g_order, g_ranks):
+            seen["g_ranks"] = np.asarray(g_ranks)
+            seen["g_order"] = g_order
+            (order,) = ctx.saved_tensors
+            return _scatter(g, order)
+
+    def _scatter(g, order):
+        return xp.take(g, xp.argsort(order))
+
+    x = leaf([3.0, 1.0, 2.0])
+    s, order, ranks = SortWithIndex.apply(x)
+    assert s.requires_grad
+    assert not order.requires_grad and not ranks.requires_grad  # int64, and marked
+    xp.sum(s * xp.asarray([1.0, 10.0, 100.0])).backward()
+    close(x.grad, [100.0, 1.0, 10.0])
+    close(seen["g_ranks"], [0.0, 0.0, 0.0])  # materialized as zeros
+    assert seen["g_order"].dtype == xp.int64
+
+    class NoMaterialize(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.set_materialize_grads(False)
+            return x * 2, x * 3
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            seen["g2"] = g2
+            return g1 * 2
+
+    a, _ = NoMaterialize.apply(x)
+    xp.sum(a).backward()
+    assert seen["g2"] is None
+
+
+def test_function_saved_tensors_are_version_checked_and_released():
+    x = leaf([1.0, 2.0])
+    t = x * 1
+    y = xp.sum(Exp.apply(t))
+    u = t * 1
+    z = xp.sum(Cube.apply(u, 1.0))
+    with no_grad():
+        u[0] = 5.0  # changes an array Cube saved
+    with pytest.raises(RuntimeError, match="modified in place"):
+        z.backward()
+    y.backward(retain_graph=True)
+    y.backward()  # retained once: a second pass works
+    close(x.grad, 2 * np.exp([1.0, 2.0]))
+    with pytest.raises(RuntimeError, match="second time"):
+        y.backward()
+
+
+def test_function_returning_an_input_and_views_of_inputs():
+    class Identity(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 3
+
+    class Head(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.n = x.shape[0]
+            return x[:2]
+
+        @staticmethod
+        def backward(ctx, g):
+            return xp.concat([g, xp.zeros((ctx.n - 2,), dtype=g.dtype)])
+
+    x = leaf([1.0, 2.0, 3.0])
+    y = Identity.apply(x)
+    assert y is not x and x.is_leaf and not y.is_leaf
+    h = Head.apply(x)
+    close(h, [1.0, 2.0])
+    xp.sum(y).backward()
+    xp.sum(h * 10).backward()
+    close(x.grad, [13.0, 13.0, 3.0])
+
+
+def test_function_setup_context_style():
+    class Square(Function):
+        @staticmethod
+        def forward(x):
+            return x * x
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            (x,) = inputs
+            ctx.save_for_backward(x)
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 2 * g * x
+
+    x = leaf([1.0, -2.0, 0.5])
+    assert gradcheck(Square.apply, [x])
+    xp.sum(Square.apply(x)).backward()
+    close(x.grad, [2.0, -4.0, 1.0])
+
+
+def test_function_once_differentiable_records_nothing():
+    class ExpOnce(Exp):
+        @staticmethod
+        @once_differentiable
+        def backward(ctx, g):
+            (y,) = ctx.saved_tensors
+            assert not is_grad_enabled()
+            return g * y
+
+    x = leaf([0.0, 1.0])
+    (g,) = grad(xp.sum(ExpOnce.apply(x)), x, create_graph=True)
+    close(g, np.exp([0.0, 1.0]))
+    assert not g.requires_grad
+
+
+def test_function_errors_like_pytorch():
+    x = leaf([1.0, 2.0])
+
+    def make(backward_result):
+        class Bad(Function):
+            @staticmethod
+            def forward(ctx, x, n):
+                return x * n
+
+            @staticmethod
+            def backward(ctx, g):
+                return backward_result(g)
+
+        return Bad
+
+    with pytest.raises(RuntimeError, match="incorrect number of gradients"):
+        xp.sum(make(lambda g: g).apply(x, 2)).backward()
+    with pytest.raises(RuntimeError, match="not an array"):
+        xp.sum(make(lambda g: (g, g)).apply(x, 2)).backward()
+    with pytest.raises(RuntimeError, match="invalid gradient at index 0"):
+        xp.sum(make(lambda g: (xp.sum(g) * xp.ones((3,)), None)).apply(x, 2)).backward()
+    # extra trailing Nones are accepted, as in PyTorch; a broadcastable gradient is summed
+    xp.sum(make(lambda g: (xp.ones((3, 2)), None, None)).apply(x, 2)).backward()
+    close(x.grad, [3.0, 3.0])
+    with pytest.raises(TypeError, match="apply"):
+        Exp()
+    with pytest.raises(TypeError, match="save_for_backward"):
+
+        class SavesANumber(Exp):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(3.0)
+                return x
+
+        SavesANumber.apply(x)
+
+
+def test_function_on_meta():
+    x = xp.ones((64, 32), device="meta", requires_grad=True)
+    w = xp.ones((16, 32), device="meta", requires_grad=True)
+    b = xp.ones((16,), device="meta", requires_grad=True)
+    z, a = LinearTanh.apply(x, w, b)
+    assert z.shape == a.shape == (64, 16) and z.device == xp.Device("meta")
+    loss = xp.sum(Exp.apply(a))
+    (gx,) = grad(loss, x, create_graph=True)
+    assert gx.shape == x.shape and gx.device == xp.Device("meta") and gx.requires_grad
+    loss2 = xp.sum(Exp.apply(LinearTanh.apply(x, w, b)[1]))
+    loss2.backward()
+    for p in (x, w, b):
+        assert p.grad.shape == p.shape and p.grad.device == xp.Device("meta")

@@ -13,6 +13,11 @@ rules are written with namespace functions they run on every device, meta includ
 
 Grad mode is per thread, as in PyTorch: ``no_grad()`` (or ``set_grad_enabled``) in one thread
 leaves recording in every other thread alone, and each new thread starts with grad mode on.
+
+Extension points with PyTorch's names: subclass :class:`Function` (static ``forward(ctx, ...)``
+and ``backward(ctx, ...)``, called through ``.apply``) to add a differentiable operation written
+outside the package; ``x.register_hook(fn)`` sees (and may replace) the gradient reaching ``x``;
+``x.retain_grad()`` keeps a non-leaf's gradient in ``.grad``.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from .._tape import Mode
 from . import _rules  # noqa: F401  (declares every backward rule)
 from ._check import gradcheck, gradgradcheck
 from ._engine import run_backward
+from ._function import Function, FunctionCtx, once_differentiable
 
 __all__ = [
     "backward",
@@ -34,6 +40,9 @@ __all__ = [
     "is_grad_enabled",
     "gradcheck",
     "gradgradcheck",
+    "Function",
+    "FunctionCtx",
+    "once_differentiable",
 ]
 
 
