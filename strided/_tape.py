@@ -14,7 +14,9 @@ since it was saved refuses to run.
 
 from __future__ import annotations
 
+import itertools
 import threading
+import weakref
 
 from ._array import Array
 from ._dtypes import FLOAT_KINDS
@@ -38,15 +40,17 @@ Mode = _GradMode()
 class AutogradMeta:
     """Autograd state of one array: a leaf that requires grad (``node is None``) or the output
     ``index`` of the ``node`` that made it.  ``root_version`` is set for views: the version of the
-    memory's owner when the node was attached."""
+    memory's owner when the node was attached.  ``hooks`` (leaves only: a non-leaf's hooks live
+    on its node) maps handle ids to the functions ``register_hook`` added."""
 
-    __slots__ = ("node", "index", "grad", "root_version")
+    __slots__ = ("node", "index", "grad", "root_version", "hooks")
 
     def __init__(self, node=None, index: int = 0, root_version=None):
         self.node = node
         self.index = index
         self.grad = None
         self.root_version = root_version
+        self.hooks = None
 
 
 class Rule:
@@ -80,6 +84,7 @@ class Node:
         "saved_versions",
         "released",
         "retained",  # output index -> weakref of an array that retain_grad()
+        "hooks",  # output index -> {handle id: hook} added by register_hook on that output
         "__weakref__",
     )
 
@@ -100,6 +105,7 @@ def _node(name, rule, params, edges, input_meta, output_meta, inputs=None, outpu
     node.saved_versions = tuple((a, version(a)) for a in saved)
     node.released = False
     node.retained = None
+    node.hooks = None
     return node
 
 
@@ -321,7 +327,7 @@ def _attach_write(target: Array, name: str, old_edge, value, params: dict) -> No
         (_meta(target), _meta(value)),
         (_meta(target),),
     )
-    target._ag = AutogradMeta(node, 0)
+    _new_history(target, AutogradMeta(node, 0))
 
 
 def _regenerate_view(view: Array, root: Array) -> None:
@@ -341,7 +347,23 @@ def _regenerate_view(view: Array, root: Array) -> None:
         (_meta(root),),
         (_meta(view),),
     )
-    view._ag = AutogradMeta(node, 0, root._version)
+    _new_history(view, AutogradMeta(node, 0, root._version))
+
+
+def _new_history(a: Array, ag: AutogradMeta) -> None:
+    """Give ``a`` the history ``ag`` after an in-place change; a ``retain_grad()`` moves with
+    it (``.grad`` is the gradient of the array as it is now), while hooks stay with the old
+    history (they see the gradient of the contents they were registered on), as in PyTorch."""
+    old = a._ag
+    a._ag = ag
+    if old is None or old.node is None or not old.node.retained:
+        return
+    ref = old.node.retained.get(old.index)
+    if ref is not None and ref() is a:
+        del old.node.retained[old.index]
+        if ag.node.retained is None:
+            ag.node.retained = {}
+        ag.node.retained[ag.index] = ref
 
 
 _SEQ = (list, tuple)
@@ -453,22 +475,100 @@ class _AutogradAttributes:
         return None if self._ag is None else self._ag.node
 
     def retain_grad(self) -> None:
-        """Keep this non-leaf array's gradient in ``.grad`` after ``backward()``."""
-        import weakref
-
-        ag = self._ag
-        if ag is None:
+        """Keep this non-leaf array's gradient in ``.grad`` after ``backward()`` (accumulated
+        over calls, like a leaf's; the gradient after any hooks).  A no-op on leaves."""
+        if self._ag is None:
             raise RuntimeError("retain_grad: this array does not require grad")
-        if ag.node is not None:
-            if ag.node.retained is None:
-                ag.node.retained = {}
-            ag.node.retained[ag.index] = weakref.ref(self)
+        node, index = edge(self)
+        if node is not None:
+            if node.retained is None:
+                node.retained = {}
+            node.retained[index] = weakref.ref(self)
+
+    @property
+    def retains_grad(self) -> bool:
+        """True for a non-leaf array after ``retain_grad()``."""
+        ag = self._ag
+        if ag is None or ag.node is None or not ag.node.retained:
+            return False
+        ref = ag.node.retained.get(ag.index)
+        return ref is not None and ref() is self
+
+    def register_hook(self, hook) -> RemovableHandle:
+        """Call ``hook(grad)`` with the gradient reaching this array in every backward (summed
+        over its uses); a returned array replaces the gradient (same shape and dtype), None keeps
+        it.  A leaf's hooks run before the gradient is accumulated into ``.grad``; a non-leaf's
+        before the gradient goes on to the operation that made it (and before ``retain_grad``
+        stores it).  Returns a handle whose ``remove()`` takes the hook off again."""
+        if self._ag is None:
+            raise RuntimeError(
+                "register_hook: cannot register a hook on an array that does not require grad"
+            )
+        node, index = edge(self)
+        if node is None:
+            ag = self._ag
+            if ag.hooks is None:
+                ag.hooks = {}
+            hooks = ag.hooks
+        else:
+            if node.hooks is None:
+                node.hooks = {}
+            hooks = node.hooks.setdefault(index, {})
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
 
     def detach(self) -> Array:
         """A view of the same memory that is not recorded (shares the version counter)."""
         v = self._view(self._shape, self._strides, self._offset)
         v._version = -1  # never given a history through its owner
         return v
+
+
+class RemovableHandle:
+    """Returned by ``register_hook``: ``remove()`` (or leaving a ``with`` block) takes the hook
+    off; removing twice is harmless."""
+
+    __slots__ = ("_hooks", "id")
+    _ids = itertools.count()
+
+    def __init__(self, hooks: dict) -> None:
+        self._hooks = hooks
+        self.id = next(RemovableHandle._ids)
+
+    def remove(self) -> None:
+        self._hooks.pop(self.id, None)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
+
+
+def run_hooks(hooks: dict, g: Array) -> Array:
+    """``g`` passed through each hook in the order they were added (a hook returning an array
+    replaces it)."""
+    for hook in tuple(hooks.values()):
+        r = hook(g)
+        if r is None:
+            continue
+        name = getattr(hook, "__name__", repr(hook))
+        if not isinstance(r, Array):
+            raise TypeError(
+                f"hook {name!r} returned a {type(r).__name__}; a hook returns an array or None"
+            )
+        if r._shape != g._shape:
+            raise RuntimeError(
+                f"hook {name!r} has changed the size of value (was {g._shape}, got {r._shape})"
+            )
+        if r._dtype is not g._dtype:
+            raise RuntimeError(
+                f"hook {name!r} has changed the type of value (was {g._dtype.name}, got "
+                f"{r._dtype.name})"
+            )
+        g = r
+    return g
 
 
 def install(cls) -> None:

@@ -618,3 +618,171 @@ def test_function_on_meta():
     loss2.backward()
     for p in (x, w, b):
         assert p.grad.shape == p.shape and p.grad.device == xp.Device("meta")
+
+
+# -- register_hook and retain_grad --------------------------------------------------------------
+def test_hooks_on_leaves_and_non_leaves_see_and_replace_gradients():
+    x = leaf([1.0, 2.0, 3.0])
+    calls = []
+    x.register_hook(lambda g: calls.append(("x", np.asarray(g).copy())))
+    x.register_hook(lambda g: g * 10)  # runs second: sees the first hook's result (unchanged)
+    y = x * 2
+    y.retain_grad()
+    y.register_hook(lambda g: g + 1)
+    z = y * 1 + x * 3  # x used twice: its hooks see the sum, once
+    xp.sum(z).backward()
+    close(y.grad, [2.0, 2.0, 2.0])  # retain_grad stores the gradient after the hooks
+    close(x.grad, [70.0, 70.0, 70.0])  # (2 * 2 + 3) * 10
+    assert len(calls) == 1
+    close(calls[0][1], [7.0, 7.0, 7.0])
+
+
+def test_hook_handles_remove_and_work_as_context_managers():
+    x = leaf([1.0, 2.0])
+    handle = x.register_hook(lambda g: g * 0)
+    handle.remove()
+    handle.remove()  # harmless
+    with x.register_hook(lambda g: g * 5):
+        xp.sum(x * 1).backward()
+    close(x.grad, [5.0, 5.0])
+    xp.sum(x * 1).backward()
+    close(x.grad, [6.0, 6.0])
+    y = x * 2
+    h = y.register_hook(lambda g: g * 100)
+    h.remove()
+    x.grad = None
+    xp.sum(y).backward()
+    close(x.grad, [2.0, 2.0])
+
+
+def test_hooks_apply_to_autograd_grad_and_to_the_output_itself():
+    x = leaf([1.0, 2.0])
+    x.register_hook(lambda g: g * 10)
+    (g,) = grad(xp.sum(x * 2), x)
+    close(g, [20.0, 20.0])
+    assert x.grad is None
+    y = x * 3
+    y.register_hook(lambda g: g * 2)
+    (gy,) = grad(xp.sum(y), y)  # a non-leaf captured input: after its hooks
+    close(gy, [2.0, 2.0])
+    y.backward(xp.asarray([1.0, 1.0]))  # the hook of the output itself runs too
+    close(x.grad, [60.0, 60.0])
+
+
+def test_hooks_are_recorded_under_create_graph():
+    x = leaf([1.0, 2.0])
+    y = x * x
+    y.register_hook(lambda g: g * x)  # a hook written with differentiable operations
+    (g,) = grad(xp.sum(y), x, create_graph=True)  # 2 x * x
+    close(g, [2.0, 8.0])
+    (h,) = grad(xp.sum(g), x)  # d(2 x^2) = 4 x
+    close(h, [4.0, 8.0])
+
+
+def test_hook_errors():
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        xp.asarray([1.0]).register_hook(lambda g: g)
+    x = leaf([1.0, 2.0])
+    x.register_hook(lambda g: xp.sum(g))
+    with pytest.raises(RuntimeError, match="changed the size"):
+        xp.sum(x * 2).backward()
+    x = leaf([1.0, 2.0])
+    x.register_hook(lambda g: xp.astype(g, xp.float32))
+    with pytest.raises(RuntimeError, match="changed the type"):
+        xp.sum(x * 2).backward()
+
+
+def test_hook_result_is_not_aliased_by_dot_grad():
+    x = leaf([1.0, 2.0])
+    kept = xp.asarray([7.0, 7.0])
+    x.register_hook(lambda g: kept)
+    xp.sum(x * 2).backward()
+    close(x.grad, [7.0, 7.0])
+    with no_grad():
+        x.grad[0] = 0.0
+    close(kept, [7.0, 7.0])
+
+
+def test_retain_grad_semantics():
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        xp.asarray([1.0]).retain_grad()
+    x = leaf([1.0, 2.0])
+    x.retain_grad()  # a no-op on leaves
+    assert x.is_leaf and not x.retains_grad
+    y = x * 2
+    assert not y.retains_grad
+    y.retain_grad()
+    assert y.retains_grad
+    g = xp.asarray([1.0, 1.0])
+    y.backward(g, retain_graph=True)
+    assert y.grad is not g  # a copy, as PyTorch's clone
+    with no_grad():
+        g[0] = 5.0
+    close(y.grad, [1.0, 1.0])
+    y.backward(xp.asarray([1.0, 3.0]))  # accumulates, like a leaf's
+    close(y.grad, [2.0, 4.0])
+    close(x.grad, [4.0, 8.0])
+    z = x * 3
+    z.retain_grad()
+    (gx,) = grad(xp.sum(z), x)  # autograd.grad leaves every .grad alone
+    close(gx, [3.0, 3.0])
+    assert z.grad is None
+    close(x.grad, [4.0, 8.0])
+
+
+def test_autograd_grad_runs_only_the_nodes_leading_to_its_inputs():
+    x = leaf([1.0, 2.0])
+    w = leaf([3.0, 4.0])
+    y = xp.nextafter(x, 10.0)  # its backward raises
+    z = xp.sum(y * w)
+    (gw,) = grad(z, w, retain_graph=False)
+    close(gw, np.nextafter([1.0, 2.0], 10.0))
+    t = x * 2
+    u = xp.sum(t * t)
+    (gt,) = grad(u, t)  # t's own node does not run, so it is not released
+    close(gt, [4.0, 8.0])
+    (gx,) = grad(xp.sum(t * 5), x)
+    close(gx, [10.0, 10.0])
+
+
+def test_inplace_writes_move_retain_grad_and_keep_hooks_on_the_old_contents():
+    x = leaf([1.0, 1.0, 1.0])
+    y = x * 2
+    y.retain_grad()
+    seen = []
+    y.register_hook(lambda g: seen.append(("before", np.asarray(g).copy())))
+    y[:2] = x[:2] * 3  # recorded write: y now has a new history
+    y.register_hook(lambda g: seen.append(("after", np.asarray(g).copy())))
+    xp.sum(y * 5).backward()
+    close(y.grad, [5.0, 5.0, 5.0])  # the gradient of y as it is now
+    assert [s[0] for s in seen] == ["after", "before"]
+    close(seen[0][1], [5.0, 5.0, 5.0])
+    close(seen[1][1], [0.0, 0.0, 5.0])  # the gradient of y's former contents
+    close(x.grad, [15.0, 15.0, 10.0])
+
+
+@needs_torch
+def test_hooks_and_retain_grad_agree_with_pytorch():
+    host = RNG.standard_normal(4)
+
+    def run(m, x):
+        log = []
+        x.register_hook(lambda g: g * 3)
+        y = x * x
+        y.retain_grad()
+        y.register_hook(lambda g: log.append(g * 1))
+        v = y[1:3]
+        v.retain_grad()
+        h = v.register_hook(lambda g: g + 1)
+        w = v * 2
+        w.register_hook(lambda g: g * 0.5)
+        h.remove()
+        loss = (w * w).sum() if m is torch else xp.sum(w * w)
+        loss = loss + ((y**3).sum() if m is torch else xp.sum(y**3))
+        loss.backward()
+        return x.grad, y.grad, v.grad, log[0]
+
+    ours = run(xp, leaf(host))
+    theirs = run(torch, torch.tensor(host, requires_grad=True))
+    for o, t in zip(ours, theirs):
+        close(o, t.detach().numpy())
