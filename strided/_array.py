@@ -10,7 +10,6 @@ from __future__ import annotations
 import operator
 import sys
 import types
-import weakref
 
 import numpy as np
 
@@ -509,16 +508,28 @@ class Array:
         """The tape node that computed this array (None for leaves)."""
         return None if self._ag is None else self._ag.node
 
-    def retain_grad(self) -> None:
-        """Keep this non-leaf array's gradient in ``.grad`` after ``backward()`` (a no-op on
-        leaves, which keep theirs anyway)."""
+    retain_grad = _unbound("retain_grad")
+    retain_grad.__doc__ = (
+        "Keep this non-leaf array's gradient in ``.grad`` after ``backward()`` (a no-op on "
+        "leaves, which keep theirs anyway)."
+    )
+    retain_grad.__name__ = "retain_grad"
+
+    @property
+    def retains_grad(self) -> bool:
+        """True for a non-leaf array after ``retain_grad()``."""
         ag = self._ag
-        if ag is None:
-            raise RuntimeError("retain_grad: this array does not require grad")
-        if ag.node is not None:
-            if ag.node.retained is None:
-                ag.node.retained = {}
-            ag.node.retained[ag.index] = weakref.ref(self)
+        if ag is None or ag.node is None or not ag.node.retained:
+            return False
+        ref = ag.node.retained.get(ag.index)
+        return ref is not None and ref() is self
+
+    register_hook = _unbound("register_hook")
+    register_hook.__doc__ = (
+        "Call ``hook(grad)`` with the gradient reaching this array in every backward; a "
+        "returned array replaces it.  Returns a handle with ``remove()``."
+    )
+    register_hook.__name__ = "register_hook"
 
     def detach(self) -> Array:
         """A view of the same memory that is not recorded (shares the version counter)."""

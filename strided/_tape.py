@@ -15,6 +15,9 @@ since it was saved refuses to run.
 
 from __future__ import annotations
 
+import itertools
+import weakref
+
 from ._array import Array
 from ._dtypes import FLOAT_KINDS
 from ._grad_state import AutogradMeta, Mode
@@ -57,6 +60,7 @@ class Node:
         "saved_versions",
         "released",
         "retained",  # output index -> weakref of an array that retain_grad()
+        "hooks",  # output index -> {handle id: hook} added by register_hook on that output
         "__weakref__",
     )
 
@@ -81,6 +85,7 @@ def _node(name, rule, params, edges, input_meta, output_meta, inputs=None, outpu
     node.saved_versions = versions
     node.released = False
     node.retained = None
+    node.hooks = None
     return node
 
 
@@ -332,7 +337,7 @@ def _attach_write(target: Array, name: str, old_edge, value, params: dict) -> No
         (_meta(target), _meta(value)),
         (_meta(target),),
     )
-    target._ag = AutogradMeta(node, 0)
+    _new_history(target, AutogradMeta(node, 0))
 
 
 def _regenerate_view(view: Array, root: Array) -> None:
@@ -352,4 +357,103 @@ def _regenerate_view(view: Array, root: Array) -> None:
         (_meta(root),),
         (_meta(view),),
     )
-    view._ag = AutogradMeta(node, 0, root._version)
+    _new_history(view, AutogradMeta(node, 0, root._version))
+
+
+def _new_history(a: Array, ag: AutogradMeta) -> None:
+    """Give ``a`` the history ``ag`` after an in-place change; a ``retain_grad()`` moves with
+    it (``.grad`` is the gradient of the array as it is now), while hooks stay with the old
+    history (they see the gradient of the contents they were registered on), as in PyTorch."""
+    old = a._ag
+    a._ag = ag
+    if old is None or old.node is None or not old.node.retained:
+        return
+    ref = old.node.retained.get(old.index)
+    if ref is not None and ref() is a:
+        del old.node.retained[old.index]
+        if ag.node.retained is None:
+            ag.node.retained = {}
+        ag.node.retained[ag.index] = ref
+
+
+def retain_grad(a: Array) -> None:
+    """``a.retain_grad()``: keep this non-leaf array's gradient in ``.grad`` after
+    ``backward()`` (accumulated over calls; the gradient after any hooks).  A no-op on leaves."""
+    if a._ag is None:
+        raise RuntimeError("retain_grad: this array does not require grad")
+    node, index = edge(a)
+    if node is not None:
+        if node.retained is None:
+            node.retained = {}
+        node.retained[index] = weakref.ref(a)
+
+
+def register_hook(a: Array, hook) -> RemovableHandle:
+    """``a.register_hook(hook)``: call ``hook(grad)`` with the gradient reaching ``a`` in every
+    backward (summed over its uses); a returned array replaces the gradient (same shape and
+    dtype), None keeps it.  A leaf's hooks run before the gradient is accumulated into
+    ``.grad``; a non-leaf's before the gradient goes on to the operation that made it (and
+    before ``retain_grad`` stores it).  Returns a handle whose ``remove()`` takes it off."""
+    if a._ag is None:
+        raise RuntimeError(
+            "register_hook: cannot register a hook on an array that does not require grad"
+        )
+    node, index = edge(a)
+    if node is None:
+        ag = a._ag
+        if ag.hooks is None:
+            ag.hooks = {}
+        hooks = ag.hooks
+    else:
+        if node.hooks is None:
+            node.hooks = {}
+        hooks = node.hooks.setdefault(index, {})
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    return handle
+
+
+class RemovableHandle:
+    """Returned by ``register_hook``: ``remove()`` (or leaving a ``with`` block) takes the hook
+    off; removing twice is harmless."""
+
+    __slots__ = ("_hooks", "id")
+    _ids = itertools.count()
+
+    def __init__(self, hooks: dict) -> None:
+        self._hooks = hooks
+        self.id = next(RemovableHandle._ids)
+
+    def remove(self) -> None:
+        self._hooks.pop(self.id, None)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
+
+
+def run_hooks(hooks: dict, g: Array) -> Array:
+    """``g`` passed through each hook in the order they were added (a hook returning an array
+    replaces it)."""
+    for hook in tuple(hooks.values()):
+        r = hook(g)
+        if r is None:
+            continue
+        name = getattr(hook, "__name__", repr(hook))
+        if not isinstance(r, Array):
+            raise TypeError(
+                f"hook {name!r} returned a {type(r).__name__}; a hook returns an array or None"
+            )
+        if r._shape != g._shape:
+            raise RuntimeError(
+                f"hook {name!r} has changed the size of value (was {g._shape}, got {r._shape})"
+            )
+        if r._dtype is not g._dtype:
+            raise RuntimeError(
+                f"hook {name!r} has changed the type of value (was {g._dtype.name}, got "
+                f"{r._dtype.name})"
+            )
+        g = r
+    return g

@@ -11,18 +11,26 @@ rules are written with namespace functions they run on every device, meta includ
     y.backward()
     x.grad                       # Array([2., 4., 6.], dtype=float64)
 
-Grad mode is per thread: ``no_grad()`` in one thread leaves the others recording.
+Grad mode is per thread, as in PyTorch: ``no_grad()`` (or ``set_grad_enabled``) in one thread
+leaves recording in every other thread alone, and each new thread starts with grad mode on.
+
+Extension points with PyTorch's names: subclass :class:`Function` (static ``forward(ctx, ...)``
+and ``backward(ctx, ...)``, called through ``.apply``) to add a differentiable operation written
+outside the package; ``x.register_hook(fn)`` sees (and may replace) the gradient reaching ``x``;
+``x.retain_grad()`` keeps a non-leaf's gradient in ``.grad``.
 """
 
 from __future__ import annotations
 
 import functools
 
+from .. import _tape
 from .._array import OPERATIONS, Array
 from .._grad_state import Mode
 from . import _rules  # noqa: F401  (declares every backward rule)
 from ._check import gradcheck, gradgradcheck
 from ._engine import run_backward
+from ._function import Function, FunctionCtx, once_differentiable
 
 __all__ = [
     "backward",
@@ -33,6 +41,9 @@ __all__ = [
     "is_grad_enabled",
     "gradcheck",
     "gradgradcheck",
+    "Function",
+    "FunctionCtx",
+    "once_differentiable",
 ]
 
 
@@ -45,6 +56,8 @@ def _array_backward(
 
 
 OPERATIONS["backward"] = _array_backward  # what Array.backward calls
+OPERATIONS["retain_grad"] = _tape.retain_grad
+OPERATIONS["register_hook"] = _tape.register_hook
 
 
 def is_grad_enabled() -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from .. import _dtypes as dt
 from .. import _namespace as _xp
 from .._array import Array
-from .._tape import Mode, edge, version
+from .._tape import Mode, edge, run_hooks, version
 
 
 def sum_to(g: Array, shape: tuple) -> Array:
@@ -43,6 +43,14 @@ def fit(g: Array, meta: tuple) -> Array:
 
 def _accumulate(old, new):
     return new if old is None else old + new
+
+
+def _own(g: Array, given: list) -> Array:
+    """``g``, or a copy of it where it is a view or one of the gradients the caller passed in:
+    ``.grad`` never aliases another array."""
+    if g._base is not None or any(g is o for o in given):
+        return _xp.asarray(g, copy=True)
+    return g
 
 
 def _add_to_leaf(leaf_grads: dict, leaf: Array, g: Array) -> None:
@@ -97,6 +105,24 @@ def _toposort(roots: list) -> list:
     return order
 
 
+def _leading_to(order: list, captured_nodes: dict, capture: list) -> set:
+    """ids of the nodes in ``order`` with a path to an array in ``capture`` (through their
+    inputs): the only ones autograd.grad needs to run (PyTorch runs no others either)."""
+    leaves = {id(a) for a in capture if a._ag.node is None}
+    wanted: set = set()
+    for node in reversed(order):  # producers before the nodes that use their outputs
+        for e in node.edges:
+            if e is None:
+                continue
+            target, index = e
+            if (target is None and id(index) in leaves) or (
+                target is not None and (id(target) in wanted or id(target) in captured_nodes)
+            ):
+                wanted.add(id(node))
+                break
+    return wanted
+
+
 def run_backward(
     outputs: list,
     grads: list,
@@ -131,21 +157,33 @@ def run_backward(
     results = [None] * (len(capture) if capture is not None else 0)
 
     order = _toposort(roots)
+    wanted = None if capture is None else _leading_to(order, captured_nodes, capture)
     previous = Mode.enabled
     Mode.enabled = create_graph
     try:
         for node in order:
+            if wanted is not None and id(node) not in wanted and id(node) not in captured_nodes:
+                continue  # autograd.grad: nothing asked for lies behind this node
             gs = buffers.pop(id(node), None)
             if gs is None:
                 continue
             _check_saved(node)
+            if node.hooks:  # register_hook on an output: it sees (and may replace) its gradient
+                for index, hooks in node.hooks.items():
+                    if hooks and gs[index] is not None:
+                        gs[index] = run_hooks(hooks, gs[index])
             for index, i in captured_nodes.get(id(node), ()):
                 results[i] = gs[index]
             if capture is None and node.retained:
                 for index, ref in node.retained.items():
                     a = ref()
-                    if a is not None and gs[index] is not None:
-                        a._ag.grad = _accumulate(a._ag.grad, gs[index])
+                    g = gs[index]
+                    if a is not None and g is not None:
+                        # a copy, as for leaves: the same gradient goes on into the graph
+                        old = a._ag.grad
+                        a._ag.grad = _xp.asarray(g, copy=True) if old is None else old + g
+            if wanted is not None and id(node) not in wanted:
+                continue  # a captured output whose inputs lead to nothing asked for
             # an output that got no gradient passes None (multi-output rules treat it as zero)
             input_grads = node.rule.vjp(node, *gs)
             if not retain_graph:
@@ -164,12 +202,18 @@ def run_backward(
         if capture is not None:
             for i, a in enumerate(capture):
                 if a._ag.node is None and id(a) in leaf_grads:
-                    results[i] = leaf_grads[id(a)][1]
+                    g = leaf_grads[id(a)][1]
+                    results[i] = g if a._ag.hooks is None else run_hooks(a._ag.hooks, g)
             return results
         stored = set()
         for leaf, g in leaf_grads.values():
-            if id(g) in stored or g._base is not None or any(g is o for o in grads):
-                g = _xp.asarray(g, copy=True)  # .grad never aliases another array
+            if leaf._ag.hooks:  # a leaf's hooks run before its gradient is accumulated
+                h = run_hooks(leaf._ag.hooks, g)
+                if h is not g:  # an array the hook made: the caller may still hold it
+                    g = _xp.asarray(h, copy=True)
+            if id(g) in stored:
+                g = _xp.asarray(g, copy=True)
+            g = _own(g, grads)
             stored.add(id(g))
             leaf._ag.grad = _accumulate(leaf._ag.grad, g)
     finally:

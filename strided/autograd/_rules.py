@@ -537,12 +537,42 @@ def _to_device(ctx, g):
     return (g.to_device(ctx.input_meta[0][2]),)
 
 
+def _windows_disjoint(shape: tuple, strides: tuple) -> bool:
+    """True when no two elements of the window ``shape``/``strides`` are the same element: each
+    dimension, taken by increasing stride, steps past everything the smaller ones span (a
+    sufficient test; windows it cannot prove disjoint take the accumulating path)."""
+    if 0 in shape:
+        return True
+    span = 1  # elements covered by the dimensions taken so far: max offset difference + 1
+    for n, s in sorted(((n, abs(s)) for n, s in zip(shape, strides) if n != 1), key=lambda t: t[1]):
+        if s < span:
+            return False
+        span += s * (n - 1)
+    return True
+
+
 @rule("as_strided", inputs=False)
 def _as_strided(ctx, g):
+    # the window reads the input's elements in C order: each element's gradient is the sum of g
+    # over every window position that reads it (overlapping windows read some several times)
     p = ctx.params
-    gx = _zeros(ctx.input_meta[0][0], g)
-    gx._view(p["shape"], p["strides"], p["offset"])[...] = g
-    return (gx,)
+    shape, strides, offset = p["shape"], p["strides"], p["offset"]
+    in_shape = ctx.input_meta[0][0]
+    if _windows_disjoint(shape, strides):
+        gx = _zeros(in_shape, g)
+        gx._view(shape, strides, offset)[...] = g
+        return (gx,)
+    from .._ops.searching import index_add
+
+    xp = _xp
+    positions = xp.asarray(offset, device=g.device)
+    nd = len(shape)
+    for d, (n, s) in enumerate(zip(shape, strides)):
+        step = xp.arange(n, device=g.device) * s
+        positions = positions + xp.reshape(step, tuple(n if i == d else 1 for i in range(nd)))
+    size = math.prod(in_shape)
+    flat = index_add(_zeros((size,), g), g, (xp.broadcast_to(positions, shape),))
+    return (xp.reshape(flat, in_shape),)
 
 
 @rule("setitem", inputs=False)
