@@ -135,13 +135,16 @@ class Primitive:
 
     def __call__(self, *args, **params):
         """Run the pipeline: see :func:`apply`."""
-        if Mode.enabled and self.vjp is not NOT_DIFFERENTIABLE:
-            for a in args:
-                if a.__class__ is Array or isinstance(a, Array):
-                    if a._ag is not None or (a._base is not None and a._base._ag is not None):
+        for a in args:
+            if a.__class__ is Array or isinstance(a, Array):
+                if a._ag is not None or (a._base is not None and a._base._ag is not None):
+                    if Mode.enabled and self.vjp is not NOT_DIFFERENTIABLE:
                         return record(self.name, self.vjp, self, args, params)
-                elif type(a) in _SEQUENCES and _in_graph_args(a):
+                    break
+            elif type(a) in _SEQUENCES and _in_graph_args(a):
+                if Mode.enabled and self.vjp is not NOT_DIFFERENTIABLE:
                     return record(self.name, self.vjp, self, args, params)
+                break
         memo_key = self.memo_key
         if memo_key is not None:
             key = memo_key(*args, **params)
@@ -435,21 +438,21 @@ class Elementwise(Primitive):
             if x1.__class__ is Array:
                 c2 = x2.__class__
                 if c2 is Array:
-                    if Mode.enabled and (
+                    if (
                         x1._ag is not None
                         or x2._ag is not None
                         or (x1._base is not None and x1._base._ag is not None)
                         or (x2._base is not None and x2._base._ag is not None)
-                    ):
+                    ) and Mode.enabled:  # the thread-local read only when an input is tracked
                         return record(self.name, self.vjp, self, args, _NO_PARAMS)
                     device = x1._device
                     if x2._device is not device:
                         return execute(self, args, _NO_PARAMS)
                     key = (x1._dtype, x2._dtype, x1._shape, x2._shape)
                 elif c2 in _PY_SCALARS:
-                    if Mode.enabled and (
+                    if (
                         x1._ag is not None or (x1._base is not None and x1._base._ag is not None)
-                    ):
+                    ) and Mode.enabled:
                         return record(self.name, self.vjp, self, args, _NO_PARAMS)
                     if c2 is int and x1._dtype.kind in _INTEGER_KINDS:
                         return execute(self, args, _NO_PARAMS)  # the value's range is checked
@@ -458,9 +461,9 @@ class Elementwise(Primitive):
                 else:
                     return apply(self, args, _NO_PARAMS)
             elif x2.__class__ is Array and x1.__class__ in _PY_SCALARS:
-                if Mode.enabled and (
+                if (
                     x2._ag is not None or (x2._base is not None and x2._base._ag is not None)
-                ):
+                ) and Mode.enabled:
                     return apply(self, args, _NO_PARAMS)
                 if x1.__class__ is int and x2._dtype.kind in _INTEGER_KINDS:
                     return execute(self, args, _NO_PARAMS)
@@ -470,9 +473,9 @@ class Elementwise(Primitive):
                 return apply(self, args, _NO_PARAMS)
         elif len(args) == 1 and args[0].__class__ is Array:
             x1 = args[0]
-            if Mode.enabled and (
+            if (
                 x1._ag is not None or (x1._base is not None and x1._base._ag is not None)
-            ):
+            ) and Mode.enabled:
                 return apply(self, args, _NO_PARAMS)
             device = x1._device
             key = (x1._dtype, x1._shape)
@@ -484,9 +487,16 @@ class Elementwise(Primitive):
             spec = self._remember(key, plan, args)
             if spec is None:
                 return _run(self, plan)
-        shape, strides, dtype, alloc, size, device, kern = spec
+        shape, strides, dtype, alloc, size, device, kern, dense = spec
         if kern is None:  # meta: the rule was the whole computation
             return Array._new(None, shape, strides, 0, dtype, device)
+        if dense is not None:
+            # the backend's kernel for operands laid out like the output (Python scalars aside)
+            for a in args:
+                if a.__class__ is Array and a._strides != strides:
+                    break
+            else:
+                return Array._new(dense(*args), shape, strides, 0, dtype, device)
         out = Array._new(alloc(size), shape, strides, 0, dtype, device)
         kern(out, *args)
         return out
@@ -499,14 +509,21 @@ class Elementwise(Primitive):
                 return None
         shape, dtype = plan.outputs
         device = plan.device
+        size = prod(shape)
+        dense = None
         if device.type == "meta":
             kern = alloc = None
         else:
             kern = self.kernel(device.type)
             alloc = allocator(device, dtype)
+            specialize = getattr(kern, "dense", None)
+            if specialize is not None:
+                pattern = tuple(isinstance(a, Array) and a._shape == shape for a in args)
+                if all(p or a.__class__ in _PY_SCALARS for p, a in zip(pattern, args)):
+                    dense = specialize(dtype, compute, size, pattern)
         if len(self._specs) >= _SPECS_MAX:
             self._specs.clear()
-        spec = (shape, contiguous_strides(shape), dtype, alloc, prod(shape), device, kern)
+        spec = (shape, contiguous_strides(shape), dtype, alloc, size, device, kern, dense)
         self._specs[key] = spec
         return spec
 

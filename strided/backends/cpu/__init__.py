@@ -154,9 +154,84 @@ def _elementwise(name: str, kind: str):
             return
         general(out, (x1, x2))
 
+    def dense(out_dtype, in_dtype, size: int, pattern: tuple):
+        """A kernel for one call shape, or None: ``pattern`` says per operand whether it is a
+        dense array laid out like the output (True) or a Python scalar (False).  The callable
+        allocates the output buffer itself and returns it (``fn(*operands) -> buffer``)."""
+        if not 0 < size < PARALLEL_THRESHOLD:
+            return None
+        key = (out_dtype, in_dtype)
+        empty, out_np, in_np = np.empty, out_dtype.numpy, in_dtype.numpy
+        if pattern == (True,):
+
+            def fn(x):
+                buf = empty(size, out_np)
+                entry = entries.get(key)
+                args = (buf, 0, 0, 0, 1, x._buf, x._offset, 0, 0, 1, 1, 1, size)
+                if entry is None:
+                    first_call(key, args)
+                else:
+                    entry(*args)
+                return buf
+
+        elif pattern == (True, True):
+
+            def fn(x1, x2):
+                buf = empty(size, out_np)
+                entry = entries.get(key)
+                args = (buf, 0, 0, 0, 1, x1._buf, x1._offset, 0, 0, 1, x2._buf, x2._offset, 0,
+                        0, 1, 1, 1, size)  # fmt: skip
+                if entry is None:
+                    first_call(key, args)
+                else:
+                    entry(*args)
+                return buf
+
+        elif pattern in ((True, False), (False, True)):
+            scalar_first = pattern[0] is False
+
+            def fn(x1, x2):
+                buf = empty(size, out_np)
+                entry = entries.get(key)
+                if scalar_first:
+                    a, ao, ast = _scalar_value(x1, in_np), 0, 0
+                    b, bo, bst = x2._buf, x2._offset, 1
+                else:
+                    a, ao, ast = x1._buf, x1._offset, 1
+                    b, bo, bst = _scalar_value(x2, in_np), 0, 0
+                args = (buf, 0, 0, 0, 1, a, ao, 0, 0, ast, b, bo, 0, 0, bst, 1, 1, size)
+                if entry is None:
+                    first_call(key, args)
+                else:
+                    entry(*args)
+                return buf
+
+        else:
+            return None
+        return fn
+
     kernel = binary if kind == "binary" else unary
     kernel.__name__ = kernel.__qualname__ = f"{name}_cpu"
+    kernel.dense = dense
     return kernel
+
+
+_SCALARS: dict = {}  # (value, type, dtype) -> read-only one-element buffer
+
+
+def _scalar_value(value, np_dtype):
+    """A Python scalar as a one-element buffer of ``np_dtype``; kept for values that recur
+    (kernels never write their inputs)."""
+    if not value:  # 0.0 == -0.0 (and 0j == -0j): equal keys, different signs; not kept
+        return np.array((value,), np_dtype)
+    key = (value, value.__class__, np_dtype)
+    buf = _SCALARS.get(key)
+    if buf is None:
+        buf = np.array((value,), np_dtype)
+        if len(_SCALARS) >= 1024:
+            _SCALARS.clear()
+        _SCALARS[key] = buf
+    return buf
 
 
 def _scalar_buffer(value, inputs):
