@@ -406,6 +406,8 @@ def _elementwise_row(name, arity, accepts, result) -> OpInfo:
     if arity == 2:
         d0 = dts[0]
         op.errors += (E(z((3, 4), d0), z((3,), d0), error=ValueError, tag=":mismatch"),)
+        if "uint8" in dts:  # a Python int the array dtype cannot hold
+            op.errors += (E(z((3, 4), "uint8"), 300, error=OverflowError),)
     op.differentiable = (
         result != "bool"
         and sdt.REAL in sdt.CATEGORIES[accepts]
@@ -688,15 +690,28 @@ def _where_ref(c, a, b):
 
 # -- sample generators for the other chapters -----------------------------------------------------
 
-AXES = [{}, {"axis": 0}, {"axis": -1}, {"axis": (0, -1)}, {"keepdims": True, "axis": 0}]
+AXES = [
+    {},
+    {"axis": 0},
+    {"axis": -1},
+    {"axis": (0, -1)},
+    {"axis": ()},
+    {"keepdims": True, "axis": 0},
+    {"keepdims": True},
+]
 AXES_NO_TUPLE = [{}, {"axis": 0}, {"axis": -1}, {"keepdims": True, "axis": 0}]
 
 
-def _reduction(name, ref, dtypes, kws=AXES, rejected=(), diff=True, **opt) -> OpInfo:
+def _chain(gen, extra):
+    """``gen``'s samples, then the fixed samples ``extra``."""
+    return lambda op, rng: [*gen(op, rng), *extra]
+
+
+def _reduction(name, ref, dtypes, kws=AXES, rejected=(), diff=True, extra=(), **opt) -> OpInfo:
     return OpInfo(
         name,
         ref,
-        gen=unary(dtypes, kws=kws),
+        gen=_chain(unary(dtypes, kws=kws), extra),
         differentiable=diff,
         tol=opt.pop("tol", "loose"),
         errors=bad_dtypes(rejected)
@@ -718,7 +733,7 @@ def _cum_samples(rng):
         yield S(_r(rng, (3, 4), lo=0.5, hi=1.5), layout=layout, axis=1)
     yield S(values(rng, (3, 4), "int64", int_domain=(-3, 3)), axis=0)
     yield S(values(rng, (3, 4), "float32", (0.5, 1.5)), axis=0)
-    yield S(values(rng, (3, 4), "int32", int_domain=(-3, 3)), axis=0, dtype=xp.float64)
+    yield S(values(rng, (3, 4), "int8", int_domain=(-3, 3)), axis=0, dtype=xp.float64)
 
 
 _CUM_ERRORS = (
@@ -739,7 +754,7 @@ def _sort_samples(rng):
     yield S(ties, descending=True)
     yield S(ties, axis=0, descending=True, stable=True)
     yield S(values(rng, (3, 4), "float32"))
-    yield S(values(rng, (3, 4), "int32"))
+    yield S(values(rng, (3, 4), "uint16"))
     yield S(values(rng, (3, 4), "bool"), tag=":bool")
     yield S(values(rng, (3, 4), "complex128"))
 
@@ -773,7 +788,7 @@ def _take_samples(rng):
     yield S(_r(rng, (2, 3, 4)), np.array([1]), axis=-1)
     for layout in NONCONTIGUOUS:
         yield S(_r(rng, (3, 4)), np.array([0, 2, 2]), layout=layout, axis=0)
-    yield S(values(rng, (3, 4), "int32"), np.array([1, 0]), axis=1)
+    yield S(values(rng, (3, 4), "int8"), np.array([1, 0]), axis=1)
     yield S(values(rng, (3, 4), "bool"), np.array([1, 0]), axis=1)
 
 
@@ -800,7 +815,7 @@ def _unique_samples(rng):
     yield DD(values(rng, (3, 4), "int64", int_domain=(0, 4)))
     yield DD(values(rng, (0,), "float64"))
     yield DD(values(rng, (3, 4), "float64"), layout="negative")
-    yield DD(values(rng, (3, 4), "int32", int_domain=(0, 4)), layout="transposed")
+    yield DD(values(rng, (3, 4), "uint16", int_domain=(0, 4)), layout="transposed")
 
 
 def _isin_samples(rng):
@@ -833,6 +848,14 @@ def _setitem_samples(rng):
 
 
 _SETITEM_ERRORS = (
+    E(z((0, 4)), 0, 1.0, error=IndexError, tag=":empty-axis"),
+    E(
+        values(np.random.default_rng(0), (3, 4), "int64"),
+        0,
+        1.5,
+        error=Exception,
+        tag=":float-into-int",
+    ),  # fmt: skip
     E(z((3, 4)), 3, 1.0, error=IndexError, tag=":out-of-bounds"),
     E(z((3, 4)), (0, 0, 0), 1.0, error=IndexError, tag=":too-many"),
     E(z((3, 4)), slice(None), z((3,)), error=ValueError, tag=":bad-value-shape"),
@@ -862,13 +885,15 @@ def _getitem_samples(rng):
     for layout in NONCONTIGUOUS:
         yield S(x(), (slice(None), slice(1, None), 0), layout=layout)
         yield S(x(), np.array([1, 0]), layout=layout, tag=":int-array")
-    yield S(values(rng, (3, 4), "int32"), (1, slice(None, None, -1)))
+    yield S(values(rng, (3, 4), "int8"), (1, slice(None, None, -1)))
     yield DD(x(), values(rng, (3, 4, 5), "bool"))
     yield DD(x(), values(rng, (3,), "bool"), tag=":row-mask")
     yield DD(_r(rng, ()), np.array(True), tag=":0d-mask")
 
 
 _GETITEM_ERRORS = (
+    E(z((0, 4)), 0, error=IndexError, tag=":empty-axis"),
+    E(z((0, 4)), (slice(None), 4), error=IndexError, tag=":empty-array"),
     E(z((3, 4)), 3, error=IndexError, tag=":out-of-bounds"),
     E(z((3, 4)), (slice(None), -5), error=IndexError, tag=":out-of-bounds-neg"),
     E(z((3, 4)), (0, 0, 0), error=IndexError, tag=":too-many"),
@@ -1019,7 +1044,12 @@ OPS: list[OpInfo] = list(ELEMENTWISE_OPS) + [
             ),
             creation=True,
             check_values=name != "empty",
-            errors=[E(*extra((-1, 2)), error=ValueError, tag=":negative")],
+            errors=[E(*extra((-1, 2)), error=ValueError, tag=":negative")]
+            + (
+                [E((2,), 1.5, dtype=xp.int32, error=Exception, tag=":float-fill")]
+                if name == "full"
+                else []
+            ),  # fmt: skip
         )
         for name, extra in [
             ("zeros", lambda s, fill=1: (s,)),
@@ -1393,6 +1423,7 @@ OPS: list[OpInfo] = list(ELEMENTWISE_OPS) + [
                 S(values(rng, (3,), "int64"), 2),
                 DD(_r(rng, (3, 4)), np.array([1, 0, 2]), axis=0),
                 DD(_r(rng, (4,)), np.array([1, 0, 2, 3])),
+                DD(_r(rng, (4,)), np.array(2), tag=":0d-repeats"),
             ]
         ),
         diff=True,
@@ -1460,6 +1491,7 @@ OPS: list[OpInfo] = list(ELEMENTWISE_OPS) + [
         errors=[
             E(z((3, 4)), 0, error=ValueError, tag=":not-one"),
             E(z((3, 1)), 2, error=Exception, tag=":out-of-range"),
+            E(z((0, 1)), 0, error=ValueError, tag=":size-0"),
         ],
     ),
     _mk(
@@ -1521,7 +1553,17 @@ OPS: list[OpInfo] = list(ELEMENTWISE_OPS) + [
         ],
     ),
     # -- reductions and statistics ----------------------------------------------------------------
-    _reduction("sum", _with_dtype(np.sum), [F, I, "float32", C], rejected=[B]),
+    _reduction(
+        "sum",
+        _with_dtype(np.sum),
+        [F, I, "float32", C],
+        rejected=[B],
+        extra=[
+            S(z((3, 4), "int8"), axis=0, dtype=xp.float64),
+            S(z((3, 4), "float32"), dtype=xp.float64),
+            S(z((3, 4), "uint8"), axis=1),
+        ],
+    ),  # fmt: skip
     _reduction("prod", _with_dtype(np.prod), [F, I, "float32", C], rejected=[B]),
     _reduction("max", np.max, [F, I, "float32"], rejected=[B, C], tol="exact"),
     _reduction("min", np.min, [F, I, "float32"], rejected=[B, C], tol="exact"),

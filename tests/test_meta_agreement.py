@@ -39,6 +39,8 @@ KNOWN_META_DISAGREEMENTS: dict[tuple[str, str], str] = {
             ("f64(0,3)|axis=0", "(0, 3)", ", axis=0"),
             ("f64(0,3)|axis=(0,-1)", "(0, 3)", ", axis=(0, -1)"),
             ("f64(0,3)|keepdims=True,axis=0", "(0, 3)", ", keepdims=True, axis=0"),
+            ("f64(0)|keepdims=True", "(0,)", ", keepdims=True"),
+            ("f64(0,3)|keepdims=True", "(0, 3)", ", keepdims=True"),
         ]
     },
 }
