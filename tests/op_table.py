@@ -128,8 +128,8 @@ def values(rng, shape, d, domain=(-5.0, 5.0), int_domain=(-20, 20)) -> np.ndarra
         lo, hi = max(int_domain[0], int(info.min)), min(int_domain[1], int(info.max))
         return rng.integers(lo, hi + 1, size=shape, dtype=np.int64).astype(d.numpy)
     re = rng.uniform(*domain, size=shape)
-    if d.kind == sdt.COMPLEX:
-        return (re + 0.5j * rng.uniform(*domain, size=shape)).astype(d.numpy)
+    if d.kind == sdt.COMPLEX:  # (arithmetic on 0-d arrays gives NumPy scalars: asarray)
+        return np.asarray(re + 0.5j * rng.uniform(*domain, size=shape), dtype=d.numpy)
     return re.astype(d.numpy)
 
 
@@ -2175,6 +2175,161 @@ FFT_OPS: list[OpInfo] = [
 OP_TABLE: list[OpInfo] = OPS + LINALG_OPS + FFT_OPS
 BY_NAME = {op.name: op for op in OP_TABLE}
 assert len(BY_NAME) == len(OP_TABLE), "duplicate op-table names"
+
+# -- samples added across entries -----------------------------------------------------------------
+_X = np.random.default_rng(7)
+_0D = E(z(()), error=Exception, tag=":0d")  # a 0-d array where the standard needs dimensions
+ZERO_D_INVALID = [
+    "tril", "triu", "linalg.cholesky", "linalg.det", "linalg.eig", "linalg.eigvals",
+    "linalg.eigh", "linalg.eigvalsh", "linalg.inv", "linalg.matrix_norm", "linalg.matrix_rank",
+    "linalg.pinv", "linalg.qr", "linalg.slogdet", "linalg.svd", "linalg.svdvals",
+    "linalg.diagonal", "linalg.trace", "fft.fft", "fft.ifft", "fft.rfft", "fft.irfft",
+    "fft.hfft", "fft.ihfft", "fft.irfftn",
+]  # fmt: skip
+EXTRA: dict[str, list[Sample]] = {
+    "moveaxis": [E(z(()), 0, 0, tag=":0d"), S(values(_X, (2, 3), I), 0, 1)],
+    "squeeze": [E(z(()), 0, tag=":0d"), S(values(_X, (1, 3), I), 0)],
+    "take": [E(z(()), np.array([0]), tag=":0d")],
+    "take_along_axis": [E(z(()), np.zeros((), dtype=np.int64), axis=0, tag=":0d")],
+    "linalg.matrix_power": [E(z(()), 2, tag=":0d"), S(_wellcond(_X, (3, 3), "float32"), 2)],
+    "vecdot": [E(z(()), z(()), tag=":0d")],
+    "linalg.cross": [E(z(()), z(()), tag=":0d")],
+    "linalg.outer": [E(z(()), z((3,)), tag=":0d")],
+    "linalg.solve": [E(z(()), z(()), tag=":0d")],
+    "tensordot": [S(_r(_X, ()), _r(_X, (3,)), axes=0)],
+    "meshgrid": [E(z(()), z((3,)), error=ValueError, tag=":0d")],
+    # NumPy's fftshift of a 0-d array fails inside np.roll; the standard's answer is x itself
+    "fft.fftshift": [NV(S(_r(_X, ())))],
+    "fft.ifftshift": [NV(S(_r(_X, ())))],
+    **{f"unique_{k}": [DD(_r(_X, ()))] for k in ("values", "counts", "inverse", "all")},
+    "fft.ifftn": [S(values(_X, (), C))],
+    "asarray": [S(values(_X, (2, 3), I), tag=":array"), S(values(_X, (2,), B), tag=":array")],
+    "permute_dims": [S(values(_X, (2, 3), B), (1, 0))],
+    "reshape": [S(values(_X, (2, 3), I), (3, 2))],
+    "roll": [S(values(_X, (2, 3), B), 1, axis=1)],
+    "tile": [S(values(_X, (2, 3), I), (2, 1)), E(z((3,)), (-1,), tag=":negative")],
+    "unstack": [S(values(_X, (2, 3), B), axis=1)],
+    "linalg.matrix_rank": [S(_gen_mat(_X, (3, 3), "float32"))],
+    "linalg.pinv": [S(_gen_mat(_X, (3, 2), "float32"))],
+    "linalg.svd": [S(_gen_mat(_X, (3, 2), "float32"))],
+    "astype": [E(z((3,)), 123, error=TypeError, tag=":not-a-dtype")],
+    "from_dlpack": [E([1.0, 2.0], tag=":a-list")],
+}  # fmt: skip
+# edge cases of the shape and dtype rules (each checked on both devices and against NumPy)
+EDGE_CASES: dict[str, list[Sample]] = {
+    "arange": [S(0.1, 0.7, 0.2), S(1, 2, 0.3), S(10, 0, -3), S(0.0, -1.0), S(2**60, 2**60 + 3)],
+    "linspace": [S(0, 1, 1, endpoint=False), E(0, 10, 5, dtype=xp.int64, tag=":int-dtype")],
+    "full": [S((2,), 1j), E((3,), 300, dtype=xp.uint8, error=OverflowError)],
+    "full_like": [E(z((3,), "uint8"), 300, error=OverflowError),
+                  E(z((3,), I), 1.5, error=TypeError, tag=":float-fill")],
+    "asarray": [S([1, 2.5]), S([[1], [2.0j]]), S([], dtype=xp.int8),
+                E(2**70, error=OverflowError, tag=":too-big")],
+    "concat": [S([_r(_X, ())], axis=None, tag=":0d")],
+    "stack": [S([_r(_X, (2, 3))] * 2, axis=-3)],
+    "expand_dims": [S(_r(_X, (2, 3)), axis=(-1, 0))],
+    "squeeze": [S(_r(_X, (1, 3)), ())],
+    "flip": [S(_r(_X, (1, 3)), axis=())],
+    "roll": [E(z((2, 3)), (1, 2), error=ValueError, tag=":tuple-shift-without-axis")],
+    "count_nonzero": [S(_r(_X, (2, 3)), axis=())],
+    "linalg.vector_norm": [S(_r(_X, (2, 3)), axis=()), S(_r(_X, (0,)), ord=0.5),
+                           E(z((0,)), ord=-np.inf, error=ValueError, tag=":empty-min")],
+    "linalg.matrix_norm": [S(_gen_mat(_X, (0, 3, 3)), ord="nuc"),
+                           S(_gen_mat(_X, (0, 3, 3)), ord=-2),
+                           E(z((3, 0)), ord=2, error=ValueError, tag=":empty-2-norm")],
+    "linalg.qr": [S(_gen_mat(_X, (0, 3)), mode="complete"), S(_gen_mat(_X, (3, 0)))],
+    "linalg.solve": [S(z((0, 0)), z((0,))),
+                     S(_wellcond(_X, (3, 3)), _r(_X, (2, 3, 1)), tag=":broadcast-a"),
+                     E(z((2, 3, 3)), z((2, 3)), error=ValueError, tag=":stack-of-vectors")],
+    "linalg.matrix_power": [S(z((0, 0)), -1)],
+    "linalg.diagonal": [S(_r(_X, (0, 3)), offset=5)],
+    "linalg.trace": [S(_r(_X, (3, 3)), dtype=xp.float32), S(values(_X, (3, 3), "int8"))],
+    "linalg.matrix_rank": [S(_gen_mat(_X, (2, 3, 3)), rtol=_r(_X, (2,), lo=0.1, hi=0.2))],
+    "linalg.pinv": [S(_gen_mat(_X, (2, 3, 3)), rtol=_r(_X, (2,), lo=0.1, hi=0.2))],
+    "linalg.cross": [S(values(_X, (3,), "int8"), values(_X, (3,), "uint8")),
+                     E(z((3,), B), z((3,), B), error=TypeError)],
+    # mixed-kind promotion is the library's choice (strided: float32, NumPy: float64)
+    "linalg.outer": [NV(S(values(_X, (3,), "float32"), values(_X, (2,), I), tag=":promote"))],
+    "fft.fft": [S(values(_X, (0, 4), C), n=3, axis=0)],
+    "fft.rfft": [S(_r(_X, (4,)), n=5)],
+    "fft.irfft": [S(values(_X, (4,), C), n=5), E(z((1,), C), error=ValueError, tag=":length-1"),
+                  E(z((4,)), error=TypeError, tag=":real-input")],
+    "fft.hfft": [S(values(_X, (1,), C), n=1)],
+    "fft.irfftn": [E(z((3, 1), C), error=ValueError, tag=":length-1")],
+    "fft.rfftn": [S(_r(_X, (3, 0)), axes=(0,)), E(z(()), error=ValueError, tag=":0d")],
+    "fft.fftn": [S(values(_X, (3, 2), C), axes=()), S(values(_X, (), C))],
+    "fft.fftfreq": [E(4, d=0.0, error=ValueError, tag=":d=0"), E(-1, error=ValueError),
+                    E(4, dtype=xp.complex128, error=TypeError)],
+    "getitem": [S(_r(_X, (4, 5)), slice(10, 0, -3)), S(_r(_X, (0, 4)), slice(None, None, -1)),
+                S(_r(_X, (4, 5)), np.array(1), tag=":0d-index"), S(_r(_X, (4, 5)), (slice(None),
+                slice(5, None))), E(z((4, 5)), True, error=IndexError, tag=":bool-key"),
+                E(z((4, 5)), [0, 1], error=IndexError, tag=":list-key")],
+    "where": [S(values(_X, (3,), B), 1, 2), S(values(_X, (3,), B), 1, 2.0),
+              S(values(_X, (3,), B), values(_X, (3,), "int8"), 1.5)],
+    # the standard: clip's result has x's dtype (NumPy promotes)
+    "clip": [NV(S(values(_X, (3,), "float32"), _r(_X, (3,)))),
+             S(_r(_X, (3,)), _r(_X, (2, 3)), tag=":broadcast-out"),
+             E(z((3,), "int8"), 1000, error=OverflowError)],
+    "astype": [S(values(_X, (3,), C), xp.float64, tag=":complex-to-real")],
+    "isin": [S(values(_X, (3,), I), _r(_X, (3,))), S(_r(_X, (3,)), 1.0),
+             S(values(_X, (3,), C), values(_X, (2,), C))],
+    "repeat": [E(z((3,)), [1, 2, 3], error=TypeError, tag=":list-repeats")],
+    "sum": [S(_r(_X, (3,)), dtype=xp.float32), S(values(_X, (3,), I), dtype=xp.int8)],
+    "prod": [S(values(_X, (3,), "uint8", int_domain=(0, 3)))],
+    "cumulative_sum": [S(values(_X, (3,), "uint8")), S(values(_X, (3,), "int8"), dtype=xp.int8),
+                       E(z((0, 3)), error=ValueError, tag=":2d-zero-size-without-axis")],
+    "argmax": [S(_r(_X, (0, 3)), axis=1), S(_r(_X, (3, 0)), axis=0),
+               E(z((3, 0)), axis=1, error=ValueError, tag=":empty-axis")],
+    "argmin": [E(z((0,)), error=ValueError, tag=":empty")],
+    "var": [S(_r(_X, (3,)), correction=5), S(_r(_X, (0,)), tag=":empty")],
+    "searchsorted": [E(z(()), z((3,)), error=ValueError, tag=":0d-x1"),
+                     E(z((3,)), z((3,)), side="middle", error=ValueError),
+                     S(np.sort(_r(_X, (3,))), values(_X, (3,), I), tag=":mixed")],
+    "sort": [S(values(_X, (5,), B), descending=True)],
+    "take_along_axis": [S(_r(_X, (2, 3)), np.zeros((2, 1), dtype=np.int64), axis=-2),
+                        S(_r(_X, (2, 3)), np.zeros((2, 1), dtype=np.int8), axis=1)],
+    "take": [S(_r(_X, (2, 3)), np.array([1, 0], dtype=np.uint8), axis=1),
+             E(z((2, 3)), np.zeros(2, dtype=bool), axis=1, error=TypeError, tag=":bool-indices")],
+    "tensordot": [S(_r(_X, (2, 3)), _r(_X, (3, 4)), axes=((-1,), (0,))),
+                  E(z((2, 3)), z((3, 4)), axes=-1, error=ValueError, tag=":negative"),
+                  E(z((2, 3)), z((3, 4)), axes=((1,), (0, 1)), error=ValueError, tag=":lengths")],
+    "matmul": [S(values(_X, (2, 3), "int8"), values(_X, (3, 4), "uint8")),
+               S(values(_X, (2, 3), "float32"), values(_X, (3, 4), "complex64"))],
+    "vecdot": [S(values(_X, (3,), "int8"), values(_X, (3,), "float32"), tag=":mixed-kinds")],
+    "linalg.det": [E(z((3, 3), I), error=TypeError, tag=":int")],
+    "linalg.eigh": [S(_spd(_X, (3, 3), "complex64"))],
+    "linalg.slogdet": [S(_wellcond(_X, (3, 3), "complex64"))],
+    "linalg.svd": [S(values(_X, (3, 2), "complex64"))],
+    "meshgrid": [S()],
+    "broadcast_arrays": [S()],
+    "broadcast_shapes": [S(), E((-1, 3), (3,), error=ValueError, tag=":negative")],
+    "unstack": [S(_r(_X, (0, 3)), tag=":zero-length")],
+    "tile": [S(_r(_X, ()), ())],
+    "moveaxis": [E(z((2, 3)), (0, 0), (1, 0), error=ValueError, tag=":repeated")],
+    "permute_dims": [S(_r(_X, (2, 3)), (-1, 0))],
+    "reshape": [NV(S(_r(_X, (3, 0)), (-1,), copy=False, layout="transposed")),
+                NV(S(_r(_X, (3, 4)), (3, 2, 2), copy=False, layout="transposed"))],
+    "zeros_like": [S(_r(_X, (3,)), dtype=xp.bool)],
+    "eye": [S(2, dtype=xp.bool)],
+    "tril": [S(values(_X, (3, 3), B), tag=":bool")],
+    "diff": [S(values(_X, (3,), B), tag=":bool"),
+             E(z((3,)), prepend=z(()), error=ValueError, tag=":0d-prepend")],
+    "result_type": [S(z((3,), "float32"), 1j), E(error=TypeError, tag=":no-arguments")],
+}  # fmt: skip
+# where strided follows the standard and NumPy does not, a sample is only checked for agreement
+# between devices (NV); where strided has a bug on every device, it is listed below
+KNOWN_BUGS: dict[tuple[str, str], str] = {
+    ("broadcast_to", "ERR:f64(3),(-1,3):negative-shape"): "xp.broadcast_to(xp.zeros(3), (-1, 3))"
+    " returns an array of shape (-1, 3) on cpu and meta instead of raising ValueError",
+    ("broadcast_shapes", "ERR:(-1,3),(3):negative"): "xp.broadcast_shapes((-1, 3), (3,)) returns"
+    " (-1, 3) instead of raising ValueError",
+}
+EDGE_CASES["broadcast_to"] = [E(z((3,)), (-1, 3), error=ValueError, tag=":negative-shape")]
+
+for _name, _samples in [*[(n, [_0D]) for n in ZERO_D_INVALID], *EXTRA.items(),
+                        *EDGE_CASES.items()]:  # fmt: skip
+    _op = BY_NAME[_name]
+    _op.errors = tuple(_op.errors) + tuple(x for x in _samples if x.error is not None)
+    _op.gen = _chain(_op.gen, [x for x in _samples if x.error is None])
 
 # primitives that are not public functions: name -> the test module that covers them (checked by
 # test_completeness.py); the public functions built on them have rows in OP_TABLE
