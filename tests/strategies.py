@@ -37,23 +37,27 @@ def values(rng: np.random.Generator, shape, d: sdt.DType, domain=(-5.0, 5.0), in
     return re.astype(npd)
 
 
-def in_layout(a: np.ndarray, layout: str) -> tuple[np.ndarray, xp.Array]:
-    """``(values, strided array)`` holding ``a`` (or, for ``broadcast``, a repeated slice of it)."""
+def in_layout(a: np.ndarray, layout: str, device=None) -> tuple[np.ndarray, xp.Array]:
+    """``(values, strided array)`` holding ``a`` (or, for ``broadcast``, a repeated slice of it).
+
+    The views are built with namespace functions, so the same layout (strides included) results
+    on every ``device``, meta too."""
     if layout == "contiguous" or a.ndim == 0:
-        return a, xp.asarray(a.copy())
+        return a, xp.asarray(a.copy(), device=device)
     if layout == "transposed":
-        t = xp.asarray(np.ascontiguousarray(a.transpose()))
+        t = xp.asarray(np.ascontiguousarray(a.transpose()), device=device)
         return a, xp.permute_dims(t, tuple(range(a.ndim - 1, -1, -1)))
     if layout == "sliced":
         big = np.zeros(tuple(2 * s + 1 for s in a.shape), dtype=a.dtype)
         big[tuple(slice(1, None, 2) for _ in a.shape)] = a
-        return a, xp.asarray(big)[tuple(slice(1, None, 2) for _ in a.shape)]
+        return a, xp.asarray(big, device=device)[tuple(slice(1, None, 2) for _ in a.shape)]
     if layout == "negative":
         flipped = np.ascontiguousarray(a[tuple(slice(None, None, -1) for _ in a.shape)])
-        return a, xp.asarray(flipped)[tuple(slice(None, None, -1) for _ in a.shape)]
+        return a, xp.asarray(flipped, device=device)[tuple(slice(None, None, -1) for _ in a.shape)]
     if layout == "broadcast":
         row = a[:1]
-        return np.broadcast_to(row, a.shape), xp.broadcast_to(xp.asarray(row.copy()), a.shape)
+        b = xp.broadcast_to(xp.asarray(row.copy(), device=device), a.shape)
+        return np.broadcast_to(row, a.shape), b
     raise ValueError(layout)
 
 

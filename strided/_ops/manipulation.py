@@ -162,6 +162,8 @@ def _squeeze_rule(x: Array, /, axis) -> tuple:
 def _broadcast_to_rule(x: Array, /, shape) -> tuple:
     x = to_array(x, "broadcast_to")
     shape = tuple(operator.index(s) for s in shape)
+    if any(n < 0 for n in shape):
+        raise ValueError(f"broadcast_to: negative dimension in shape {shape}")
     if len(shape) < x.ndim or broadcast_shapes_rule(x._shape, shape, op="broadcast_to") != shape:
         raise ValueError(f"broadcast_to: cannot broadcast shape {x._shape} to {shape}")
     return shape, broadcast_strides(x._shape, x._strides, shape), x._offset
@@ -364,15 +366,20 @@ def _where_rule(condition, x1, x2, /) -> Plan:
     if condition._dtype is not dt.bool:
         raise TypeError(f"where: condition must have dtype bool, got {condition._dtype.name}")
     arrays = [a for a in (x1, x2) if isinstance(a, Array)]
-    if not arrays:
-        for v in (x1, x2):
-            if not is_scalar(v):
-                raise TypeError(
-                    f"where: expected strided arrays or Python scalars, got {type(v).__name__}"
-                )
-        raise TypeError("where: x1 or x2 must be a strided array")
+    for v in (x1, x2):
+        if not isinstance(v, Array) and not is_scalar(v):
+            raise TypeError(
+                f"where: expected strided arrays or Python scalars, got {type(v).__name__}"
+            )
     device = same_device("where", condition, *arrays)
-    d = arrays[0]._dtype if len(arrays) == 1 else dt.promote(x1._dtype, x2._dtype)
+    if not arrays:
+        # two Python scalars (the standard wants an array; NumPy and PyTorch accept this): the
+        # default dtypes of their kinds, promoted
+        d = dt.scalar_dtype(x1, None)
+    elif len(arrays) == 1:
+        d = arrays[0]._dtype
+    else:
+        d = dt.promote(x1._dtype, x2._dtype)
     values = []
     for v in (x1, x2):
         if isinstance(v, Array):
@@ -403,7 +410,11 @@ def where(condition: Array, x1, x2, /) -> Array:
 # -- compositions of views and copies (no kernels of their own) ------------------------------------
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     """The shape that ``shapes`` broadcast to; ValueError when they are incompatible."""
-    return broadcast_shapes_rule(*(tuple(operator.index(n) for n in s) for s in shapes))
+    shapes = tuple(tuple(operator.index(n) for n in s) for s in shapes)
+    for s in shapes:
+        if any(n < 0 for n in s):
+            raise ValueError(f"broadcast_shapes: negative dimension in shape {s}")
+    return broadcast_shapes_rule(*shapes)
 
 
 def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
