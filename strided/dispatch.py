@@ -54,7 +54,8 @@ _RULES_ONLY = frozenset({"view", "composite"})
 
 
 class Plan:
-    """What a rule decided: the ``device``, the ``outputs`` to allocate as (shape, dtype) pairs,
+    """What a rule decided: the ``device``, the ``outputs`` to allocate (one (shape, dtype) pair,
+    or a list of them for a kernel that fills several),
     the kernel's ``inputs``, the dtype each is cast to (``casts``: one dtype for every array input,
     a tuple with one entry per input, None entries left alone, or None for no casts), and the
     kernel's keyword ``params``.  ``finish`` (optional) turns the filled outputs into the result
@@ -174,7 +175,7 @@ class Primitive:
                 return plan
             inputs = plan.inputs
             if (
-                self.nout != 1
+                type(plan.outputs) is list
                 or plan.finish is not None
                 or plan.kernel_device is not None
                 or len(inputs) != len(args)
@@ -333,7 +334,8 @@ def _run(prim: Primitive, plan: Plan):
     """Allocate ``plan``'s outputs, cast its inputs and run ``prim``'s kernel (not on meta)."""
     device = plan.device
     outs = plan.outputs
-    if prim.nout == 1:
+    side = device if plan.kernel_device is None else plan.kernel_device
+    if type(outs) is not list:  # one output: (shape, dtype)
         shape, dtype = outs
         out = allocate(shape, dtype, device)
         if device.type != "meta":
@@ -341,15 +343,15 @@ def _run(prim: Primitive, plan: Plan):
             casts = plan.casts
             if casts is not None:
                 inputs = _cast_inputs(inputs, casts)
-            side = device if plan.kernel_device is None else plan.kernel_device
             prim.kernel(side.type)(out, *inputs, **plan.params)
         return out if plan.finish is None else plan.finish(out)
+    # several outputs: a list of (shape, dtype); the kernel fills the tuple of them
     outs = tuple(allocate(shape, dtype, device) for shape, dtype in outs)
     if device.type != "meta":
         inputs = plan.inputs
         if plan.casts is not None:
             inputs = _cast_inputs(inputs, plan.casts)
-        prim.kernel(device.type)(outs, *inputs, **plan.params)
+        prim.kernel(side.type)(outs, *inputs, **plan.params)
     return outs if plan.finish is None else plan.finish(outs)
 
 

@@ -16,11 +16,12 @@ linalg_svd          x -> ([U,] S[, Vh])           full_matrices, compute_uv
 linalg_qr           x -> (Q, R)                   mode
 ==================  ===========================  =============================================
 
-Single-output primitives follow the dispatcher's convention (``core.run(prim, out, *inputs,
-**params)``: the kernel fills a freshly allocated ``out``).  **Multi-output primitives**
+Each primitive's rule gives its outputs' shapes and dtypes; the dispatcher allocates them and
+calls the kernel (none on meta).  Single-output kernels fill a freshly allocated ``out``.
+**Multi-output primitives**
 (``linalg_slogdet``, ``linalg_eigh``, ``linalg_eig``, ``linalg_svd``, ``linalg_qr``) receive a
 *tuple* of freshly allocated C-contiguous outputs in place of ``out``, in the order of the table,
-and fill each of them: ``kernel(outs, *inputs, **params)`` (see :func:`run_multi`).  The tuple
+and fill each of them: ``kernel(outs, *inputs, **params)``.  The tuple
 always has the length the parameters imply (``compute_uv=False`` gives ``(S,)``), so a backward
 rule can rely on it.  Inputs arrive cast to the compute dtype, with any batch broadcasting already
 applied as views, and are never written.  On ``meta`` no kernel runs: the shapes and dtypes
@@ -47,8 +48,8 @@ from .. import _dtypes as dt
 from .._array import Array
 from .._errors import LinAlgError
 from .._shapes import broadcast_shapes, normalize_axes
-from ..dispatch import composite, declare, kernel
-from .core import astype_to, check_dtype, copy_of, empty_on, run, same_device, to_array
+from ..dispatch import Plan, composite, declare
+from .core import astype_to, check_dtype, copy_of, same_device, to_array
 
 __all__ = [
     "LinAlgError",
@@ -80,15 +81,71 @@ __all__ = [
     "vector_norm",
 ]
 
-CHOLESKY = declare("linalg_cholesky", "linalg", "floating", "same", outputs=1)
-INV = declare("linalg_inv", "linalg", "floating", "same", outputs=1)
-SOLVE = declare("linalg_solve", "linalg", "floating", "same", outputs=1)
-DET = declare("linalg_det", "linalg", "floating", "same", outputs=1)
-SLOGDET = declare("linalg_slogdet", "linalg", "floating", "same", outputs=2)
-EIGH = declare("linalg_eigh", "linalg", "floating", "real", outputs=2)
-EIG = declare("linalg_eig", "linalg", "floating", "complex", outputs=2)
-SVD = declare("linalg_svd", "linalg", "floating", "same", outputs=3)
-QR = declare("linalg_qr", "linalg", "floating", "same", outputs=2)
+
+# The LAPACK kernels' rules: their inputs arrive checked and cast by the public functions
+def _cholesky_rule(x, /, *, upper=False) -> Plan:
+    return Plan(x._device, (x._shape, x._dtype), (x,), None, {"upper": bool(upper)})
+
+
+def _inv_rule(x, /) -> Plan:
+    return Plan(x._device, (x._shape, x._dtype), (x,))
+
+
+def _det_rule(x, /) -> Plan:
+    return Plan(x._device, (x._shape[:-2], x._dtype), (x,))
+
+
+def _solve_rule(a, b, /) -> Plan:
+    return Plan(a._device, (b._shape, a._dtype), (a, b))
+
+
+def _slogdet_rule(x, /) -> Plan:
+    batch, d = x._shape[:-2], x._dtype
+    return Plan(x._device, [(batch, d), (batch, dt.real_of(d))], (x,))
+
+
+def _eigh_rule(x, /, *, compute_vectors=True) -> Plan:
+    outs = [(x._shape[:-1], dt.real_of(x._dtype))]
+    if compute_vectors:
+        outs.append((x._shape, x._dtype))
+    return Plan(x._device, outs, (x,), None, {"compute_vectors": compute_vectors})
+
+
+def _eig_rule(x, /, *, compute_vectors=True) -> Plan:
+    c = dt.complex_of(x._dtype)
+    outs = [(x._shape[:-1], c)] + ([(x._shape, c)] if compute_vectors else [])
+    return Plan(x._device, outs, (x,), None, {"compute_vectors": compute_vectors})
+
+
+def _svd_rule(x, /, *, full_matrices=True, compute_uv=True) -> Plan:
+    *batch, m, n = x._shape
+    batch, k, d = tuple(batch), min(m, n), x._dtype
+    s = (batch + (k,), dt.real_of(d))
+    if not compute_uv:
+        outs = [s]
+    else:
+        ucols, vrows = (m, n) if full_matrices else (k, k)
+        outs = [(batch + (m, ucols), d), s, (batch + (vrows, n), d)]
+    params = {"full_matrices": bool(full_matrices), "compute_uv": compute_uv}
+    return Plan(x._device, outs, (x,), None, params)
+
+
+def _qr_rule(x, /, *, mode="reduced") -> Plan:
+    *batch, m, n = x._shape
+    batch, k = tuple(batch), (min(m, n) if mode == "reduced" else m)
+    outs = [(batch + (m, k), x._dtype), (batch + (k, n), x._dtype)]
+    return Plan(x._device, outs, (x,), None, {"mode": mode})
+
+
+CHOLESKY = declare("linalg_cholesky", "linalg", "floating", "same", rule=_cholesky_rule)
+INV = declare("linalg_inv", "linalg", "floating", "same", rule=_inv_rule)
+SOLVE = declare("linalg_solve", "linalg", "floating", "same", rule=_solve_rule)
+DET = declare("linalg_det", "linalg", "floating", "same", rule=_det_rule)
+SLOGDET = declare("linalg_slogdet", "linalg", "floating", "same", rule=_slogdet_rule)
+EIGH = declare("linalg_eigh", "linalg", "floating", "real", rule=_eigh_rule)
+EIG = declare("linalg_eig", "linalg", "floating", "complex", rule=_eig_rule)
+SVD = declare("linalg_svd", "linalg", "floating", "same", rule=_svd_rule)
+QR = declare("linalg_qr", "linalg", "floating", "same", rule=_qr_rule)
 
 
 class EighResult(NamedTuple):
@@ -115,14 +172,6 @@ class SVDResult(NamedTuple):
     U: Array
     S: Array
     Vh: Array
-
-
-def run_multi(prim, outs: tuple[Array, ...], *inputs: Array, **params) -> tuple[Array, ...]:
-    """Call a multi-output primitive's kernel on the tuple ``outs`` (nothing on meta)."""
-    dev = outs[0]._device
-    if dev.type != "meta":  # the dispatcher's one meta decision, for multi-output kernels
-        kernel(prim.name, dev.type)(outs, *inputs, **params)
-    return outs
 
 
 # -- argument checks ------------------------------------------------------------------------------
@@ -152,40 +201,34 @@ def _int_arg(op: str, name: str, value) -> int:
         raise TypeError(f"{op}: {name} must be an integer, got {type(value).__name__}") from None
 
 
-def _one_output(prim, x: Array, dtype: dt.DType, shape: tuple, **params) -> Array:
-    return run(prim, empty_on(shape, dtype, x._device), x, **params)
-
-
 # -- the LAPACK-backed functions ------------------------------------------------------------------
 @composite("cholesky", 1)
 def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     """The lower (``upper=False``) or upper Cholesky factor of Hermitian positive-definite
     matrices; :class:`LinAlgError` when a matrix is not positive definite."""
     x = _matrices("cholesky", x, square=True)
-    return _one_output(CHOLESKY, x, x._dtype, x._shape, upper=bool(upper))
+    return CHOLESKY(x, upper=bool(upper))
 
 
 @composite("inv", 1)
 def inv(x: Array, /) -> Array:
     """The inverse of each square matrix; :class:`LinAlgError` when one is singular."""
     x = _matrices("inv", x, square=True)
-    return _one_output(INV, x, x._dtype, x._shape)
+    return INV(x)
 
 
 @composite("det", 1)
 def det(x: Array, /) -> Array:
     """The determinant of each square matrix (the product of the LU factorisation's diagonal)."""
     x = _matrices("det", x, square=True)
-    return _one_output(DET, x, x._dtype, x._shape[:-2])
+    return DET(x)
 
 
 @composite("slogdet", 1)
 def slogdet(x: Array, /) -> SlogdetResult:
     """``(sign, logabsdet)`` of each determinant; a singular matrix gives ``(0, -inf)``."""
     x = _matrices("slogdet", x, square=True)
-    batch, d = x._shape[:-2], x._dtype
-    outs = (empty_on(batch, d, x._device), empty_on(batch, dt.real_of(d), x._device))
-    return SlogdetResult(*run_multi(SLOGDET, outs, x))
+    return SlogdetResult(*SLOGDET(x))
 
 
 @composite("solve", 2)
@@ -197,7 +240,7 @@ def solve(x1: Array, x2: Array, /) -> Array:
     a = _matrices("solve", x1, square=True)
     b = to_array(x2, "solve")
     check_dtype("solve", b._dtype, "floating")
-    device = same_device("solve", a, b)
+    same_device("solve", a, b)
     m = a._shape[-1]
     vector = b.ndim == 1
     if (vector and b._shape[0] != m) or (not vector and (b.ndim < 2 or b._shape[-2] != m)):
@@ -216,10 +259,9 @@ def solve(x1: Array, x2: Array, /) -> Array:
         ) from None
     d = dt.promote(a._dtype, b._dtype)
     k = b._shape[-1]
-    out = empty_on(batch + (m, k), d, device)
     a = broadcast_to(astype_to(a, d), batch + (m, m))
     b = broadcast_to(astype_to(b, d), batch + (m, k))
-    run(SOLVE, out, a, b)
+    out = SOLVE(a, b)
     if vector:
         out = out._view(batch + (m,), out._strides[:-1], out._offset)
     return out
@@ -230,61 +272,42 @@ def eigh(x: Array, /) -> EighResult:
     """Eigenvalues (ascending, real) and orthonormal eigenvectors (columns) of Hermitian/symmetric
     matrices; only the lower triangle is read."""
     x = _matrices("eigh", x, square=True)
-    d = x._dtype
-    outs = (
-        empty_on(x._shape[:-1], dt.real_of(d), x._device),
-        empty_on(x._shape, d, x._device),
-    )
-    return EighResult(*run_multi(EIGH, outs, x, compute_vectors=True))
+    return EighResult(*EIGH(x, compute_vectors=True))
 
 
 @composite("eigvalsh", 1)
 def eigvalsh(x: Array, /) -> Array:
     """The eigenvalues (ascending, real) of Hermitian/symmetric matrices (lower triangle read)."""
     x = _matrices("eigvalsh", x, square=True)
-    outs = (empty_on(x._shape[:-1], dt.real_of(x._dtype), x._device),)
-    return run_multi(EIGH, outs, x, compute_vectors=False)[0]
+    return EIGH(x, compute_vectors=False)[0]
 
 
 @composite("eig", 1)
 def eig(x: Array, /) -> EigResult:
     """Eigenvalues and eigenvectors (columns, unit norm) of general square matrices, complex."""
     x = _matrices("eig", x, square=True)
-    c = dt.complex_of(x._dtype)
-    outs = (empty_on(x._shape[:-1], c, x._device), empty_on(x._shape, c, x._device))
-    return EigResult(*run_multi(EIG, outs, x, compute_vectors=True))
+    return EigResult(*EIG(x, compute_vectors=True))
 
 
 @composite("eigvals", 1)
 def eigvals(x: Array, /) -> Array:
     """The eigenvalues of general square matrices, complex."""
     x = _matrices("eigvals", x, square=True)
-    outs = (empty_on(x._shape[:-1], dt.complex_of(x._dtype), x._device),)
-    return run_multi(EIG, outs, x, compute_vectors=False)[0]
+    return EIG(x, compute_vectors=False)[0]
 
 
 @composite("svd", 1)
 def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     """``(U, S, Vh)`` with ``x = U @ diag(S) @ Vh`` and ``S`` descending."""
     x = _matrices("svd", x)
-    *batch, m, n = x._shape
-    batch, k, d, dev = tuple(batch), min(m, n), x._dtype, x._device
-    ucols, vrows = (m, n) if full_matrices else (k, k)
-    outs = (
-        empty_on(batch + (m, ucols), d, dev),
-        empty_on(batch + (k,), dt.real_of(d), dev),
-        empty_on(batch + (vrows, n), d, dev),
-    )
-    return SVDResult(*run_multi(SVD, outs, x, full_matrices=bool(full_matrices), compute_uv=True))
+    return SVDResult(*SVD(x, full_matrices=bool(full_matrices), compute_uv=True))
 
 
 @composite("svdvals", 1)
 def svdvals(x: Array, /) -> Array:
     """The singular values of each matrix, descending."""
     x = _matrices("svdvals", x)
-    k = min(x._shape[-2:])
-    outs = (empty_on(x._shape[:-2] + (k,), dt.real_of(x._dtype), x._device),)
-    return run_multi(SVD, outs, x, full_matrices=False, compute_uv=False)[0]
+    return SVD(x, full_matrices=False, compute_uv=False)[0]
 
 
 @composite("qr", 1)
@@ -294,13 +317,7 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     x = _matrices("qr", x)
     if mode not in ("reduced", "complete"):
         raise ValueError(f"qr: mode must be 'reduced' or 'complete', got {mode!r}")
-    *batch, m, n = x._shape
-    batch, k = tuple(batch), (min(m, n) if mode == "reduced" else m)
-    outs = (
-        empty_on(batch + (m, k), x._dtype, x._device),
-        empty_on(batch + (k, n), x._dtype, x._device),
-    )
-    return QRResult(*run_multi(QR, outs, x, mode=mode))
+    return QRResult(*QR(x, mode=mode))
 
 
 # -- compositions ---------------------------------------------------------------------------------
