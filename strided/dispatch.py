@@ -152,9 +152,16 @@ class Primitive:
             if key is not None:
                 spec = self._plans.get(key)
                 if spec is not None and spec[0] is args[0]._device:
-                    device, shape, strides, dtype, alloc, size, kern, kparams = spec
+                    device, shape, strides, dtype, alloc, size, kern, kparams, dense, layout = spec
                     if kern is None:  # meta: the rule was the whole computation
                         return Array._new(None, shape, strides, 0, dtype, device)
+                    if dense is not None:
+                        # the backend's kernel for inputs laid out as when the plan was made
+                        for a, st in zip(args, layout):
+                            if a._strides != st:
+                                break
+                        else:
+                            return Array._new(dense(*args), shape, strides, 0, dtype, device)
                     out = Array._new(alloc(size), shape, strides, 0, dtype, device)
                     kern(out, *args, **kparams)
                     return out
@@ -184,11 +191,11 @@ class Primitive:
                 or plan.device is not args[0]._device
             ):
                 return _run(self, plan)
-            spec = _spec(self, plan)
+            spec = _spec(self, plan, args)
             if len(self._plans) >= _SPECS_MAX:
                 self._plans.clear()
             self._plans[key] = spec
-        device, shape, strides, dtype, alloc, size, kern, kparams = spec
+        device, shape, strides, dtype, alloc, size, kern, kparams, _, _ = spec
         if kern is None:  # meta: the rule was the whole computation
             return Array._new(None, shape, strides, 0, dtype, device)
         out = Array._new(alloc(size), shape, strides, 0, dtype, device)
@@ -355,17 +362,26 @@ def _run(prim: Primitive, plan: Plan):
     return outs if plan.finish is None else plan.finish(outs)
 
 
-def _spec(prim: Primitive, plan: Plan) -> tuple:
+def _spec(prim: Primitive, plan: Plan, args: tuple) -> tuple:
     """What a memoized call needs: (device, shape, strides, dtype, allocator, size, kernel, kernel
-    parameters); kernel and allocator are None on meta."""
+    parameters, dense kernel, input strides); kernel and allocator are None on meta.  The dense
+    kernel, where the backend offers one (``kernel.dense(out_shape, out_dtype, args, params)``),
+    allocates and computes in one call for inputs with the strides they had here."""
     shape, dtype = plan.outputs
     device = plan.device
+    dense = layout = None
     if device.type == "meta":
         kern = alloc = None
     else:
         kern = prim.kernel(device.type)
         alloc = allocator(device, dtype)
-    return (device, shape, contiguous_strides(shape), dtype, alloc, prod(shape), kern, plan.params)
+        specialize = getattr(kern, "dense", None)
+        if specialize is not None:
+            dense = specialize(shape, dtype, args, plan.params)
+            layout = tuple(a._strides for a in args)
+    size = prod(shape)
+    return (device, shape, contiguous_strides(shape), dtype, alloc, size, kern, plan.params,
+            dense, layout)  # fmt: skip
 
 
 def _needs_cast(args, casts) -> bool:

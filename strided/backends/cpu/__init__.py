@@ -295,8 +295,41 @@ def _reduction(name: str):
             o = (o[0], o[1], tuple(st for i, st in enumerate(o[2]) if i not in axes))
         _k().reduce(name, o, _out(x), x._shape, axes)
 
+    def dense(out_shape, out_dtype, args, params):
+        """For a dense input reduced over trailing axes: ``fn(x) -> output buffer``."""
+        (x,) = args
+        runs = _trailing_runs(x._shape, x._strides, params["axes"])
+        if runs is None or runs[0] * runs[1] >= PARALLEL_THRESHOLD:
+            return None
+        kept, reduced = runs
+        key = (out_dtype, x._dtype)
+        out_np, empty = out_dtype.numpy, np.empty
+
+        def fn(x):
+            buf = empty(kept, out_np)
+            entry = entries.get(key)
+            if entry is None:
+                kernel(_Out(buf, out_shape, out_dtype), x, **params)
+            else:
+                entry[0](buf, 0, 0, 1, x._buf, x._offset, 0, reduced, 0, 1, 1, kept, 1, reduced,
+                         True, entry[1])  # fmt: skip
+            return buf
+
+        return fn
+
     kernel.__name__ = f"{name}_cpu"
+    kernel.dense = dense
     return kernel
+
+
+class _Out:
+    """A fresh dense output as kernels see it (buffer, shape, C strides, offset 0)."""
+
+    __slots__ = ("_buf", "_shape", "_strides", "_offset", "_dtype")
+
+    def __init__(self, buf, shape, dtype):
+        self._buf, self._shape, self._dtype = buf, shape, dtype
+        self._strides, self._offset = _c_strides(shape), 0
 
 
 def _scan(name: str):
@@ -382,6 +415,32 @@ def _small_matmul(out, a, b, m, k, n) -> None:
         _SMALL_MATMUL[out._dtype] = matmul_small.overloads[sig].entry_point
     else:
         entry(*args)
+
+
+def _matmul_dense(out_shape, out_dtype, args, params):
+    """For a small product of two 2-D float matrices: ``fn(a, b) -> output buffer``."""
+    a, b = args
+    if params["batch_shape"] or len(a._shape) != 2 or len(b._shape) != 2:
+        return None
+    m, k = a._shape
+    n = b._shape[1]
+    if out_dtype.numpy.kind not in "fc" or not 0 < m * k * n <= 4096:
+        return None
+    out_np, empty = out_dtype.numpy, np.empty
+
+    def fn(a, b):
+        buf = empty(m * n, out_np)
+        st_a, st_b = a._strides, b._strides
+        args = (buf, a._buf, a._offset, st_a[0], st_a[1], b._buf, b._offset, st_b[0], st_b[1],
+                m, k, n)  # fmt: skip
+        entry = _SMALL_MATMUL.get(out_dtype)
+        if entry is None:
+            _small_matmul(_Out(buf, out_shape, out_dtype), a, b, m, k, n)
+        else:
+            entry(*args)
+        return buf
+
+    return fn
 
 
 def matmul_cpu(out, a, b, *, batch_shape):
@@ -662,6 +721,9 @@ def kernel_for(name: str, kind: str):
     if kind == "scan":
         return _scan(name.removeprefix("cumulative_"))
     return None
+
+
+matmul_cpu.dense = _matmul_dense
 
 
 def _special_kernels() -> dict:
