@@ -197,6 +197,9 @@ def record(name: str, rule, forward, args: tuple, params: dict):
         if type(a) in _SEQ:
             flat = _flat(args)
             break
+    else:
+        if out.__class__ is Array and out._dtype.kind in FLOAT_KINDS:
+            return _record_one(name, rule, params, args, out)
     # one pass over the inputs: views adopt a history if a recorded write changed their owner;
     # the edges (where each input's gradient goes) and metas (shape, dtype, device) of each
     edges = []
@@ -260,6 +263,62 @@ def record(name: str, rule, forward, args: tuple, params: dict):
                 # output owns that memory, so its history stays its own through later writes
                 o._base = None
         o._ag = AutogradMeta(node, i, None if o._base is None else o._base._version)
+    return out
+
+
+def _record_one(name: str, rule, params: dict, args: tuple, out: Array) -> Array:
+    """record() for the common case: a single floating output of plain arguments (arrays and
+    Python scalars, no lists)."""
+    edges = []
+    metas = []
+    saved = [] if rule.save_inputs else None
+    in_graph_input = False
+    for a in args:
+        if isinstance(a, Array):
+            if a is out:
+                return out  # an input returned as it is carries no new history
+            if a._ag is None and a._base is not None:
+                _adopt(a)
+            if a._ag is not None:
+                in_graph_input = True
+                edges.append(edge(a))
+            else:
+                edges.append(None)
+            metas.append((a._shape, a._dtype, a._device))
+            if saved is not None:
+                saved.append(a)
+        else:
+            edges.append(None)
+            metas.append(None)
+    if not in_graph_input:
+        return out
+    outs = (out,)
+    if rule.save_output:
+        if saved is None:
+            saved = [out]
+        else:
+            saved.append(out)
+    node = _node(
+        name,
+        rule,
+        params,
+        tuple(edges),
+        tuple(metas),
+        ((out._shape, out._dtype, out._device),),
+        args if rule.save_inputs else None,
+        outs if rule.save_output else None,
+        saved or (),
+    )
+    base = out._base
+    if base is not None:
+        for a in args:
+            if isinstance(a, Array) and (a if a._base is None else a._base) is base:
+                break
+        else:
+            # a view of memory the op allocated itself (a keepdims or reshaped result): the
+            # output owns that memory, so its history stays its own through later writes
+            out._base = base = None
+    out._ag = AutogradMeta(node, 0, None if base is None else base._version)
     return out
 
 
