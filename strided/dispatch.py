@@ -583,4 +583,4 @@ def _empty_rule(*args, **params):
 # allocation and the strided copy/cast are primitives too, so that each backend owns its memory
 EMPTY = declare("empty", "creation", rule=_empty_rule)
 COPY = declare("copy", "copy")  # strided copy with cast: astype, asarray, setitem, concat
-FILL = declare("fill", "fill")  # write a scalar into a (view of an) array
+FILL = declare("fill", "write")  # write a scalar into a (view of an) array

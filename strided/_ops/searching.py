@@ -193,9 +193,20 @@ def _take_along_axis_rule(x, indices, /, *, axis=-1) -> Plan:
 
 TAKE = declare("take", "take", rule=_take_rule)
 TAKE_ALONG_AXIS = declare("take_along_axis", "take", rule=_take_along_axis_rule)
-GATHER = declare("gather", "take")  # integer-array indexing: rows at element offsets
-SCATTER = declare("scatter", "take")  # assignment through integer-array indices
-SCATTER_ADD = declare("scatter_add", "take")  # accumulation through indices (gather's VJP)
+
+
+def _gather_rule(x, offsets, /, *, trailing_strides) -> Plan:
+    trailing = x._shape[x.ndim - len(trailing_strides) :]
+    params = {"trailing_strides": trailing_strides}
+    return Plan(x._device, (offsets._shape + trailing, x._dtype), (x, offsets), None, params)
+
+
+# integer-array indexing: the rows of x at element offsets
+GATHER = declare("gather", "take", rule=_gather_rule)
+# writes into an existing array (run on the target, no allocation): assignment and accumulation
+# through element offsets (the latter is gather's VJP)
+SCATTER = declare("scatter", "write")
+SCATTER_ADD = declare("scatter_add", "write")
 
 
 def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
@@ -268,8 +279,7 @@ def index_with_arrays(x: Array, key: tuple) -> Array:
     leading dimensions; the remaining dimensions are kept whole."""
     x = _dense_trailing(x, len(key))
     offsets, bshape, trailing = _element_offsets(x, key)
-    out = empty_on(bshape + trailing, x._dtype, x._device)
-    return run(GATHER, out, x, offsets, trailing_strides=x._strides[len(key) :])
+    return GATHER(x, offsets, trailing_strides=x._strides[len(key) :])
 
 
 def assign_with_arrays(x: Array, key: tuple, value) -> None:

@@ -1,0 +1,214 @@
+"""The op pipeline: primitives carry their rules, meta runs only the rules, kernels see what the
+rules planned, device transfer and memory sharing go through the backends, and the package's
+imports point one way."""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+
+import numpy as np
+import pytest
+
+import strided as xp
+from strided import dispatch
+
+PACKAGE = pathlib.Path(xp.__file__).parent
+
+
+def _replaced(op: str, device: str, wrapper):
+    """Context: ``wrapper(original)`` is the kernel of ``op`` on ``device`` inside the block."""
+
+    class Swap:
+        def __enter__(self):
+            self.original = dispatch.kernel(op, device)
+            dispatch.register(op, device)(wrapper(self.original))
+
+        def __exit__(self, *exc):
+            dispatch.register(op, device)(self.original)
+
+    return Swap()
+
+
+def test_every_primitive_has_a_rule():
+    missing = [n for n, p in dispatch.primitives().items() if p.rule is None]
+    # interchange primitives are backend functions (export, import_host), writes (fill, scatter)
+    # run on a target that exists: neither allocates an output for a rule to describe
+    assert all(dispatch.primitive(n).kind in ("interchange", "write") for n in missing), missing
+
+
+def test_meta_runs_no_kernel():
+    def refuse(original):
+        def kernel(*args, **kwargs):
+            raise AssertionError("a kernel ran")
+
+        return kernel
+
+    with _replaced("add", "meta", refuse), _replaced("sum", "meta", refuse):
+        a = xp.ones((3, 4), device="meta")
+        assert xp.sum(a + a, axis=0).shape == (4,)  # the rules alone
+    with _replaced("add", "cpu", refuse), pytest.raises(AssertionError, match="kernel ran"):
+        xp.ones(3) + xp.ones(3)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda d: xp.max(xp.zeros((0, 3), device=d), axis=0),
+        lambda d: xp.argmax(xp.zeros((2, 0), device=d), axis=1),
+        lambda d: xp.matmul(xp.ones((2, 3), device=d), xp.ones((2, 3), device=d)),
+        lambda d: xp.reshape(xp.ones((2, 3), device=d), (4,)),
+        lambda d: xp.add(xp.ones(3, device=d), xp.ones(4, device=d)),
+        lambda d: xp.sum(xp.ones(3, dtype=xp.bool, device=d) + 1),
+        lambda d: xp.take(xp.ones((2, 2), device=d), xp.ones(2, device=d), axis=0),
+        lambda d: xp.where(xp.ones(3, device=d), 1.0, 2.0),
+        lambda d: xp.broadcast_to(xp.ones(3, device=d), (-1, 3)),
+    ],
+)
+def test_meta_raises_what_cpu_raises(call):
+    with pytest.raises(Exception) as on_cpu:
+        call("cpu")
+    with pytest.raises(type(on_cpu.value)):
+        call("meta")
+
+
+def test_python_scalars_reach_kernels_as_scalars():
+    seen = []
+
+    def spy(original):
+        def kernel(out, x1, x2):
+            seen.append((type(x1), type(x2)))
+            original(out, x1, x2)
+
+        return kernel
+
+    with _replaced("multiply", "cpu", spy):
+        r = xp.asarray([1.0, 2.0]) * 1.5
+        r2 = 2 * xp.asarray([1, 2])
+    assert seen == [(xp.Array, float), (int, xp.Array)]
+    assert np.asarray(r).tolist() == [1.5, 3.0] and np.asarray(r2).tolist() == [2, 4]
+
+
+def test_replacing_a_kernel_takes_effect_on_memoized_calls():
+    x = xp.asarray(np.arange(6.0))
+    assert float(xp.sum(x)) == 15.0  # the plan is memoized now
+
+    def doubled(original):
+        def kernel(out, x, **params):
+            original(out, x, **params)
+            out._buf[...] *= 2
+
+        return kernel
+
+    with _replaced("sum", "cpu", doubled):
+        assert float(xp.sum(x)) == 30.0
+    assert float(xp.sum(x)) == 15.0
+
+
+def test_device_transfer_goes_through_the_backend():
+    calls = []
+
+    def spy(original):
+        def kernel(out, x):
+            calls.append(x.device)
+            original(out, x)
+
+        return kernel
+
+    x = xp.asarray([1.0, 2.0])
+    m = x.to_device("meta")
+    assert m.device == xp.Device("meta") and m.shape == (2,) and m.dtype == xp.float64
+    with pytest.raises(RuntimeError, match="no data"):
+        m.to_device("cpu")
+    # cpu -> cpu with a differently spelled device returns the array itself
+    assert x.to_device(xp.Device("cpu")) is x
+    with _replaced("to_device", "cpu", spy):
+        assert x.to_device("meta").device == xp.Device("meta")
+    assert calls == []  # moving to meta moves no data: no kernel runs
+
+
+def test_memory_is_shared_through_the_backend_export():
+    calls = []
+
+    def spy(original):
+        def kernel(x):
+            calls.append(x.shape)
+            return original(x)
+
+        return kernel
+
+    x = xp.reshape(xp.arange(6.0), (2, 3)).mT
+    with _replaced("export", "cpu", spy):
+        a = np.asarray(x)
+        b = np.from_dlpack(x)
+        v = float(x[1, 0])
+    assert calls == [(3, 2), (3, 2), ()]
+    np.testing.assert_array_equal(a, np.arange(6.0).reshape(2, 3).T)
+    np.testing.assert_array_equal(b, a)
+    assert v == 1.0
+    with pytest.raises(RuntimeError, match="meta array has no data"):
+        np.asarray(xp.ones(2, device="meta"))
+
+
+def test_array_defines_its_own_attributes():
+    """Nothing is patched onto Array: every function in its namespace comes from strided._array."""
+    for name, value in vars(xp.Array).items():
+        fn = value.fget if isinstance(value, property) else value
+        if callable(fn) and hasattr(fn, "__module__"):
+            assert fn.__module__ == "strided._array", (name, fn.__module__)
+
+
+def _imports(path: pathlib.Path) -> set[str]:
+    """The strided modules ``path`` imports (module level or inside functions)."""
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    package = parts[:-1] if parts[-1] != "__init__" else parts[:-1]
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = package[: len(package) - node.level + 1]
+            target = base + (node.module.split(".") if node.module else [])
+            names = [target + [a.name] for a in node.names] if not node.module else [target]
+            for t in names:
+                found.add(".".join(t))
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.split(".")[0] == "strided")
+    return found
+
+
+def test_imports_point_one_way():
+    """No import circle among strided's modules (function-level imports included); the package
+    root is imported by nothing inside it."""
+    modules = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        modules[name] = path
+    graph = {}
+    for name, path in modules.items():
+        deps = set()
+        for target in _imports(path):
+            while target and target not in modules:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                deps.add(target)
+        graph[name] = deps
+    assert not any("strided" in deps for name, deps in graph.items() if name != "strided")
+    # a package's __init__ imports its own submodules; that is not a circle
+    state: dict[str, int] = {}
+
+    def visit(node, stack):
+        state[node] = 1
+        for dep in graph[node]:
+            if dep.startswith(node + "."):
+                continue
+            if state.get(dep) == 1:
+                raise AssertionError(" -> ".join([*stack, node, dep]))
+            if dep not in state:
+                visit(dep, [*stack, node])
+        state[node] = 2
+
+    for node in graph:
+        if node not in state:
+            visit(node, [])
