@@ -175,16 +175,20 @@ def _elementwise(name: str, kind: str):
                 return buf
 
         elif pattern == (True, True):
+            compiled = None
 
             def fn(x1, x2):
+                nonlocal compiled
                 buf = empty(size, out_np)
-                entry = entries.get(key)
                 args = (buf, 0, 0, 0, 1, x1._buf, x1._offset, 0, 0, 1, x2._buf, x2._offset, 0,
                         0, 1, 1, 1, size)  # fmt: skip
-                if entry is None:
-                    first_call(key, args)
+                if compiled is not None:
+                    compiled(*args)
+                elif key in entries:
+                    compiled = entries[key]
+                    compiled(*args)
                 else:
-                    entry(*args)
+                    first_call(key, args)
                 return buf
 
         elif pattern in ((True, False), (False, True)):
