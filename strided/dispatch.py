@@ -234,7 +234,13 @@ def declare(
     """Declare a primitive (used by ``strided/_ops``); declaring a name twice is an error."""
     if name in _PRIMITIVES:
         raise ValueError(f"primitive {name!r} is already declared")
-    cls = Elementwise if kind in ("unary", "binary") else Primitive
+    classes = {
+        "unary": Elementwise,
+        "binary": Elementwise,
+        "reduction": Reduction,
+        "matmul": Contraction,
+    }
+    cls = classes.get(kind, Primitive)
     p = cls(name, kind, accepts, result, rule, nout, **params)
     _PRIMITIVES[name] = p
     return p
@@ -605,6 +611,111 @@ class Elementwise(Primitive):
         spec = (shape, contiguous_strides(shape), dtype, alloc, size, device, kern, dense)
         self._specs[key] = spec
         return spec
+
+
+class Reduction(Primitive):
+    """A reduction (sum, prod, max, min, any, all): the same pipeline, called with its keywords
+    written out and its last call remembered, so that a loop reducing arrays of one shape skips
+    building the plan's key (memoized plans serve the other calls)."""
+
+    __slots__ = ("_last",)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._last = (None, None, None, None, None, None)
+
+    def forget(self) -> None:
+        super().forget()
+        self._last = (None, None, None, None, None, None)
+
+    def __call__(self, x, /, *, axis=None, keepdims=False, dtype=None):
+        if (
+            x.__class__ is Array
+            and (x._ag is None or not Mode.enabled)
+            and (x._base is None or x._base._ag is None or not Mode.enabled)
+        ):
+            d, shape, ax, kd, dt_, spec = self._last
+            if (
+                d is x._dtype
+                and shape == x._shape
+                and ax == axis
+                and kd is keepdims
+                and dt_ is dtype
+                and spec[0] is x._device
+            ):
+                dense, layout = spec[8], spec[9]
+                if dense is not None and x._strides == layout[0]:
+                    out = _new_object(Array)
+                    out._buf = dense(x)
+                    out._shape = spec[1]
+                    out._strides = spec[2]
+                    out._offset = 0
+                    out._dtype = spec[3]
+                    out._device = spec[0]
+                    out._ag = out._base = None
+                    out._version = 0
+                    return out
+        if dtype is None:
+            out = Primitive.__call__(self, x, axis=axis, keepdims=keepdims)
+        else:
+            out = Primitive.__call__(self, x, axis=axis, keepdims=keepdims, dtype=dtype)
+        if x.__class__ is Array and out._ag is None and type(axis) is not list:
+            spec = self._plans.get((x._dtype, x._shape, axis, keepdims, dtype))
+            if spec is not None:
+                self._last = (x._dtype, x._shape, axis, keepdims, dtype, spec)
+        return out
+
+
+class Contraction(Primitive):
+    """matmul: the same pipeline, with its last call remembered (a loop multiplying matrices of
+    one shape compares dtypes and shapes instead of building the plan's key)."""
+
+    __slots__ = ("_last",)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._last = (None, None, None, None, None)
+
+    def forget(self) -> None:
+        super().forget()
+        self._last = (None, None, None, None, None)
+
+    def __call__(self, x1, x2, /):
+        if x1.__class__ is Array and x2.__class__ is Array:
+            tracked = (
+                x1._ag is not None
+                or x2._ag is not None
+                or (x1._base is not None and x1._base._ag is not None)
+                or (x2._base is not None and x2._base._ag is not None)
+            )
+            if not tracked or not Mode.enabled:
+                d1, d2, s1, s2, spec = self._last
+                if (
+                    d1 is x1._dtype
+                    and d2 is x2._dtype
+                    and s1 == x1._shape
+                    and s2 == x2._shape
+                    and spec[0] is x1._device
+                    and x2._device is x1._device
+                ):
+                    dense, layout = spec[8], spec[9]
+                    if dense is not None and x1._strides == layout[0] and x2._strides == layout[1]:
+                        out = _new_object(Array)
+                        out._buf = dense(x1, x2)
+                        out._shape = spec[1]
+                        out._strides = spec[2]
+                        out._offset = 0
+                        out._dtype = spec[3]
+                        out._device = spec[0]
+                        out._ag = out._base = None
+                        out._version = 0
+                        return out
+                out = Primitive.__call__(self, x1, x2)
+                spec = self._plans.get((x1._dtype, x2._dtype, x1._shape, x2._shape))
+                if spec is not None:
+                    self._last = (x1._dtype, x2._dtype, x1._shape, x2._shape, spec)
+                return out
+        return Primitive.__call__(self, x1, x2)
 
 
 # -- composite primitives -------------------------------------------------------------------------

@@ -309,14 +309,18 @@ def _reduction(name: str):
         key = (out_dtype, x._dtype)
         out_np, empty = out_dtype.numpy, np.empty
 
+        compiled = None
+
         def fn(x):
+            nonlocal compiled
             buf = empty(kept, out_np)
-            entry = entries.get(key)
-            if entry is None:
-                kernel(_Out(buf, out_shape, out_dtype), x, **params)
-            else:
-                entry[0](buf, 0, 0, 1, x._buf, x._offset, 0, reduced, 0, 1, 1, kept, 1, reduced,
-                         True, entry[1])  # fmt: skip
+            if compiled is None:
+                compiled = entries.get(key)
+                if compiled is None:
+                    kernel(_Out(buf, out_shape, out_dtype), x, **params)
+                    return buf
+            compiled[0](buf, 0, 0, 1, x._buf, x._offset, 0, reduced, 0, 1, 1, kept, 1, reduced,
+                        True, compiled[1])  # fmt: skip
             return buf
 
         return fn
@@ -430,18 +434,19 @@ def _matmul_dense(out_shape, out_dtype, args, params):
     n = b._shape[1]
     if out_dtype.numpy.kind not in "fc" or not 0 < m * k * n <= 4096:
         return None
-    out_np, empty = out_dtype.numpy, np.empty
+    out_np, empty, size = out_dtype.numpy, np.empty, m * n
+    (as0, as1), (bs0, bs1) = a._strides, b._strides  # the layout this kernel is made for
+    compiled = None
 
     def fn(a, b):
-        buf = empty(m * n, out_np)
-        st_a, st_b = a._strides, b._strides
-        args = (buf, a._buf, a._offset, st_a[0], st_a[1], b._buf, b._offset, st_b[0], st_b[1],
-                m, k, n)  # fmt: skip
-        entry = _SMALL_MATMUL.get(out_dtype)
-        if entry is None:
-            _small_matmul(_Out(buf, out_shape, out_dtype), a, b, m, k, n)
-        else:
-            entry(*args)
+        nonlocal compiled
+        buf = empty(size, out_np)
+        if compiled is None:
+            compiled = _SMALL_MATMUL.get(out_dtype)
+            if compiled is None:
+                _small_matmul(_Out(buf, out_shape, out_dtype), a, b, m, k, n)
+                return buf
+        compiled(buf, a._buf, a._offset, as0, as1, b._buf, b._offset, bs0, bs1, m, k, n)
         return buf
 
     return fn
