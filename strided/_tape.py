@@ -202,22 +202,7 @@ def record(name: str, rule, forward, args: tuple, params: dict):
             return _record_one(name, rule, params, args, out)
     # one pass over the inputs: views adopt a history if a recorded write changed their owner;
     # the edges (where each input's gradient goes) and metas (shape, dtype, device) of each
-    edges = []
-    metas = []
-    in_graph_input = False
-    for a in flat:
-        if isinstance(a, Array):
-            if a._ag is None and a._base is not None:
-                _adopt(a)
-            if a._ag is not None:
-                in_graph_input = True
-                edges.append(edge(a))
-            else:
-                edges.append(None)
-            metas.append((a._shape, a._dtype, a._device))
-        else:
-            edges.append(None)
-            metas.append(None)
+    edges, metas, in_graph_input = _inputs(flat)
     if not in_graph_input:
         return out  # only views of graph arrays that no recorded write has touched
     if out.__class__ is Array:
@@ -266,17 +251,15 @@ def record(name: str, rule, forward, args: tuple, params: dict):
     return out
 
 
-def _record_one(name: str, rule, params: dict, args: tuple, out: Array) -> Array:
-    """record() for the common case: a single floating output of plain arguments (arrays and
-    Python scalars, no lists)."""
+def _inputs(args) -> tuple[list, list, bool]:
+    """One pass over a call's inputs: views adopt a history if a recorded write changed their
+    owner; the edge (where each input's gradient goes) and meta (shape, dtype, device) of each;
+    whether any input is in the graph."""
     edges = []
     metas = []
-    saved = [] if rule.save_inputs else None
     in_graph_input = False
     for a in args:
         if isinstance(a, Array):
-            if a is out:
-                return out  # an input returned as it is carries no new history
             if a._ag is None and a._base is not None:
                 _adopt(a)
             if a._ag is not None:
@@ -285,19 +268,25 @@ def _record_one(name: str, rule, params: dict, args: tuple, out: Array) -> Array
             else:
                 edges.append(None)
             metas.append((a._shape, a._dtype, a._device))
-            if saved is not None:
-                saved.append(a)
         else:
             edges.append(None)
             metas.append(None)
+    return edges, metas, in_graph_input
+
+
+def _record_one(name: str, rule, params: dict, args: tuple, out: Array) -> Array:
+    """record() for the common case: a single floating output of plain arguments (arrays and
+    Python scalars, no lists)."""
+    for a in args:
+        if a is out:
+            return out  # an input returned as it is carries no new history
+    edges, metas, in_graph_input = _inputs(args)
     if not in_graph_input:
         return out
+    saved = [a for a in args if isinstance(a, Array)] if rule.save_inputs else []
     outs = (out,)
     if rule.save_output:
-        if saved is None:
-            saved = [out]
-        else:
-            saved.append(out)
+        saved.append(out)
     node = _node(
         name,
         rule,
@@ -307,7 +296,7 @@ def _record_one(name: str, rule, params: dict, args: tuple, out: Array) -> Array
         ((out._shape, out._dtype, out._device),),
         args if rule.save_inputs else None,
         outs if rule.save_output else None,
-        saved or (),
+        saved,
     )
     base = out._base
     if base is not None:

@@ -558,25 +558,14 @@ class Elementwise(Primitive):
             spec = self._remember(key, plan, args)
             if spec is None:
                 return _run(self, plan)
-        shape, strides, dtype, alloc, size, device, kern, dense = spec
-        if kern is None:  # meta: the rule was the whole computation
-            return Array._new(None, shape, strides, 0, dtype, device)
-        if dense is not None:
-            # the backend's kernel for operands laid out like the output (Python scalars aside)
-            for a in args:
-                if a.__class__ is Array and a._strides != strides:
-                    break
-            else:
-                return Array._new(dense(*args), shape, strides, 0, dtype, device)
-        out = Array._new(alloc(size), shape, strides, 0, dtype, device)
-        kern(out, *args)
-        return out
+        return self._run_spec(spec, args)
 
     def _run_spec(self, spec: tuple, args: tuple):
         shape, strides, dtype, alloc, size, device, kern, dense = spec
         if kern is None:  # meta: the rule was the whole computation
             return Array._new(None, shape, strides, 0, dtype, device)
         if dense is not None:
+            # the backend's kernel for operands laid out like the output (Python scalars aside)
             for a in args:
                 if a.__class__ is Array and a._strides != strides:
                     break
