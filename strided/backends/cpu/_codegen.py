@@ -32,6 +32,7 @@ import numpy as np
 from numba import njit, prange
 
 from . import _scalar as S
+from . import _vmath as V
 from ._scalar import store
 
 ROW = dict(error_model="numpy", fastmath={"reassoc", "contract"})
@@ -54,7 +55,7 @@ def {name}_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(oseg, k, S.{fn}(aseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.{fn}(a[ab + k * as2]))
+                    store(o, ob + k * os2, S.{fn}(a[ab + k * as2])){fix_s}
 
 
 @njit(**PARALLEL)
@@ -80,8 +81,14 @@ def {name}_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(oseg, k, v)
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.{fn}(a[ab + k * as2]))
+                store(o, ob + k * os2, S.{fn}(a[ab + k * as2])){fix_p}
 """
+
+# sin, cos and tan reduce |x| <= _vmath.SINCOS_LIMIT in the vectorised loop; a second pass redoes
+# larger arguments with libm
+SINCOS_FIX = {"sin": 0, "cos": 1, "tan": 2}
+FIX_S = "\n            V.sincos_fix(o, ob, os2, a, ab, as2, n2, {which})"
+FIX_P = "\n        V.sincos_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1 - k0, {which})"
 
 # Serial kernels (small arrays, and what the tests compile for every dtype) keep two loop variants
 # to stay cheap to compile; parallel kernels (compiled only once large arrays appear) also
@@ -308,7 +315,7 @@ def source_hash() -> str:
     fail until the file is regenerated, which also refreshes every cached loop.
     """
     digest = hashlib.sha256()
-    for name in ("_scalar.py", "_codegen.py"):
+    for name in ("_scalar.py", "_vmath.py", "_codegen.py"):
         digest.update(TARGET.with_name(name).read_bytes())
     return digest.hexdigest()[:16]
 
@@ -316,10 +323,16 @@ def source_hash() -> str:
 def generate() -> str:
     parts = [HEADER, f"\nSOURCE_HASH = {source_hash()!r}\n"]
     for name, (arity, *_rest) in ELEMENTWISE.items():
-        template = UNARY if arity == 1 else BINARY
-        parts.append(template.format(name=name, fn=SCALAR_NAME.get(name, name)))
+        fn = SCALAR_NAME.get(name, name)
+        if arity == 2:
+            parts.append(BINARY.format(name=name, fn=fn))
+            continue
+        which = SINCOS_FIX.get(name)
+        fix_s = "" if which is None else FIX_S.format(which=which)
+        fix_p = "" if which is None else FIX_P.format(which=which)
+        parts.append(UNARY.format(name=name, fn=fn, fix_s=fix_s, fix_p=fix_p))
     # copy (with cast): the identity through store()
-    parts.append(UNARY.format(name="copy", fn="positive"))
+    parts.append(UNARY.format(name="copy", fn="positive", fix_s="", fix_p=""))
     parts.append(WHERE)
     for name, (combine, init) in REDUCE.items():
         parts.append(

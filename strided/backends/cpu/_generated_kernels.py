@@ -10,13 +10,14 @@ import numpy as np
 from numba import njit, prange
 
 from . import _scalar as S
+from . import _vmath as V
 from ._scalar import store
 
 ROW = dict(error_model="numpy", fastmath={"reassoc", "contract"})
 SERIAL = dict(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
 PARALLEL = dict(SERIAL, parallel=True)
 
-SOURCE_HASH = '61b4cfb1a834e353'
+SOURCE_HASH = 'cc5950b924f34fd6'
 
 
 @njit(**SERIAL)
@@ -1162,6 +1163,7 @@ def sin_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.sin(a[ab + k * as2]))
+            V.sincos_fix(o, ob, os2, a, ab, as2, n2, 0)
 
 
 @njit(**PARALLEL)
@@ -1188,6 +1190,7 @@ def sin_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.sin(a[ab + k * as2]))
+        V.sincos_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1 - k0, 0)
 
 
 @njit(**SERIAL)
@@ -1204,6 +1207,7 @@ def cos_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.cos(a[ab + k * as2]))
+            V.sincos_fix(o, ob, os2, a, ab, as2, n2, 1)
 
 
 @njit(**PARALLEL)
@@ -1230,6 +1234,7 @@ def cos_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.cos(a[ab + k * as2]))
+        V.sincos_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1 - k0, 1)
 
 
 @njit(**SERIAL)
@@ -1246,6 +1251,7 @@ def tan_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.tan(a[ab + k * as2]))
+            V.sincos_fix(o, ob, os2, a, ab, as2, n2, 2)
 
 
 @njit(**PARALLEL)
@@ -1272,6 +1278,7 @@ def tan_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.tan(a[ab + k * as2]))
+        V.sincos_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1 - k0, 2)
 
 
 @njit(**SERIAL)

@@ -1,0 +1,492 @@
+"""Transcendental functions written as plain arithmetic, so numba's loops vectorise them.
+
+A numba loop over ``np.exp``/``np.tanh``/... calls scalar libm for every element (~15 ns per
+element, no SIMD; the llvmlite wheels have no SVML).  The functions here use only arithmetic,
+compares, ``sqrt``/``rint`` (LLVM intrinsics with vector forms) and integer bit operations: range
+reduction, a polynomial (coefficients fitted by ``_vmath_fit.py``), the exponent built from integer
+bits, and special cases chosen with selects, not branches.  LLVM inlines them into the loops of
+``_generated_kernels.py`` and vectorises the loops.
+
+They compute in float64; float32 inputs are widened and the result rounded once, so float32
+results are within 1 ulp (almost always correctly rounded).  float64 results are within the bounds
+measured by ``tests/test_transcendentals.py`` (a few ulp; see ``ULP_BOUND`` there).  The standard's
+special cases (signed zeros, infinities, NaN) hold: each function ends with selects for them.
+
+sin, cos and tan reduce ``|x| <= SINCOS_LIMIT`` with a three-part pi/2 (exact products); larger
+arguments need a long reduction, which the kernels leave to libm in a second pass over the row
+(``sincos_fix``), so the main loop stays branch-free.
+
+Compiled with ``fastmath={"contract"}`` only (FMA contraction): no reassociation, which would undo
+the compensated steps (Cody-Waite reduction, the log1p correction), and no nnan/ninf.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+from numba.extending import intrinsic
+
+_OPTS = dict(fastmath={"contract"}, error_model="numpy")
+
+
+def inlined(pick, arity: int):
+    """A numba intrinsic that calls ``pick(*arg_types)`` (an njit function) inlined.
+
+    LLVM inlines a call only below a size threshold, and a loop that keeps a call does not
+    vectorise; these functions are over it.  numba's own ``inline="always"`` inlines at the IR
+    level and re-types the body at every call site (5-10x the compile time), so this places
+    LLVM's ``alwaysinline`` on the call instead.  ``pick`` returns None to reject the types.
+    """
+
+    def typer(*arg_types):
+        disp = pick(*arg_types)
+        if disp is None:
+            return None
+        disp.compile(arg_types)
+        sig = disp.overloads[arg_types].signature.return_type(*arg_types)
+
+        def codegen(context, builder, signature, args):
+            cres = disp.overloads[signature.args]
+            context.add_linking_libs([cres.library])
+            fn = context.declare_function(builder.module, cres.fndesc)
+            _, res = context.call_conv.call_function(
+                builder, fn, signature.return_type, signature.args, args, attrs=("alwaysinline",)
+            )
+            return res
+
+        return sig, codegen
+
+    if arity == 1:
+
+        @intrinsic
+        def call1(typingctx, x):
+            return typer(x)
+
+        return call1
+
+    @intrinsic
+    def call2(typingctx, x, y):
+        return typer(x, y)
+
+    return call2
+
+
+@intrinsic
+def _f64_bits(typingctx, x):
+    """The IEEE bits of a float64 as an int64 (a bitcast, vectorisable)."""
+    if x != types.float64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], context.get_value_type(types.int64))
+
+    return types.int64(types.float64), codegen
+
+
+@intrinsic
+def _bits_f64(typingctx, x):
+    """The float64 with the IEEE bits of an int64."""
+    if x != types.int64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], context.get_value_type(types.float64))
+
+    return types.float64(types.int64), codegen
+
+
+INF = np.inf
+NAN = np.nan
+LN2 = 0.6931471805599453
+LN2_HI = 6.93147180369123816490e-01  # 32 bits: k * LN2_HI is exact for |k| < 2**20
+LN2_LO = 1.90821492927058770002e-10
+INV_LN2 = 1.4426950408889634
+INV_LN10 = 0.4342944819032518
+LOG10_2_HI = 3.01029995663611771306e-01  # 33 bits
+LOG10_2_LO = 3.69423907715893078616e-13
+PI = 3.141592653589793
+PI_LO = 1.2246467991473532e-16
+PIO2 = 1.5707963267948966
+PIO2_LO = 6.123233995736766e-17
+PIO4 = 0.7853981633974483
+PIO4_LO = 3.061616997868383e-17
+TAN_PI_8 = 0.41421356237309503
+SQRT2 = 1.4142135623730951
+# pi/2 in three parts of 33, 33 and 53 bits (FreeBSD's __rem_pio2): n * part is exact for
+# |n| < 2**20, so the reduction below loses nothing for |x| <= SINCOS_LIMIT
+PIO2_1 = 1.57079632673412561417e00
+PIO2_2 = 6.07710050630396597660e-11
+PIO2_3 = 2.02226624879595063154e-21
+INV_PIO2 = 6.36619772367581382433e-01
+SINCOS_LIMIT = 1.0e6
+
+# Polynomials from _vmath_fit.py (highest degree first); relative error of each approximation
+# 0.01-0.15 ulp on its interval.
+EXP_P = (
+    2.5100375832561234e-08,
+    2.7620075879983367e-07,
+    2.7557268480310024e-06,
+    2.4801521322368692e-05,
+    0.00019841269863040545,
+    0.0013888888917196719,
+    0.008333333333330065,
+    0.041666666666624164,
+    0.16666666666666669,
+    0.5000000000000001,
+)
+LOG_P = (
+    0.14616449685043406,
+    0.15331721600556042,
+    0.18182889125261723,
+    0.2222221113479508,
+    0.28571428625975487,
+    0.39999999999899505,
+    0.666666666666667,
+)
+SIN_P = (
+    -7.586697117706918e-13,
+    1.6058531618986147e-10,
+    -2.5052106232447578e-08,
+    2.7557319219339167e-06,
+    -0.00019841269841265065,
+    0.008333333333333331,
+    -0.16666666666666666,
+)
+COS_P = (
+    4.7458719020432915e-14,
+    -1.1470460887609959e-11,
+    2.087675579108042e-09,
+    -2.7557319221402824e-07,
+    2.4801587301584645e-05,
+    -0.0013888888888888887,
+    0.041666666666666664,
+)
+ATAN_P = (
+    -0.01917688711906226,
+    0.03923165829558719,
+    -0.0508544973794026,
+    0.0585814891280221,
+    -0.06664511447381948,
+    0.07692183190826087,
+    -0.09090904578123903,
+    0.11111111015256361,
+    -0.14285714284666542,
+    0.1999999999999552,
+    -0.3333333333333333,
+)
+
+
+@njit(**_OPTS)
+def _horner(c, x):
+    p = c[0]
+    for i in range(1, len(c)):
+        p = p * x + c[i]
+    return p
+
+
+@njit(**_OPTS)
+def _pow2(k):
+    """2**k for an integral float64 k in [-1022, 1023], from the exponent bits."""
+    return _bits_f64((np.int64(k) + 1023) << 52)
+
+
+# -- exp family ---------------------------------------------------------------------------------
+@njit(**_OPTS)
+def _exp_reduce(x):
+    """(k, r, q) with x = k ln2 + r, |r| <= ln2/2, and exp(r) - 1 = r + q (q = r^2 P(r)).
+
+    x must be finite and within [-1100, 1100] (callers clamp; NaN is mapped inside the range).
+    """
+    k = np.rint(x * INV_LN2)
+    r = x - k * LN2_HI
+    r = r - k * LN2_LO
+    return k, r, r * r * _horner(EXP_P, r)
+
+
+@njit(**_OPTS)
+def _clamp(x, lo, hi):
+    """x limited to [lo, hi]; NaN maps to lo (the caller restores NaN at the end)."""
+    x = x if x > lo else lo
+    return x if x < hi else hi
+
+
+@njit(**_OPTS)
+def _scale(v, k):
+    """v * 2**k for integral k in [-2000, 2000], rounding once (subnormal results included)."""
+    h = np.rint(k * 0.5 - 0.25)  # floor(k / 2) for integral k
+    return v * _pow2(h) * _pow2(k - h)
+
+
+@njit(**_OPTS)
+def exp(x):
+    k, r, q = _exp_reduce(_clamp(x, -746.0, 710.0))
+    res = _scale(1.0 + (r + q), k)
+    return res if x == x else x
+
+
+@njit(**_OPTS)
+def _expm1_finite(x):
+    """expm1 for x already clamped to [-60, 710]."""
+    k, r, q = _exp_reduce(x)
+    em1 = r + q  # expm1(r), accurate relative to r
+    small = k if k < 60.0 else 60.0
+    s = _pow2(small)
+    mid = s * em1 + (s - 1.0)  # 2^k (expm1(r) + 1) - 1 without cancellation for moderate k
+    big = _scale(em1 + 1.0, k) - 1.0  # k > 53: the -1 is below the last bit
+    res = big if k > 53.0 else mid
+    return em1 if k == 0.0 else res
+
+
+@njit(**_OPTS)
+def expm1(x):
+    res = _expm1_finite(_clamp(x, -60.0, 710.0))
+    return res if (x == x and x != 0.0) else x
+
+
+@njit(**_OPTS)
+def sinh(x):
+    a = abs(x)
+    ac = _clamp(a, 0.0, 712.0)
+    small = ac if ac < 22.0 else 22.0
+    t = _expm1_finite(small)
+    res_small = 0.5 * (t + t / (t + 1.0))
+    k, r, q = _exp_reduce(ac)
+    res_big = _scale(1.0 + (r + q), k - 1.0)  # exp(a) / 2 without overflowing early
+    res = res_big if a >= 22.0 else res_small
+    res = np.copysign(res, x)
+    return res if (x == x and x != 0.0) else x
+
+
+@njit(**_OPTS)
+def cosh(x):
+    a = abs(x)
+    ac = _clamp(a, 0.0, 712.0)
+    k, r, q = _exp_reduce(ac)
+    e = 1.0 + (r + q)
+    res_big = _scale(e, k - 1.0)
+    ek = _scale(e, k if k < 40.0 else 40.0)
+    res_small = 0.5 * ek + 0.5 / ek
+    res = res_big if a >= 22.0 else res_small
+    return res if x == x else x
+
+
+@njit(**_OPTS)
+def tanh(x):
+    a = abs(x)
+    ac = _clamp(a, 0.0, 40.0)
+    # |x| < 1: -t / (t + 2) with t = expm1(-2|x|); otherwise 1 - 2 / (expm1(2|x|) + 2)
+    lt1 = ac < 1.0
+    t = _expm1_finite(-2.0 * ac if lt1 else 2.0 * ac)
+    res = -t / (t + 2.0) if lt1 else 1.0 - 2.0 / (t + 2.0)
+    res = np.copysign(res, x)
+    return res if (x == x and x != 0.0) else x
+
+
+# -- log family ---------------------------------------------------------------------------------
+@njit(**_OPTS)
+def _log_parts(x):
+    """(e, f, lf) with x = 2^e (1 + f), sqrt(2)/2 <= 1 + f < sqrt(2), lf = log(1 + f).
+
+    x must be positive and finite (callers select the special cases afterwards).
+    """
+    tiny = x < 2.2250738585072014e-308
+    xs = x * 18014398509481984.0 if tiny else x  # subnormals: scale by 2^54 first
+    bits = _f64_bits(xs)
+    e = np.float64((bits >> 52) - 1023) - (54.0 if tiny else 0.0)
+    m = _bits_f64((bits & 0x000FFFFFFFFFFFFF) | 0x3FF0000000000000)  # in [1, 2)
+    hi = m > SQRT2
+    m = m * 0.5 if hi else m
+    e = e + 1.0 if hi else e
+    f = m - 1.0
+    return e, f, _log1p_small(f)
+
+
+@njit(**_OPTS)
+def _log1p_small(f):
+    """log(1 + f) for sqrt(2)/2 - 1 <= f < sqrt(2) - 1 (FreeBSD's k_log1p formulation)."""
+    s = f / (2.0 + f)
+    z = s * s
+    hfsq = 0.5 * f * f
+    big_r = z * _horner(LOG_P, z)
+    return f - (hfsq - s * (hfsq + big_r))
+
+
+@njit(**_OPTS)
+def _log_special(x, res):
+    """The result for x <= 0, inf and NaN; ``res`` elsewhere."""
+    ok = x > 0.0 and x < INF
+    special = -INF if x == 0.0 else (NAN if x < 0.0 else x)
+    return res if ok else special
+
+
+@njit(**_OPTS)
+def log(x):
+    e, f, lf = _log_parts(_clamp(x, 5e-324, 1.7976931348623157e308))
+    return _log_special(x, e * LN2_HI + (lf + e * LN2_LO))
+
+
+@njit(**_OPTS)
+def log2(x):
+    e, f, lf = _log_parts(_clamp(x, 5e-324, 1.7976931348623157e308))
+    return _log_special(x, e + lf * INV_LN2)
+
+
+@njit(**_OPTS)
+def log10(x):
+    e, f, lf = _log_parts(_clamp(x, 5e-324, 1.7976931348623157e308))
+    return _log_special(x, e * LOG10_2_HI + (e * LOG10_2_LO + lf * INV_LN10))
+
+
+@njit(**_OPTS)
+def _log1p_finite(x):
+    """log1p for x > -1 finite (the callers select the special cases)."""
+    u = 1.0 + x
+    e, f, lf = _log_parts(u)
+    # the rounding error of 1 + x, as a relative correction to log(u)
+    c = (1.0 - (u - x)) if u >= 2.0 else (x - (u - 1.0))
+    c = 0.0 if u >= 9007199254740992.0 else c / u
+    return e * LN2_HI + (lf + (c + e * LN2_LO))
+
+
+@njit(**_OPTS)
+def log1p(x):
+    res = _log1p_finite(_clamp(x, -0.9999999999999999, 1.7976931348623157e308))
+    ok = x > -1.0 and x < INF
+    special = -INF if x == -1.0 else (NAN if x < -1.0 else x)
+    res = res if ok else special
+    return x if x == 0.0 else res
+
+
+# -- trigonometric ------------------------------------------------------------------------------
+@njit(**_OPTS)
+def _sincos(x):
+    """(sin(x), cos(x)) for |x| <= SINCOS_LIMIT; NaN for inf and NaN."""
+    n = np.rint(x * INV_PIO2)
+    r = x - n * PIO2_1
+    r = r - n * PIO2_2
+    r = r - n * PIO2_3
+    z = r * r
+    s = r + r * z * _horner(SIN_P, z)
+    c = 1.0 - 0.5 * z + z * z * _horner(COS_P, z)
+    q = n - 4.0 * np.floor(n * 0.25)  # quadrant 0..3 (n mod 4)
+    sn = c if (q == 1.0 or q == 3.0) else s
+    cs = s if (q == 1.0 or q == 3.0) else c
+    sn = -sn if q >= 2.0 else sn
+    cs = -cs if (q == 1.0 or q == 2.0) else cs
+    return sn, cs
+
+
+@njit(**_OPTS)
+def sin(x):
+    s, c = _sincos(x)
+    return x if x == 0.0 else s
+
+
+@njit(**_OPTS)
+def cos(x):
+    s, c = _sincos(x)
+    return c
+
+
+@njit(**_OPTS)
+def tan(x):
+    s, c = _sincos(x)
+    return x if x == 0.0 else s / c
+
+
+@njit(**_OPTS)
+def _atan01(t):
+    """atan(t) for 0 <= t <= 1 (or NaN): below tan(pi/8) directly, above via (t-1)/(t+1)."""
+    hi = t > TAN_PI_8
+    u = (t - 1.0) / (t + 1.0) if hi else t
+    z = u * u
+    p = u * z * _horner(ATAN_P, z)
+    return (PIO4 + (PIO4_LO + (u + p))) if hi else u + p
+
+
+@njit(**_OPTS)
+def atan2(y, x):
+    ay = abs(y)
+    ax = abs(x)
+    swap = ay > ax
+    num = ax if swap else ay
+    den = ay if swap else ax
+    r = _atan01(num / den)
+    r = r if not (ay == INF and ax == INF) else PIO4
+    r = r if not (ay == 0.0 and ax == 0.0) else 0.0
+    # fold back: pi/2 - r above the diagonal, pi - r for x < 0 (pi/2 + r for both)
+    neg_x = np.copysign(1.0, x) < 0.0  # -0.0 included
+    lo = (PIO2_LO + r) if neg_x else (PIO2_LO - r)
+    r_swap = PIO2 + lo
+    r_neg = PI + (PI_LO - r)
+    r = r_swap if swap else (r_neg if neg_x else r)
+    return np.copysign(r, y)
+
+
+@njit(**_OPTS)
+def atan(x):
+    return atan2(x, 1.0)
+
+
+@njit(**_OPTS)
+def asin(x):
+    return atan2(x, np.sqrt((1.0 - x) * (1.0 + x)))
+
+
+@njit(**_OPTS)
+def acos(x):
+    return atan2(np.sqrt((1.0 - x) * (1.0 + x)), x)
+
+
+# -- inverse hyperbolic -------------------------------------------------------------------------
+BIG = 18014398509481984.0  # 2^54: above it, x + 1 == x to the last bit
+
+
+@njit(**_OPTS)
+def asinh(x):
+    a = abs(x)
+    ac = a if a < BIG else 1.0
+    w = ac + ac * ac / (1.0 + np.sqrt(1.0 + ac * ac))
+    huge = a >= BIG
+    res = _log1p_finite(a if huge else w) + (LN2 if huge else 0.0)
+    res = res if a < INF else a
+    res = np.copysign(res, x)
+    return res if (x == x and x != 0.0) else x
+
+
+@njit(**_OPTS)
+def acosh(x):
+    t = x - 1.0
+    tc = _clamp(t, 0.0, BIG)
+    w = tc + np.sqrt(tc * (tc + 2.0))
+    huge = x >= BIG
+    res = _log1p_finite(x if huge else w) + (LN2 if huge else 0.0)
+    res = res if x < INF else x
+    return res if x >= 1.0 else (x if x != x else NAN)
+
+
+@njit(**_OPTS)
+def atanh(x):
+    a = abs(x)
+    ac = _clamp(a, 0.0, 0.9999999999999999)
+    t = ac + ac
+    arg = t + t * ac / (1.0 - ac) if ac < 0.5 else t / (1.0 - ac)
+    res = 0.5 * _log1p_finite(arg)
+    res = res if a < 1.0 else (INF if a == 1.0 else NAN)
+    res = np.copysign(res, x)
+    return res if (x == x and x != 0.0) else x
+
+
+# -- the second pass of sin/cos/tan over a row -----------------------------------------------
+@njit(nogil=True, cache=True)
+def sincos_fix(o, ob, os, a, ab, as_, n, which):
+    """Redo the elements with |x| > SINCOS_LIMIT (which: 0 sin, 1 cos, 2 tan) with libm."""
+    for k in range(n):
+        v = a[ab + k * as_]
+        if not abs(v) <= SINCOS_LIMIT:
+            if which == 0:
+                o[ob + k * os] = np.sin(v)
+            elif which == 1:
+                o[ob + k * os] = np.cos(v)
+            else:
+                o[ob + k * os] = np.tan(v)
