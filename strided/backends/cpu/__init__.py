@@ -137,7 +137,7 @@ def _ix():
 def _argreduce(find_max: bool):
     def kernel(out, x):
         # x arrives with the reduced axis last; the kept dims are walked in blocks of rank 2
-        k = _ix()
+        k = _k()  # kernels.argreduce: generated, vectorised on contiguous rows
         kept, n = x._shape[:-1], x._shape[-1]
         blocks = list(_split_outer(kept or (1,), [x._strides[:-1] or (0,)], [x._offset], 2))
         done = 0

@@ -17,7 +17,7 @@ ROW = dict(error_model="numpy", fastmath={"reassoc", "contract"})
 SERIAL = dict(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
 PARALLEL = dict(SERIAL, parallel=True)
 
-SOURCE_HASH = 'cc5950b924f34fd6'
+SOURCE_HASH = 'e5a3ea8092529a33'
 
 
 @njit(**SERIAL)
@@ -3369,8 +3369,7 @@ def _max_inner_one(o, idx, a, base, ar0, ar1, nr0, nr1, init, ident):
         b0 = base + r0 * ar0
         if ar1 == 1:
             seg = a[b0 : b0 + nr1]
-            for r in range(nr1):
-                acc = _max_combine(acc, seg[r])
+            acc = V.max_row(acc, seg)
         else:
             for r in range(nr1):
                 acc = _max_combine(acc, a[b0 + r * ar1])
@@ -3452,8 +3451,7 @@ def _min_inner_one(o, idx, a, base, ar0, ar1, nr0, nr1, init, ident):
         b0 = base + r0 * ar0
         if ar1 == 1:
             seg = a[b0 : b0 + nr1]
-            for r in range(nr1):
-                acc = _min_combine(acc, seg[r])
+            acc = V.min_row(acc, seg)
         else:
             for r in range(nr1):
                 acc = _min_combine(acc, a[b0 + r * ar1])
@@ -3535,8 +3533,7 @@ def _any_inner_one(o, idx, a, base, ar0, ar1, nr0, nr1, init, ident):
         b0 = base + r0 * ar0
         if ar1 == 1:
             seg = a[b0 : b0 + nr1]
-            for r in range(nr1):
-                acc = _any_combine(acc, seg[r])
+            acc = V.any_row(acc, seg)
         else:
             for r in range(nr1):
                 acc = _any_combine(acc, a[b0 + r * ar1])
@@ -3618,8 +3615,7 @@ def _all_inner_one(o, idx, a, base, ar0, ar1, nr0, nr1, init, ident):
         b0 = base + r0 * ar0
         if ar1 == 1:
             seg = a[b0 : b0 + nr1]
-            for r in range(nr1):
-                acc = _all_combine(acc, seg[r])
+            acc = V.all_row(acc, seg)
         else:
             for r in range(nr1):
                 acc = _all_combine(acc, a[b0 + r * ar1])
@@ -3710,3 +3706,42 @@ def cumulative_prod_s(o, oo, os0, os1, osx, a, ao, as0, as1, asx, n0, n1, nx):
             for k in range(1, nx):
                 acc = acc * a[ab + k * asx]
                 o[ob + k * osx] = acc
+
+
+@njit(**ROW)
+def _first_index(seg, m, is_nan):
+    n = seg.shape[0]
+    for c0 in range(0, n, 256):
+        ch = seg[c0 : c0 + 256]
+        hit = V.count_nan(ch) if is_nan else V.count_equal(ch, m)
+        if hit:
+            for r in range(ch.shape[0]):
+                v = ch[r]
+                if (v != v) if is_nan else (v == m):
+                    return c0 + r
+    return 0
+
+
+@njit(**SERIAL)
+def argreduce(o, x, xo, s0, s1, sr, n0, n1, nr, find_max):
+    """o[i, j] = first index of the max (min) of x[i, j, :] (the first NaN if any)."""
+    for i in range(n0):
+        for j in range(n1):
+            base = xo + i * s0 + j * s1
+            if sr == 1:
+                seg = x[base : base + nr]
+                m = V.max_row(seg[0], seg) if find_max else V.min_row(seg[0], seg)
+                o[i * n1 + j] = _first_index(seg, m, m != m)
+                continue
+            best = x[base]
+            at = 0
+            if best == best:
+                for r in range(1, nr):
+                    v = x[base + r * sr]
+                    if v != v:  # the first NaN is the answer, as in NumPy
+                        at = r
+                        break
+                    if (v > best) if find_max else (v < best):
+                        best = v
+                        at = r
+            o[i * n1 + j] = at

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit, types
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
 _OPTS = dict(fastmath={"contract"}, error_model="numpy")
 
@@ -490,3 +490,171 @@ def sincos_fix(o, ob, os, a, ab, as_, n, which):
                 o[ob + k * os] = np.cos(v)
             else:
                 o[ob + k * os] = np.tan(v)
+
+
+# -- reductions ----------------------------------------------------------------------------------
+@intrinsic
+def _bits(typingctx, x):
+    """The IEEE bits of a float32/float64 as an int32/int64 (a bitcast)."""
+    if not isinstance(x, types.Float):
+        return None
+    ity = types.int32 if x.bitwidth == 32 else types.int64
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], context.get_value_type(ity))
+
+    return ity(x), codegen
+
+
+@intrinsic
+def _from_bits(typingctx, i, like):
+    """The float of ``like``'s type whose bits are the low bits of the integer ``i``."""
+    if not (isinstance(i, types.Integer) and isinstance(like, types.Float)):
+        return None
+    ity = types.int32 if like.bitwidth == 32 else types.int64
+
+    def codegen(context, builder, signature, args):
+        v = context.cast(builder, args[0], i, ity)
+        return builder.bitcast(v, context.get_value_type(like))
+
+    return like(i, like), codegen
+
+
+def _minmax_row(find_max: bool):
+    """acc combined with every element of the contiguous 1-D ``seg`` (NaN propagates).
+
+    Float compares in a reduction vectorise only with the nnan flag, which would break NaN
+    propagation; so floats are reduced as integers: the IEEE bits mapped to a key that orders like
+    the values (negative numbers with their magnitude bits flipped), and NaN detected by a second
+    integer reduction of the magnitude bits.  Integer min/max reductions vectorise.
+    """
+
+    def row(acc, seg):
+        pass
+
+    @overload(row, jit_options=dict(_OPTS))
+    def _ol(acc, seg):
+        if isinstance(seg.dtype, types.Float):
+            if acc != seg.dtype:
+                return None
+            width = seg.dtype.bitwidth
+            mask = (1 << (width - 1)) - 1
+            inf_bits = 0x7F800000 if width == 32 else 0x7FF0000000000000
+            shift = width - 1
+
+            def impl(acc, seg):
+                i = _bits(acc)
+                best = i ^ ((i >> shift) & mask)
+                mag = i & mask
+                for r in range(seg.shape[0]):
+                    i = _bits(seg[r])
+                    k = i ^ ((i >> shift) & mask)
+                    best = max(best, k) if find_max else min(best, k)
+                    mag = max(mag, i & mask)
+                res = _from_bits(best ^ ((best >> shift) & mask), acc)
+                if mag > inf_bits:
+                    res = (res - res) / (res - res)  # NaN, in acc's dtype
+                return res
+
+            return impl
+
+        def impl_int(acc, seg):
+            for r in range(seg.shape[0]):
+                acc = max(acc, seg[r]) if find_max else min(acc, seg[r])
+            return acc
+
+        return impl_int
+
+    return row
+
+
+max_row = _minmax_row(True)
+min_row = _minmax_row(False)
+
+#: elements per chunk between the early-exit checks of any/all
+EXIT_CHUNK = 2048
+
+
+@njit(**_OPTS)
+def _max_u8(ch):
+    m = np.uint8(0)
+    for r in range(ch.shape[0]):
+        m = max(m, ch[r])
+    return m
+
+
+@njit(**_OPTS)
+def _min_u8(ch):
+    m = np.uint8(1)
+    for r in range(ch.shape[0]):
+        m = min(m, ch[r])
+    return m
+
+
+@njit(**_OPTS)
+def _count_nonzero(ch):
+    cnt = 0
+    for r in range(ch.shape[0]):
+        cnt += ch[r] != 0
+    return cnt
+
+
+@njit(**_OPTS)
+def count_nan(ch):
+    cnt = 0
+    for r in range(ch.shape[0]):
+        cnt += ch[r] != ch[r]
+    return cnt
+
+
+@njit(**_OPTS)
+def count_equal(ch, m):
+    cnt = 0
+    for r in range(ch.shape[0]):
+        cnt += ch[r] == m
+    return cnt
+
+
+def _any_all_row(is_any: bool):
+    """acc or any(seg != 0) (acc and all(seg != 0)), deciding after each chunk of the row.
+
+    The chunks are reduced without a branch (a vectorised max/min of the bool bytes, or a count
+    of the nonzero elements), so a row stops within EXIT_CHUNK elements of its answer.
+    """
+
+    def row(acc, seg):
+        pass
+
+    @overload(row, jit_options=dict(_OPTS))
+    def _ol(acc, seg):
+        if isinstance(seg.dtype, types.Boolean):
+
+            def impl(acc, seg):
+                if acc == is_any:
+                    return acc
+                u = seg.view(np.uint8)
+                for c0 in range(0, u.shape[0], EXIT_CHUNK):
+                    ch = u[c0 : c0 + EXIT_CHUNK]
+                    if (_max_u8(ch) != 0) if is_any else (_min_u8(ch) == 0):
+                        return is_any
+                return not is_any
+
+            return impl
+
+        def impl_other(acc, seg):
+            if acc == is_any:
+                return acc
+            for c0 in range(0, seg.shape[0], EXIT_CHUNK):
+                ch = seg[c0 : c0 + EXIT_CHUNK]
+                cnt = _count_nonzero(ch)
+                if (cnt != 0) if is_any else (cnt != ch.shape[0]):
+                    return is_any
+            return not is_any
+
+        return impl_other
+
+    return row
+
+
+any_row = _any_all_row(True)
+all_row = _any_all_row(False)
