@@ -170,6 +170,25 @@ def _floor_divide(x, y):
             return np.floor_divide(x, y)
 
         return impl
+    if _is_float(x):
+
+        def impl_f(x, y):
+            # NumPy's npy_divmod: floor(x / y) alone is off by one where x / y rounds onto an
+            # integer (-6.2013426 // 0.016625583 is -374, float32 x / y is -373.0)
+            mod = np.fmod(x, y)
+            if y == 0:
+                return x / y
+            div = (x - mod) / y
+            if mod != 0 and (y < 0) != (mod < 0):
+                div -= 1
+            if div == 0:
+                return np.copysign(div - div, x / y)
+            fl = np.floor(div)
+            if div - fl > 0.5:
+                fl += 1
+            return fl
+
+        return impl_f
     return lambda x, y: np.floor_divide(x, y)
 
 
