@@ -35,14 +35,16 @@ def _is_bool(t) -> bool:
     return isinstance(t, types.Boolean)
 
 
-def _vectorised(vfn, other, arity=1):
+def _vectorised(vfn, other, arity=1, vfn32=None):
     """A scalar function: ``vfn`` (``_vmath``, vectorisable) for real floats, ``other`` else.
 
     float32 goes through float64 and is rounded once; ``other`` serves complex input.  The float
     paths are inlined into the loops whatever their size (``_vmath.inlined``), so they vectorise.
     """
     f64 = V.inlined(lambda *ts: vfn, arity)
-    if arity == 1:
+    if vfn32 is not None:
+        f32 = vfn32
+    elif arity == 1:
 
         @njit(**V._OPTS)
         def f32(x):
@@ -482,12 +484,12 @@ def _complex_tanh(z):
 # -- exponentials, logarithms, trigonometric and hyperbolic functions ---------------------------
 # Real floats use the vectorisable arithmetic of _vmath; complex input keeps numba's
 # implementations (np.exp(complex) ...) with the C99 Annex G special values above.
-exp = _vectorised(V.exp, lambda x: np.exp(x))
-expm1 = _vectorised(V.expm1, lambda x: _cexpm1(x.real, x.imag))
-log = _vectorised(V.log, lambda x: np.log(x))
+exp = _vectorised(V.exp, lambda x: np.exp(x), vfn32=V.exp_f32)
+expm1 = _vectorised(V.expm1, lambda x: _cexpm1(x.real, x.imag), vfn32=V.expm1_f32)
+log = _vectorised(V.log, lambda x: np.log(x), vfn32=V.log_f32)
 log1p = _vectorised(V.log1p, lambda x: np.log1p(x))
-log2 = _vectorised(V.log2, lambda x: np.log2(x))
-log10 = _vectorised(V.log10, lambda x: np.log10(x))
+log2 = _vectorised(V.log2, lambda x: np.log2(x), vfn32=V.log2_f32)
+log10 = _vectorised(V.log10, lambda x: np.log10(x), vfn32=V.log10_f32)
 sin = _vectorised(V.sin, lambda x: np.sin(x))
 cos = _vectorised(V.cos, lambda x: np.cos(x))
 tan = _vectorised(V.tan, lambda x: np.tan(x))
@@ -496,7 +498,7 @@ acos = _vectorised(V.acos, lambda x: _cacos(x.real, x.imag))
 atan = _vectorised(V.atan, lambda x: np.arctan(x))
 sinh = _vectorised(V.sinh, lambda x: _csinh(x.real, x.imag))
 cosh = _vectorised(V.cosh, lambda x: _ccosh(x.real, x.imag))
-tanh = _vectorised(V.tanh, lambda x: _complex_tanh(x))
+tanh = _vectorised(V.tanh, lambda x: _complex_tanh(x), vfn32=V.tanh_f32)
 asinh = _vectorised(V.asinh, lambda x: _casinh(x.real, x.imag))
 acosh = _vectorised(V.acosh, lambda x: _cacosh(x.real, x.imag))
 atanh = _vectorised(V.atanh, lambda x: _catanh(x.real, x.imag))

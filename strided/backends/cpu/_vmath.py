@@ -8,8 +8,10 @@ bits, and special cases chosen with selects, not branches.  LLVM inlines them in
 ``_generated_kernels.py`` and vectorises the loops.
 
 They compute in float64; float32 inputs are widened and the result rounded once, so float32
-results are within 1 ulp (almost always correctly rounded).  float64 results are within the bounds
-measured by ``tests/test_transcendentals.py`` (a few ulp; see ``ULP_BOUND`` there).  The standard's
+results are within 1 ulp (almost always correctly rounded) -- except exp, expm1, tanh, log, log2
+and log10, which have float32 versions (see "float32 in float32" below).  float64 results are
+within 4 ulp of a long-double reference (``ULP_BOUND`` in ``tests/test_transcendentals.py``;
+measured maxima 1.0-3.7 ulp).  The standard's
 special cases (signed zeros, infinities, NaN) hold: each function ends with selects for them.
 
 sin, cos and tan reduce ``|x| <= SINCOS_LIMIT`` with a three-part pi/2 (exact products); larger
@@ -475,6 +477,132 @@ def atanh(x):
     res = res if a < 1.0 else (INF if a == 1.0 else NAN)
     res = np.copysign(res, x)
     return res if (x == x and x != 0.0) else x
+
+
+# -- float32 in float32 -------------------------------------------------------------------------
+# The exp and log families are the activations and losses of nn training, and NumPy runs them in
+# float32 SIMD; widening to float64 halves the vector width, so they have float32 versions: the
+# same algorithms with float32 constants and shorter polynomials (Taylor terms; truncation error
+# below 0.1 ulp): exp and log within 1 ulp, expm1/log2/log10 2 ulp, tanh 2.5 ulp (measured in
+# tests/test_transcendentals.py).
+F = np.float32
+F_INV_LN2 = F(1.4426950408889634)
+F_LN2_HI = F(0.693359375)  # 9 bits: k * F_LN2_HI is exact
+F_LN2_LO = F(-2.12194440e-4)
+F_EXP_P = tuple(F(1.0 / c) for c in (5040.0, 720.0, 120.0, 24.0, 6.0, 2.0))
+F_LOG_P = tuple(F(2.0 / c) for c in (11.0, 9.0, 7.0, 5.0, 3.0))
+F_SQRT2 = F(1.4142135623730951)
+F_INV_LN10 = F(0.4342944819032518)
+F_LOG10_2_HI = F(3.00781250e-01)  # 7 bits
+F_LOG10_2_LO = F(2.48745663981195213739e-04)
+F_ONE = F(1.0)
+F_TWO = F(2.0)
+F_HALF = F(0.5)
+F_ZERO = F(0.0)
+F_INF = F(np.inf)
+F_NAN = F(np.nan)
+
+
+@njit(**_OPTS)
+def _exp_reduce_f32(x):
+    k = np.rint(x * F_INV_LN2)
+    r = x - k * F_LN2_HI
+    r = r - k * F_LN2_LO
+    return k, r, r * r * _horner(F_EXP_P, r)
+
+
+@njit(**_OPTS)
+def _scale_f32(v, k):
+    """v * 2**k for integral float32 k in [-300, 300], rounding once."""
+    ki = np.int32(k)
+    h = ki >> 1
+    return v * _from_bits((h + 127) << 23, v) * _from_bits((ki - h + 127) << 23, v)
+
+
+@njit(**_OPTS)
+def _clamp_f32(x, lo, hi):
+    x = x if x > lo else lo
+    return x if x < hi else hi
+
+
+@njit(**_OPTS)
+def exp_f32(x):
+    k, r, q = _exp_reduce_f32(_clamp_f32(x, F(-104.0), F(89.0)))
+    res = _scale_f32(F_ONE + (r + q), k)
+    return res if x == x else x
+
+
+@njit(**_OPTS)
+def _expm1_finite_f32(x):
+    """expm1 for float32 x already clamped to [-20, 89]."""
+    k, r, q = _exp_reduce_f32(x)
+    em1 = r + q
+    s = _scale_f32(F_ONE, k if k < F(100.0) else F(100.0))
+    mid = s * em1 + (s - F_ONE)
+    big = _scale_f32(em1 + F_ONE, k) - F_ONE
+    res = big if k > F(24.0) else mid
+    return em1 if k == F_ZERO else res
+
+
+@njit(**_OPTS)
+def expm1_f32(x):
+    res = _expm1_finite_f32(_clamp_f32(x, F(-20.0), F(89.0)))
+    return res if (x == x and x != F_ZERO) else x
+
+
+@njit(**_OPTS)
+def tanh_f32(x):
+    a = abs(x)
+    ac = _clamp_f32(a, F_ZERO, F(10.0))
+    lt1 = ac < F_ONE
+    t = _expm1_finite_f32(-(ac + ac) if lt1 else ac + ac)
+    res = -t / (t + F_TWO) if lt1 else F_ONE - F_TWO / (t + F_TWO)
+    res = np.copysign(res, x)
+    return res if (x == x and x != F_ZERO) else x
+
+
+@njit(**_OPTS)
+def _log_parts_f32(x):
+    """(e, lf) with x = 2^e (1 + f), lf = log(1 + f), for positive finite float32 x."""
+    tiny = x < F(1.17549435e-38)
+    xs = x * F(8388608.0) if tiny else x  # subnormals: scale by 2^23 first
+    bits = _bits(xs)
+    e = F((bits >> 23) - 127) - (F(23.0) if tiny else F_ZERO)
+    m = _from_bits((bits & 0x007FFFFF) | 0x3F800000, x)
+    hi = m > F_SQRT2
+    m = m * F_HALF if hi else m
+    e = e + F_ONE if hi else e
+    f = m - F_ONE
+    s = f / (F_TWO + f)
+    z = s * s
+    hfsq = F_HALF * f * f
+    big_r = z * _horner(F_LOG_P, z)
+    return e, f - (hfsq - s * (hfsq + big_r))
+
+
+@njit(**_OPTS)
+def _log_special_f32(x, res):
+    ok = x > F_ZERO and x < F_INF
+    special = -F_INF if x == F_ZERO else (F_NAN if x < F_ZERO else x)
+    return res if ok else special
+
+
+@njit(**_OPTS)
+def log_f32(x):
+    e, lf = _log_parts_f32(_clamp_f32(x, F(1e-45), F(3.4028235e38)))
+    return _log_special_f32(x, e * F_LN2_HI + (lf + e * F_LN2_LO))
+
+
+@njit(**_OPTS)
+def log2_f32(x):
+    e, lf = _log_parts_f32(_clamp_f32(x, F(1e-45), F(3.4028235e38)))
+    return _log_special_f32(x, e + lf * F_INV_LN2)
+
+
+@njit(**_OPTS)
+def log10_f32(x):
+    e, lf = _log_parts_f32(_clamp_f32(x, F(1e-45), F(3.4028235e38)))
+    return _log_special_f32(x, e * F_LOG10_2_HI + (e * F_LOG10_2_LO + lf * F_INV_LN10))
 
 
 # -- the second pass of sin/cos/tan over a row -----------------------------------------------
