@@ -483,8 +483,8 @@ def atanh(x):
 # The exp and log families are the activations and losses of nn training, and NumPy runs them in
 # float32 SIMD; widening to float64 halves the vector width, so they have float32 versions: the
 # same algorithms with float32 constants and shorter polynomials (Taylor terms; truncation error
-# below 0.1 ulp): exp and log within 1 ulp, expm1/log2/log10 2 ulp, tanh 2.5 ulp (measured in
-# tests/test_transcendentals.py).
+# below 0.1 ulp): exp and log within 1 ulp, expm1/log2/log10/sin/cos 2 ulp, tanh 2.5 ulp (measured
+# in tests/test_transcendentals.py).  (tan stays in float64: s / c in float32 reached 3.4 ulp.)
 F = np.float32
 F_INV_LN2 = F(1.4426950408889634)
 F_LN2_HI = F(0.693359375)  # 9 bits: k * F_LN2_HI is exact
@@ -603,6 +603,43 @@ def log2_f32(x):
 def log10_f32(x):
     e, lf = _log_parts_f32(_clamp_f32(x, F(1e-45), F(3.4028235e38)))
     return _log_special_f32(x, e * F_LOG10_2_HI + (e * F_LOG10_2_LO + lf * F_INV_LN10))
+
+
+F_SIN_P = tuple(F(c) for c in (1.0 / 362880.0, -1.0 / 5040.0, 1.0 / 120.0, -1.0 / 6.0))
+F_COS_P = tuple(F(c) for c in (-1.0 / 3628800.0, 1.0 / 40320.0, -1.0 / 720.0, 1.0 / 24.0))
+
+
+@njit(**_OPTS)
+def _sincos_f32(x):
+    """(sin(x), cos(x)) for float32 |x| <= SINCOS_LIMIT: the reduction in float64 (two parts of
+    pi/2 are plenty for a float32 result), the polynomials in float32."""
+    xd = np.float64(x)
+    n = np.rint(xd * INV_PIO2)
+    rd = xd - n * PIO2_1
+    rd = rd - n * PIO2_2
+    r = np.float32(rd)
+    z = r * r
+    s = r + r * z * _horner(F_SIN_P, z)
+    c = F_ONE - F_HALF * z + z * z * _horner(F_COS_P, z)
+    q = n - 4.0 * np.floor(n * 0.25)
+    odd = q == 1.0 or q == 3.0
+    sn = c if odd else s
+    cs = s if odd else c
+    sn = -sn if q >= 2.0 else sn
+    cs = -cs if (q == 1.0 or q == 2.0) else cs
+    return sn, cs
+
+
+@njit(**_OPTS)
+def sin_f32(x):
+    s, c = _sincos_f32(x)
+    return x if x == F_ZERO else s
+
+
+@njit(**_OPTS)
+def cos_f32(x):
+    s, c = _sincos_f32(x)
+    return c
 
 
 # -- the second pass of sin/cos/tan over a row -----------------------------------------------
