@@ -313,112 +313,82 @@ def other_cases(dtypes, sizes, layouts):
                 b_n, b_s, b_t = _views(make_input("where", dtype, n, 2), layout)
                 c_n, c_s, c_t = _views(make_input("where", "bool", n, 3), layout)
                 tt = torch is not None
-                yield Case(
-                    "",
-                    "where",
-                    dtype,
-                    n,
-                    layout,
-                    lambda c=c_s, a=a_s, b=b_s: xp.where(c, a, b),
-                    lambda c=c_n, a=a_n, b=b_n: np.where(c, a, b),
-                    tt and (lambda c=c_t, a=a_t, b=b_t: torch.where(c, a, b)),
-                    exact=True,
-                )
                 lo, hi = (-5.0, 5.0) if dtype != INT_DTYPE else (100, 800)
-                yield Case(
-                    "",
-                    "clip",
-                    dtype,
-                    n,
-                    layout,
-                    lambda a=a_s, lo=lo, hi=hi: xp.clip(a, lo, hi),
-                    lambda a=a_n, lo=lo, hi=hi: np.clip(a, lo, hi),
-                    tt and (lambda a=a_t, lo=lo, hi=hi: torch.clip(a, lo, hi)),
-                    exact=True,
-                )
                 to = {"float32": "float64", "float64": "float32", INT_DTYPE: "float32"}[dtype]
-                yield Case(
-                    f"->{to}",
-                    "astype",
-                    dtype,
-                    n,
-                    layout,
-                    lambda a=a_s, to=to: xp.astype(a, getattr(xp, to)),
-                    lambda a=a_n, to=to: a.astype(to),
-                    tt and (lambda a=a_t, to=to: a.to(getattr(torch, to))),
-                    exact=True,
-                )
-                yield Case(
-                    "",
-                    "sort",
-                    dtype,
-                    n,
-                    layout,
-                    lambda a=a_s: xp.sort(a, axis=-1),
-                    lambda a=a_n: np.sort(a, axis=-1),
-                    tt and (lambda a=a_t: torch.sort(a, dim=-1).values),
-                    exact=True,
-                )
+                table = [
+                    (
+                        "",
+                        "where",
+                        lambda c=c_s, a=a_s, b=b_s: xp.where(c, a, b),
+                        lambda c=c_n, a=a_n, b=b_n: np.where(c, a, b),
+                        lambda c=c_t, a=a_t, b=b_t: torch.where(c, a, b),
+                    ),
+                    (
+                        "",
+                        "clip",
+                        lambda a=a_s, lo=lo, hi=hi: xp.clip(a, lo, hi),
+                        lambda a=a_n, lo=lo, hi=hi: np.clip(a, lo, hi),
+                        lambda a=a_t, lo=lo, hi=hi: torch.clip(a, lo, hi),
+                    ),
+                    (
+                        f"->{to}",
+                        "astype",
+                        lambda a=a_s, to=to: xp.astype(a, getattr(xp, to)),
+                        lambda a=a_n, to=to: a.astype(to),
+                        lambda a=a_t, to=to: a.to(getattr(torch, to)),
+                    ),
+                    (
+                        "",
+                        "sort",
+                        lambda a=a_s: xp.sort(a, axis=-1),
+                        lambda a=a_n: np.sort(a, axis=-1),
+                        lambda a=a_t: torch.sort(a, dim=-1).values,
+                    ),
+                ]
                 # take / integer indexing along the first axis, boolean mask, slicing, concat
                 m = a_n.shape[0]
                 idx = rng.integers(0, m, m)
                 i_s = xp.asarray(idx)
                 i_t = torch.from_numpy(idx) if tt else None
-                yield Case(
-                    "",
-                    "take",
-                    dtype,
-                    n,
-                    layout,
-                    lambda a=a_s, i=i_s: xp.take(a, i, axis=0),
-                    lambda a=a_n, i=idx: np.take(a, i, axis=0),
-                    tt and (lambda a=a_t, i=i_t: torch.index_select(a, 0, i)),
-                    exact=True,
-                )
-                yield Case(
-                    "int",
-                    "index",
-                    dtype,
-                    n,
-                    layout,
-                    lambda a=a_s, i=i_s: a[i],
-                    lambda a=a_n, i=idx: a[i],
-                    tt and (lambda a=a_t, i=i_t: a[i]),
-                    exact=True,
-                )
-                yield Case(
-                    "bool",
-                    "index",
-                    dtype,
-                    n,
-                    layout,
-                    lambda a=a_s, c=c_s: a[c],
-                    lambda a=a_n, c=c_n: a[c],
-                    tt and (lambda a=a_t, c=c_t: a[c]),
-                    exact=True,
-                )
-                yield Case(
-                    "slice-copy",
-                    "index",
-                    dtype,
-                    n,
-                    layout,
-                    lambda a=a_s: xp.asarray(a[::2], copy=True),
-                    lambda a=a_n: a[::2].copy(),
-                    tt and (lambda a=a_t: a[::2].clone()),
-                    exact=True,
-                )
-                yield Case(
-                    "",
-                    "concat",
-                    dtype,
-                    n,
-                    layout,
-                    lambda a=a_s, b=b_s: xp.concat([a, b], axis=0),
-                    lambda a=a_n, b=b_n: np.concatenate([a, b], axis=0),
-                    tt and (lambda a=a_t, b=b_t: torch.cat([a, b], dim=0)),
-                    exact=True,
-                )
+                table += [
+                    (
+                        "",
+                        "take",
+                        lambda a=a_s, i=i_s: xp.take(a, i, axis=0),
+                        lambda a=a_n, i=idx: np.take(a, i, axis=0),
+                        lambda a=a_t, i=i_t: torch.index_select(a, 0, i),
+                    ),
+                    (
+                        "int",
+                        "index",
+                        lambda a=a_s, i=i_s: a[i],
+                        lambda a=a_n, i=idx: a[i],
+                        lambda a=a_t, i=i_t: a[i],
+                    ),
+                    (
+                        "bool",
+                        "index",
+                        lambda a=a_s, c=c_s: a[c],
+                        lambda a=a_n, c=c_n: a[c],
+                        lambda a=a_t, c=c_t: a[c],
+                    ),
+                    (
+                        "slice-copy",
+                        "index",
+                        lambda a=a_s: xp.asarray(a[::2], copy=True),
+                        lambda a=a_n: a[::2].copy(),
+                        lambda a=a_t: a[::2].clone(),
+                    ),
+                    (
+                        "",
+                        "concat",
+                        lambda a=a_s, b=b_s: xp.concat([a, b], axis=0),
+                        lambda a=a_n, b=b_n: np.concatenate([a, b], axis=0),
+                        lambda a=a_t, b=b_t: torch.cat([a, b], dim=0),
+                    ),
+                ]
+                for group, op, f_s, f_n, f_t in table:
+                    yield Case(group, op, dtype, n, layout, f_s, f_n, tt and f_t, exact=True)
 
 
 def timeit(fn, repeat: int, budget: float) -> float:
@@ -466,7 +436,7 @@ def main(argv=None) -> int:
     sizes = [int(s) for s in args.sizes.split(",")]
     dtypes = args.dtypes.split(",")
     layouts = args.layouts.split(",")
-    repeat = args.repeat or (3 if args.quick else 5)
+    repeat = args.repeat or 5
     budget = 0.002 if args.quick else 0.01
     pattern = re.compile(args.filter)
 

@@ -74,27 +74,30 @@ def inlined(pick, arity: int):
 
 
 @intrinsic
-def _f64_bits(typingctx, x):
-    """The IEEE bits of a float64 as an int64 (a bitcast, vectorisable)."""
-    if x != types.float64:
+def _bits(typingctx, x):
+    """The IEEE bits of a float32/float64 as an int32/int64 (a bitcast)."""
+    if not isinstance(x, types.Float):
         return None
+    ity = types.int32 if x.bitwidth == 32 else types.int64
 
     def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], context.get_value_type(types.int64))
+        return builder.bitcast(args[0], context.get_value_type(ity))
 
-    return types.int64(types.float64), codegen
+    return ity(x), codegen
 
 
 @intrinsic
-def _bits_f64(typingctx, x):
-    """The float64 with the IEEE bits of an int64."""
-    if x != types.int64:
+def _from_bits(typingctx, i, like):
+    """The float of ``like``'s type whose bits are the low bits of the integer ``i``."""
+    if not (isinstance(i, types.Integer) and isinstance(like, types.Float)):
         return None
+    ity = types.int32 if like.bitwidth == 32 else types.int64
 
     def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], context.get_value_type(types.float64))
+        v = context.cast(builder, args[0], i, ity)
+        return builder.bitcast(v, context.get_value_type(like))
 
-    return types.float64(types.int64), codegen
+    return like(i, like), codegen
 
 
 INF = np.inf
@@ -189,7 +192,7 @@ def _horner(c, x):
 @njit(**_OPTS)
 def _pow2(k):
     """2**k for an integral float64 k in [-1022, 1023], from the exponent bits."""
-    return _bits_f64((np.int64(k) + 1023) << 52)
+    return _from_bits((np.int64(k) + 1023) << 52, 1.0)
 
 
 # -- exp family ---------------------------------------------------------------------------------
@@ -293,9 +296,9 @@ def _log_parts(x):
     """
     tiny = x < 2.2250738585072014e-308
     xs = x * 18014398509481984.0 if tiny else x  # subnormals: scale by 2^54 first
-    bits = _f64_bits(xs)
+    bits = _bits(xs)
     e = np.float64((bits >> 52) - 1023) - (54.0 if tiny else 0.0)
-    m = _bits_f64((bits & 0x000FFFFFFFFFFFFF) | 0x3FF0000000000000)  # in [1, 2)
+    m = _from_bits((bits & 0x000FFFFFFFFFFFFF) | 0x3FF0000000000000, xs)  # in [1, 2)
     hi = m > SQRT2
     m = m * 0.5 if hi else m
     e = e + 1.0 if hi else e
@@ -658,33 +661,6 @@ def sincos_fix(o, ob, os, a, ab, as_, n, which):
 
 
 # -- reductions ----------------------------------------------------------------------------------
-@intrinsic
-def _bits(typingctx, x):
-    """The IEEE bits of a float32/float64 as an int32/int64 (a bitcast)."""
-    if not isinstance(x, types.Float):
-        return None
-    ity = types.int32 if x.bitwidth == 32 else types.int64
-
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], context.get_value_type(ity))
-
-    return ity(x), codegen
-
-
-@intrinsic
-def _from_bits(typingctx, i, like):
-    """The float of ``like``'s type whose bits are the low bits of the integer ``i``."""
-    if not (isinstance(i, types.Integer) and isinstance(like, types.Float)):
-        return None
-    ity = types.int32 if like.bitwidth == 32 else types.int64
-
-    def codegen(context, builder, signature, args):
-        v = context.cast(builder, args[0], i, ity)
-        return builder.bitcast(v, context.get_value_type(like))
-
-    return like(i, like), codegen
-
-
 def _minmax_row(find_max: bool):
     """acc combined with every element of the contiguous 1-D ``seg`` (NaN propagates).
 
