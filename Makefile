@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench conformance clean
+.PHONY: demo test lint bench bench-ops conformance clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,10 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench_core.py
+
+# every op vs NumPy and PyTorch (pip install torch==2.13.0 for its column); ARGS="--quick --filter exp"
+bench-ops: $(STAMP)
+	$(PY) benchmarks/bench_ops.py $(ARGS)
 
 # SUITE=path/to/array-api-tests checkout (with its array-api submodule)
 conformance: $(STAMP)

@@ -523,7 +523,7 @@ def _dense_host(a) -> np.ndarray:
 
 def _argreduce(find_max: bool):
     def kernel(out, x, *, axis):
-        k = _ix()
+        k = _k()  # kernels.argreduce: generated, vectorised on contiguous rows
         if axis is None:  # over the flattened array
             buf, off, shape, strides = _dense_host(x).reshape(-1), 0, (x.size,), (1,)
         else:

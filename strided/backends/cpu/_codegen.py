@@ -32,6 +32,7 @@ import numpy as np
 from numba import njit, prange
 
 from . import _scalar as S
+from . import _vmath as V
 from ._scalar import store
 
 ROW = dict(error_model="numpy", fastmath={"reassoc", "contract"})
@@ -54,7 +55,7 @@ def {name}_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(oseg, k, S.{fn}(aseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.{fn}(a[ab + k * as2]))
+                    store(o, ob + k * os2, S.{fn}(a[ab + k * as2])){fix_s}
 
 
 @njit(**PARALLEL)
@@ -80,8 +81,14 @@ def {name}_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(oseg, k, v)
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.{fn}(a[ab + k * as2]))
+                store(o, ob + k * os2, S.{fn}(a[ab + k * as2])){fix_p}
 """
+
+# sin, cos and tan reduce |x| <= _vmath.SINCOS_LIMIT in the vectorised loop; a second pass redoes
+# larger arguments with libm
+SINCOS_FIX = {"sin": 0, "cos": 1, "tan": 2}
+FIX_S = "\n            V.sincos_fix(o, ob, os2, a, ab, as2, n2, {which})"
+FIX_P = "\n        V.sincos_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1 - k0, {which})"
 
 # Serial kernels (small arrays, and what the tests compile for every dtype) keep two loop variants
 # to stay cheap to compile; parallel kernels (compiled only once large arrays appear) also
@@ -196,6 +203,12 @@ REDUCE = {
     "any": ("acc or x != 0", "ident"),
     "all": ("acc and x != 0", "ident"),
 }
+# contiguous rows of max/min/any/all reduce through _vmath's row functions: a NaN test per element
+# (max/min) or an early exit per element (any/all) would keep the loop from vectorising
+ROW_REDUCE = {"max", "min", "any", "all"}
+ROW_LOOP = """            for r in range(nr1):
+                acc = _{name}_combine(acc, seg[r])"""
+ROW_CALL = """            acc = V.{name}_row(acc, seg)"""
 
 REDUCE_TEMPLATE = """
 
@@ -214,8 +227,7 @@ def _{name}_inner_one(o, idx, a, base, ar0, ar1, nr0, nr1, init, ident):
         b0 = base + r0 * ar0
         if ar1 == 1:
             seg = a[b0 : b0 + nr1]
-            for r in range(nr1):
-                acc = _{name}_combine(acc, seg[r])
+{row}
         else:
             for r in range(nr1):
                 acc = _{name}_combine(acc, a[b0 + r * ar1])
@@ -300,6 +312,51 @@ def cumulative_{name}_s(o, oo, os0, os1, osx, a, ao, as0, as1, asx, n0, n1, nx):
 """
 
 
+# argmax/argmin over rows: contiguous rows find the extreme value with _vmath's vectorised row
+# reduction, then its first index in chunks (a vectorised count, then a scan of the chunk that has
+# it); strided rows keep the scalar loop.  NaN wins, at its first position, as in NumPy.
+ARGREDUCE = """
+
+@njit(**ROW)
+def _first_index(seg, m, is_nan):
+    n = seg.shape[0]
+    for c0 in range(0, n, 256):
+        ch = seg[c0 : c0 + 256]
+        hit = V.count_nan(ch) if is_nan else V.count_equal(ch, m)
+        if hit:
+            for r in range(ch.shape[0]):
+                v = ch[r]
+                if (v != v) if is_nan else (v == m):
+                    return c0 + r
+    return 0
+
+
+@njit(**SERIAL)
+def argreduce(o, x, xo, s0, s1, sr, n0, n1, nr, find_max):
+    \"\"\"o[i, j] = first index of the max (min) of x[i, j, :] (the first NaN if any).\"\"\"
+    for i in range(n0):
+        for j in range(n1):
+            base = xo + i * s0 + j * s1
+            if sr == 1:
+                seg = x[base : base + nr]
+                m = V.max_row(seg[0], seg) if find_max else V.min_row(seg[0], seg)
+                o[i * n1 + j] = _first_index(seg, m, m != m)
+                continue
+            best = x[base]
+            at = 0
+            if best == best:
+                for r in range(1, nr):
+                    v = x[base + r * sr]
+                    if v != v:  # the first NaN is the answer, as in NumPy
+                        at = r
+                        break
+                    if (v > best) if find_max else (v < best):
+                        best = v
+                        at = r
+            o[i * n1 + j] = at
+"""
+
+
 def source_hash() -> str:
     """Hash of the sources the generated loops depend on.
 
@@ -308,7 +365,7 @@ def source_hash() -> str:
     fail until the file is regenerated, which also refreshes every cached loop.
     """
     digest = hashlib.sha256()
-    for name in ("_scalar.py", "_codegen.py"):
+    for name in ("_scalar.py", "_vmath.py", "_codegen.py"):
         digest.update(TARGET.with_name(name).read_bytes())
     return digest.hexdigest()[:16]
 
@@ -316,15 +373,23 @@ def source_hash() -> str:
 def generate() -> str:
     parts = [HEADER, f"\nSOURCE_HASH = {source_hash()!r}\n"]
     for name, (arity, *_rest) in ELEMENTWISE.items():
-        template = UNARY if arity == 1 else BINARY
-        parts.append(template.format(name=name, fn=SCALAR_NAME.get(name, name)))
+        fn = SCALAR_NAME.get(name, name)
+        if arity == 2:
+            parts.append(BINARY.format(name=name, fn=fn))
+            continue
+        which = SINCOS_FIX.get(name)
+        fix_s = "" if which is None else FIX_S.format(which=which)
+        fix_p = "" if which is None else FIX_P.format(which=which)
+        parts.append(UNARY.format(name=name, fn=fn, fix_s=fix_s, fix_p=fix_p))
     # copy (with cast): the identity through store()
-    parts.append(UNARY.format(name="copy", fn="positive"))
+    parts.append(UNARY.format(name="copy", fn="positive", fix_s="", fix_p=""))
     parts.append(WHERE)
     for name, (combine, init) in REDUCE.items():
+        row = ROW_CALL if name in ROW_REDUCE else ROW_LOOP
         parts.append(
             REDUCE_TEMPLATE.format(
                 name=name,
+                row=row.format(name=name),
                 combine=combine,
                 init_inner="a[base]" if init == "first" else "ident",
                 init_outer="a[ab + i1 * ak1]" if init == "first" else "ident",
@@ -332,6 +397,7 @@ def generate() -> str:
         )
     for name, step in SCAN.items():
         parts.append(SCAN_TEMPLATE.format(name=name, step=step))
+    parts.append(ARGREDUCE)
     return "".join(parts)
 
 

@@ -10,13 +10,14 @@ import numpy as np
 from numba import njit, prange
 
 from . import _scalar as S
+from . import _vmath as V
 from ._scalar import store
 
 ROW = dict(error_model="numpy", fastmath={"reassoc", "contract"})
 SERIAL = dict(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
 PARALLEL = dict(SERIAL, parallel=True)
 
-SOURCE_HASH = '61b4cfb1a834e353'
+SOURCE_HASH = '8774e5e19ad60755'
 
 
 @njit(**SERIAL)
@@ -1162,6 +1163,7 @@ def sin_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.sin(a[ab + k * as2]))
+            V.sincos_fix(o, ob, os2, a, ab, as2, n2, 0)
 
 
 @njit(**PARALLEL)
@@ -1188,6 +1190,7 @@ def sin_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.sin(a[ab + k * as2]))
+        V.sincos_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1 - k0, 0)
 
 
 @njit(**SERIAL)
@@ -1204,6 +1207,7 @@ def cos_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.cos(a[ab + k * as2]))
+            V.sincos_fix(o, ob, os2, a, ab, as2, n2, 1)
 
 
 @njit(**PARALLEL)
@@ -1230,6 +1234,7 @@ def cos_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.cos(a[ab + k * as2]))
+        V.sincos_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1 - k0, 1)
 
 
 @njit(**SERIAL)
@@ -1246,6 +1251,7 @@ def tan_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.tan(a[ab + k * as2]))
+            V.sincos_fix(o, ob, os2, a, ab, as2, n2, 2)
 
 
 @njit(**PARALLEL)
@@ -1272,6 +1278,7 @@ def tan_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.tan(a[ab + k * as2]))
+        V.sincos_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1 - k0, 2)
 
 
 @njit(**SERIAL)
@@ -3362,8 +3369,7 @@ def _max_inner_one(o, idx, a, base, ar0, ar1, nr0, nr1, init, ident):
         b0 = base + r0 * ar0
         if ar1 == 1:
             seg = a[b0 : b0 + nr1]
-            for r in range(nr1):
-                acc = _max_combine(acc, seg[r])
+            acc = V.max_row(acc, seg)
         else:
             for r in range(nr1):
                 acc = _max_combine(acc, a[b0 + r * ar1])
@@ -3445,8 +3451,7 @@ def _min_inner_one(o, idx, a, base, ar0, ar1, nr0, nr1, init, ident):
         b0 = base + r0 * ar0
         if ar1 == 1:
             seg = a[b0 : b0 + nr1]
-            for r in range(nr1):
-                acc = _min_combine(acc, seg[r])
+            acc = V.min_row(acc, seg)
         else:
             for r in range(nr1):
                 acc = _min_combine(acc, a[b0 + r * ar1])
@@ -3528,8 +3533,7 @@ def _any_inner_one(o, idx, a, base, ar0, ar1, nr0, nr1, init, ident):
         b0 = base + r0 * ar0
         if ar1 == 1:
             seg = a[b0 : b0 + nr1]
-            for r in range(nr1):
-                acc = _any_combine(acc, seg[r])
+            acc = V.any_row(acc, seg)
         else:
             for r in range(nr1):
                 acc = _any_combine(acc, a[b0 + r * ar1])
@@ -3611,8 +3615,7 @@ def _all_inner_one(o, idx, a, base, ar0, ar1, nr0, nr1, init, ident):
         b0 = base + r0 * ar0
         if ar1 == 1:
             seg = a[b0 : b0 + nr1]
-            for r in range(nr1):
-                acc = _all_combine(acc, seg[r])
+            acc = V.all_row(acc, seg)
         else:
             for r in range(nr1):
                 acc = _all_combine(acc, a[b0 + r * ar1])
@@ -3703,3 +3706,42 @@ def cumulative_prod_s(o, oo, os0, os1, osx, a, ao, as0, as1, asx, n0, n1, nx):
             for k in range(1, nx):
                 acc = acc * a[ab + k * asx]
                 o[ob + k * osx] = acc
+
+
+@njit(**ROW)
+def _first_index(seg, m, is_nan):
+    n = seg.shape[0]
+    for c0 in range(0, n, 256):
+        ch = seg[c0 : c0 + 256]
+        hit = V.count_nan(ch) if is_nan else V.count_equal(ch, m)
+        if hit:
+            for r in range(ch.shape[0]):
+                v = ch[r]
+                if (v != v) if is_nan else (v == m):
+                    return c0 + r
+    return 0
+
+
+@njit(**SERIAL)
+def argreduce(o, x, xo, s0, s1, sr, n0, n1, nr, find_max):
+    """o[i, j] = first index of the max (min) of x[i, j, :] (the first NaN if any)."""
+    for i in range(n0):
+        for j in range(n1):
+            base = xo + i * s0 + j * s1
+            if sr == 1:
+                seg = x[base : base + nr]
+                m = V.max_row(seg[0], seg) if find_max else V.min_row(seg[0], seg)
+                o[i * n1 + j] = _first_index(seg, m, m != m)
+                continue
+            best = x[base]
+            at = 0
+            if best == best:
+                for r in range(1, nr):
+                    v = x[base + r * sr]
+                    if v != v:  # the first NaN is the answer, as in NumPy
+                        at = r
+                        break
+                    if (v > best) if find_max else (v < best):
+                        best = v
+                        at = r
+            o[i * n1 + j] = at

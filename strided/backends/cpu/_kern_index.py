@@ -1,6 +1,7 @@
-"""Index kernels: arg-reductions, gathers (take, take_along_axis, integer-array indexing),
-sorting rows, searchsorted and nonzero.  Operands arrive as 1-D buffers with element offsets and
-strides, like every CPU kernel; the outputs are fresh C-contiguous buffers."""
+"""Index kernels: gathers (take, take_along_axis, integer-array indexing), sorting rows,
+searchsorted and nonzero (argmax/argmin are generated: ``kernels.argreduce``).  Operands arrive
+as 1-D buffers with element offsets and strides, like every CPU kernel; the outputs are fresh
+C-contiguous buffers."""
 
 from __future__ import annotations
 
@@ -8,26 +9,6 @@ import numpy as np
 from numba import njit
 
 _OPTS = dict(cache=True, nogil=True, error_model="numpy")
-
-
-@njit(**_OPTS)
-def argreduce(o, x, xo, s0, s1, sr, n0, n1, nr, find_max):
-    """o[i, j] = first index along the reduced axis of the max (min) of x[i, j, :]; NaN wins."""
-    for i in range(n0):
-        for j in range(n1):
-            base = xo + i * s0 + j * s1
-            best = x[base]
-            at = 0
-            if best == best:
-                for r in range(1, nr):
-                    v = x[base + r * sr]
-                    if v != v:  # the first NaN is the answer, as in NumPy
-                        at = r
-                        break
-                    if (v > best) if find_max else (v < best):
-                        best = v
-                        at = r
-            o[i * n1 + j] = at
 
 
 @njit(**_OPTS)

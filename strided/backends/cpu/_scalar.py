@@ -13,6 +13,8 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
+from . import _vmath as V
+
 # numba-level inlining costs compile time; LLVM inlines these small functions anyway
 _INLINE = {}
 
@@ -31,6 +33,38 @@ def _is_int(t) -> bool:
 
 def _is_bool(t) -> bool:
     return isinstance(t, types.Boolean)
+
+
+def _vectorised(vfn, other, arity=1, vfn32=None):
+    """A scalar function: ``vfn`` (``_vmath``, vectorisable) for real floats, ``other`` else.
+
+    float32 goes through float64 and is rounded once; ``other`` serves complex input.  The float
+    paths are inlined into the loops whatever their size (``_vmath.inlined``), so they vectorise.
+    """
+    f64 = V.inlined(lambda *ts: vfn, arity)
+    if vfn32 is not None:
+        f32 = vfn32
+    elif arity == 1:
+
+        @njit(**V._OPTS)
+        def f32(x):
+            return np.float32(f64(np.float64(x)))
+    else:
+
+        @njit(**V._OPTS)
+        def f32(x, y):
+            return np.float32(f64(np.float64(x), np.float64(y)))
+
+    other = njit(other)
+
+    def pick(*ts):
+        if all(t == types.float64 for t in ts):
+            return vfn
+        if all(t == types.float32 for t in ts):
+            return f32
+        return other
+
+    return V.inlined(pick, arity)
 
 
 # -- storing with a cast: what C does implicitly, minus what numba refuses ----------------------
@@ -138,6 +172,25 @@ def _floor_divide(x, y):
             return np.floor_divide(x, y)
 
         return impl
+    if _is_float(x):
+
+        def impl_f(x, y):
+            # NumPy's npy_divmod: floor(x / y) alone is off by one where x / y rounds onto an
+            # integer (-6.2013426 // 0.016625583 is -374, float32 x / y is -373.0)
+            mod = np.fmod(x, y)
+            if y == 0:
+                return x / y
+            div = (x - mod) / y
+            if mod != 0 and (y < 0) != (mod < 0):
+                div -= 1
+            if div == 0:
+                return np.copysign(div - div, x / y)
+            fl = np.floor(div)
+            if div - fl > 0.5:
+                fl += 1
+            return fl
+
+        return impl_f
     return lambda x, y: np.floor_divide(x, y)
 
 
@@ -267,11 +320,6 @@ def _reciprocal(x):
 
 # -- exponentials and logarithms ------------------------------------------------------------
 # numba implements NumPy's ufuncs on scalars, complex included
-
-
-@njit(**_INLINE)
-def exp(x):
-    return np.exp(x)
 
 
 # -- complex functions at non-finite inputs ------------------------------------------
@@ -405,98 +453,9 @@ def _cacosh(x, y):
     return complex(abs(ry), math.copysign(rx, y))
 
 
-def expm1(x):
-    pass
-
-
-@overload(expm1, **_INLINE)
-def _expm1(x):
-    if _is_complex(x):
-        return lambda x: _cexpm1(x.real, x.imag)
-    return lambda x: np.expm1(x)
-
-
-@njit(**_INLINE)
-def log(x):
-    return np.log(x)
-
-
-@njit(**_INLINE)
-def log1p(x):
-    return np.log1p(x)
-
-
-@njit(**_INLINE)
-def log2(x):
-    return np.log2(x)
-
-
-@njit(**_INLINE)
-def log10(x):
-    return np.log10(x)
-
-
 @njit(**_INLINE)
 def sqrt(x):
     return np.sqrt(x)
-
-
-@njit(**_INLINE)
-def sin(x):
-    return np.sin(x)
-
-
-@njit(**_INLINE)
-def cos(x):
-    return np.cos(x)
-
-
-@njit(**_INLINE)
-def tan(x):
-    return np.tan(x)
-
-
-@njit(**_INLINE)
-def asin(x):
-    return np.arcsin(x)
-
-
-def acos(x):
-    pass
-
-
-@overload(acos, **_INLINE)
-def _acos(x):
-    if _is_complex(x):
-        return lambda x: _cacos(x.real, x.imag)
-    return lambda x: np.arccos(x)
-
-
-@njit(**_INLINE)
-def atan(x):
-    return np.arctan(x)
-
-
-def sinh(x):
-    pass
-
-
-@overload(sinh, **_INLINE)
-def _sinh(x):
-    if _is_complex(x):
-        return lambda x: _csinh(x.real, x.imag)
-    return lambda x: np.sinh(x)
-
-
-def cosh(x):
-    pass
-
-
-@overload(cosh, **_INLINE)
-def _cosh(x):
-    if _is_complex(x):
-        return lambda x: _ccosh(x.real, x.imag)
-    return lambda x: np.cosh(x)
 
 
 @njit(**_INLINE)
@@ -522,48 +481,27 @@ def _complex_tanh(z):
     return complex(beta * rho * s / denom, t / denom)
 
 
-def tanh(x):
-    pass
-
-
-@overload(tanh, **_INLINE)
-def _tanh(x):
-    if _is_complex(x):
-        return lambda x: _complex_tanh(x)
-    return lambda x: np.tanh(x)
-
-
-def asinh(x):
-    pass
-
-
-@overload(asinh, **_INLINE)
-def _asinh(x):
-    if _is_complex(x):
-        return lambda x: _casinh(x.real, x.imag)
-    return lambda x: np.arcsinh(x)
-
-
-def acosh(x):
-    pass
-
-
-@overload(acosh, **_INLINE)
-def _acosh(x):
-    if _is_complex(x):
-        return lambda x: _cacosh(x.real, x.imag)
-    return lambda x: np.arccosh(x)
-
-
-def atanh(x):
-    pass
-
-
-@overload(atanh, **_INLINE)
-def _atanh(x):
-    if _is_complex(x):
-        return lambda x: _catanh(x.real, x.imag)
-    return lambda x: np.arctanh(x)
+# -- exponentials, logarithms, trigonometric and hyperbolic functions ---------------------------
+# Real floats use the vectorisable arithmetic of _vmath; complex input keeps numba's
+# implementations (np.exp(complex) ...) with the C99 Annex G special values above.
+exp = _vectorised(V.exp, lambda x: np.exp(x), vfn32=V.exp_f32)
+expm1 = _vectorised(V.expm1, lambda x: _cexpm1(x.real, x.imag), vfn32=V.expm1_f32)
+log = _vectorised(V.log, lambda x: np.log(x), vfn32=V.log_f32)
+log1p = _vectorised(V.log1p, lambda x: np.log1p(x))
+log2 = _vectorised(V.log2, lambda x: np.log2(x), vfn32=V.log2_f32)
+log10 = _vectorised(V.log10, lambda x: np.log10(x), vfn32=V.log10_f32)
+sin = _vectorised(V.sin, lambda x: np.sin(x), vfn32=V.sin_f32)
+cos = _vectorised(V.cos, lambda x: np.cos(x), vfn32=V.cos_f32)
+tan = _vectorised(V.tan, lambda x: np.tan(x))
+asin = _vectorised(V.asin, lambda x: np.arcsin(x))
+acos = _vectorised(V.acos, lambda x: _cacos(x.real, x.imag))
+atan = _vectorised(V.atan, lambda x: np.arctan(x))
+sinh = _vectorised(V.sinh, lambda x: _csinh(x.real, x.imag))
+cosh = _vectorised(V.cosh, lambda x: _ccosh(x.real, x.imag))
+tanh = _vectorised(V.tanh, lambda x: _complex_tanh(x), vfn32=V.tanh_f32)
+asinh = _vectorised(V.asinh, lambda x: _casinh(x.real, x.imag))
+acosh = _vectorised(V.acosh, lambda x: _cacosh(x.real, x.imag))
+atanh = _vectorised(V.atanh, lambda x: _catanh(x.real, x.imag))
 
 
 @njit(**_INLINE)
@@ -576,9 +514,7 @@ def hypot(x, y):
     return np.hypot(x, y)
 
 
-@njit(**_INLINE)
-def atan2(x, y):
-    return np.arctan2(x, y)
+atan2 = _vectorised(V.atan2, lambda x, y: np.arctan2(x, y), arity=2)
 
 
 @njit(**_INLINE)

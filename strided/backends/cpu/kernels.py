@@ -18,7 +18,10 @@ from ..._layout import simplify, split_outer
 from . import _generated_kernels as G
 from ._kern_matmul import matmul_blas, matmul_int
 
-__all__ = ["elementwise", "where", "copy", "fill", "reduce", "cumulative", "matmul"]
+__all__ = ["elementwise", "where", "copy", "fill", "reduce", "cumulative", "matmul", "argreduce"]
+
+#: argmax/argmin over rows (generated: it inlines _vmath's vectorised row reductions)
+argreduce = G.argreduce
 
 #: below this many elements a serial loop beats starting threads (measured: prange costs 2-4 us)
 PARALLEL_THRESHOLD = 1 << 16

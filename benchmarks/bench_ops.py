@@ -1,0 +1,508 @@
+"""Every op of the namespace against NumPy (and PyTorch when installed), measured in one process.
+
+Cases: every elementwise function (unary, binary, binary with a Python scalar), every reduction
+and scan, ``where``, ``clip``, ``astype``, ``sort``, ``take``, integer/boolean/slice indexing and
+``concat``, in float32 and float64 (and int32 or bool where the op applies), at 4096 and 1,000,000
+elements, on contiguous and transposed operands.  Each strided result is checked against NumPy
+once, so a broken kernel cannot look fast (a mismatch is reported as WRONG and counted).
+
+Targets (issue 14): at 1M elements no case slower than NumPy (geometric mean of the ratios
+<= 0.7); at 4096 elements no case slower than PyTorch.
+
+    python benchmarks/bench_ops.py [--quick] [--filter REGEX] [--sizes 4096,1000000]
+                                   [--dtypes float32,float64,int32] [--layouts contig,transposed]
+                                   [--no-torch] [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+import time
+
+import numpy as np
+
+import strided as xp
+from strided._ops.elementwise import ELEMENTWISE
+
+try:  # PyTorch is optional: its column is left empty without it
+    import torch
+except ImportError:  # pragma: no cover - depends on the machine
+    torch = None
+
+# strided name -> NumPy / PyTorch name where they differ
+NP_NAME = {
+    "asin": "arcsin",
+    "acos": "arccos",
+    "atan": "arctan",
+    "atan2": "arctan2",
+    "asinh": "arcsinh",
+    "acosh": "arccosh",
+    "atanh": "arctanh",
+    "pow": "power",
+    "bitwise_invert": "invert",
+    "bitwise_left_shift": "left_shift",
+    "bitwise_right_shift": "right_shift",
+    "conj": "conjugate",
+    "round": "rint",
+    "cumulative_sum": "cumsum",
+    "cumulative_prod": "cumprod",
+}
+TORCH_NAME = {
+    "pow": "pow",
+    "bitwise_invert": "bitwise_not",
+    "divide": "true_divide",
+    "remainder": "remainder",
+    "logaddexp": "logaddexp",
+    "cumulative_sum": "cumsum",
+    "cumulative_prod": "cumprod",
+    "max": "amax",
+    "min": "amin",
+}
+
+# input domains (low, high) for functions defined on part of the real line
+DOMAIN = {
+    "log": (0.01, 100.0),
+    "log2": (0.01, 100.0),
+    "log10": (0.01, 100.0),
+    "log1p": (-0.9, 100.0),
+    "sqrt": (0.0, 100.0),
+    "asin": (-1.0, 1.0),
+    "acos": (-1.0, 1.0),
+    "atanh": (-0.99, 0.99),
+    "acosh": (1.0, 100.0),
+    "exp": (-20.0, 20.0),
+    "expm1": (-20.0, 20.0),
+    "sinh": (-20.0, 20.0),
+    "cosh": (-20.0, 20.0),
+    "pow": (0.5, 2.0),
+    "prod": (0.999, 1.001),
+    "cumulative_prod": (0.999, 1.001),
+}
+INT_ONLY = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert"}
+SHIFTS = {"bitwise_left_shift", "bitwise_right_shift"}
+BOOL_ONLY = {"logical_and", "logical_or", "logical_xor", "logical_not"}
+INT_DTYPE = "int32"
+SCALAR = {"float32": 1.5, "float64": 1.5, "int32": 3, "bool": True}
+
+
+def accepts(op: str, dtype: str) -> bool:
+    """Whether the elementwise ``op`` is benchmarked in ``dtype``."""
+    if op in BOOL_ONLY:
+        return dtype == "bool"
+    if dtype == "bool":
+        return False
+    if op in INT_ONLY or op in SHIFTS:
+        return dtype == INT_DTYPE
+    _, category, result, _ = ELEMENTWISE[op]
+    if dtype == INT_DTYPE:  # integers: only the ops that stay integer (no float promotion)
+        return category != "real floating" and result in ("same", "bool", "real")
+    return True
+
+
+def make_input(op: str, dtype: str, n: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    if dtype == "bool":
+        return rng.random(n) < 0.5
+    if dtype == INT_DTYPE:
+        if op in SHIFTS:
+            return rng.integers(0, 31, n).astype(np.int32)
+        if op == "pow":
+            return rng.integers(0, 4, n).astype(np.int32)
+        return rng.integers(1, 1000, n).astype(np.int32)
+    lo, hi = DOMAIN.get(op, (-10.0, 10.0))
+    return rng.uniform(lo, hi, n).astype(dtype)
+
+
+class Case:
+    """One timed comparison: strided, NumPy and (optional) PyTorch callables and a checker."""
+
+    def __init__(self, group, op, dtype, n, layout, f_s, f_n, f_t, exact=False, rtol=None):
+        self.name = f"{op}{' ' + group if group else ''} {dtype} {n} {layout}"
+        self.op, self.dtype, self.n, self.layout = op, dtype, n, layout
+        self.f_s, self.f_n, self.f_t = f_s, f_n, f_t
+        self.exact, self.rtol = exact, rtol
+
+
+def _tol(dtype: str, op: str) -> float:
+    f32 = dtype == "float32"
+    if op in ("sum", "prod", "mean", "var", "std", "cumulative_sum", "cumulative_prod"):
+        return 1e-3 if f32 else 1e-9
+    return 2e-5 if f32 else 1e-12
+
+
+def check(case: Case) -> str | None:
+    """None if strided's result matches NumPy's, else a short description of the mismatch."""
+    got = np.asarray(case.f_s())
+    want = np.asarray(case.f_n())
+    if got.shape != want.shape:
+        return f"shape {got.shape} != {want.shape}"
+    if case.exact or want.dtype.kind in "biu":
+        ok = np.array_equal(got, want, equal_nan=want.dtype.kind == "f")
+        return None if ok else "values differ"
+    rtol = case.rtol or _tol(case.dtype, case.op)
+    scale = float(np.nanmax(np.abs(want), initial=0.0)) if want.size else 0.0
+    finite = np.isfinite(want)
+    if not np.array_equal(np.isnan(got), np.isnan(want)):
+        return "NaN positions differ"
+    if not np.array_equal(got[~finite & ~np.isnan(want)], want[~finite & ~np.isnan(want)]):
+        return "infinities differ"
+    g, w = got[finite].astype(np.float64), want[finite].astype(np.float64)
+    # relative error, with an absolute floor for results near zero (sin(pi), cancellations)
+    atol = rtol * (1.0 if case.op in ("sin", "cos", "tan") else max(scale, 1.0) * 1e-3)
+    bad = np.abs(g - w) > rtol * np.abs(w) + atol
+    if bad.any():
+        i = int(np.argmax(bad))
+        return f"{int(bad.sum())} values differ, e.g. {g[i]!r} vs {w[i]!r}"
+    return None
+
+
+def _views(a: np.ndarray, layout: str):
+    """(numpy, strided, torch) views of ``a`` in ``layout``: 1-D, or the transpose of a square."""
+    if layout == "contig":
+        t = torch.from_numpy(a.copy()) if torch is not None else None
+        return a, xp.asarray(a), t
+    side = math.isqrt(a.size)
+    sq = np.ascontiguousarray(a[: side * side].reshape(side, side))
+    t = torch.from_numpy(sq.copy()).T if torch is not None else None
+    return sq.T, xp.asarray(sq).T, t
+
+
+def _torch_fn(name: str):
+    if torch is None:
+        return None
+    return getattr(torch, TORCH_NAME.get(name, name), None)
+
+
+def elementwise_cases(dtypes, sizes, layouts):
+    seed = 0
+    for op, (arity, *_rest) in ELEMENTWISE.items():
+        f_s = getattr(xp, op)
+        f_n = getattr(np, NP_NAME.get(op, op))
+        f_t = _torch_fn(op)
+        for dtype in dtypes + ["bool"]:
+            if not accepts(op, dtype):
+                continue
+            for n in sizes:
+                for layout in layouts:
+                    seed += 1
+                    a_n, a_s, a_t = _views(make_input(op, dtype, n, seed), layout)
+                    if arity == 1:
+                        yield Case(
+                            "",
+                            op,
+                            dtype,
+                            n,
+                            layout,
+                            lambda f=f_s, a=a_s: f(a),
+                            lambda f=f_n, a=a_n: f(a),
+                            f_t and (lambda f=f_t, a=a_t: f(a)),
+                        )
+                        continue
+                    b_n, b_s, b_t = _views(make_input(op, dtype, n, seed + 7919), layout)
+                    yield Case(
+                        "",
+                        op,
+                        dtype,
+                        n,
+                        layout,
+                        lambda f=f_s, a=a_s, b=b_s: f(a, b),
+                        lambda f=f_n, a=a_n, b=b_n: f(a, b),
+                        f_t and (lambda f=f_t, a=a_t, b=b_t: f(a, b)),
+                    )
+                    if layout != "contig":
+                        continue
+                    # with a Python scalar (typed by the array, as NumPy 2 does)
+                    c = SCALAR[dtype]
+                    if op in SHIFTS:
+                        c = 3
+                    yield Case(
+                        "scalar",
+                        op,
+                        dtype,
+                        n,
+                        layout,
+                        lambda f=f_s, a=a_s, c=c: f(a, c),
+                        lambda f=f_n, a=a_n, c=c: f(a, c),
+                        f_t and _torch_scalar(f_t, a_t, c),
+                    )
+
+
+def _torch_scalar(f_t, a_t, c):
+    def call():
+        return f_t(a_t, c)
+
+    try:
+        call()
+    except (TypeError, RuntimeError):
+        return None
+    return call
+
+
+REDUCTIONS = ["sum", "prod", "max", "min", "mean", "var", "std", "any", "all", "argmax", "argmin"]
+SCANS = ["cumulative_sum", "cumulative_prod"]
+
+
+def reduction_cases(dtypes, sizes, layouts):
+    seed = 10_000
+    for op in REDUCTIONS + SCANS:
+        f_s = getattr(xp, op)
+        f_n = getattr(np, NP_NAME.get(op, op))
+        f_t = _torch_fn(op)
+        kinds = ["bool"] if op in ("any", "all") else list(dtypes)
+        for dtype in kinds:
+            if op in ("mean", "var", "std") and dtype == INT_DTYPE:
+                continue
+            for n in sizes:
+                for layout in layouts:
+                    seed += 1
+                    a_n, a_s, a_t = _views(make_input(op, dtype, n, seed), layout)
+                    if op in ("any", "all"):  # the worst case: no early exit
+                        fill = op == "all"
+                        a_n = np.full_like(a_n, fill)
+                        a_s = xp.asarray(a_n)
+                        a_t = torch.from_numpy(a_n.copy()) if torch is not None else None
+                    # contiguous: the whole array; transposed: along the last axis
+                    if op in SCANS:
+                        kw_s = {"axis": a_s.ndim - 1}
+                        kw_n = {"axis": a_n.ndim - 1}
+                        kw_t = {"dim": a_s.ndim - 1}
+                    elif layout == "contig":
+                        kw_s, kw_n, kw_t = {}, {}, {}
+                    else:
+                        kw_s, kw_n, kw_t = {"axis": -1}, {"axis": -1}, {"dim": -1}
+                    t_call = None
+                    if f_t is not None:
+                        t_call = _torch_reduction(f_t, op, a_t, kw_t)
+                    yield Case(
+                        "",
+                        op,
+                        dtype,
+                        n,
+                        layout,
+                        lambda f=f_s, a=a_s, kw=kw_s: f(a, **kw),
+                        lambda f=f_n, a=a_n, kw=kw_n: f(a, **kw),
+                        t_call,
+                        exact=op in ("argmax", "argmin", "max", "min", "any", "all"),
+                    )
+
+
+def _torch_reduction(f_t, op, a_t, kw):
+    if op in ("mean", "var", "std") and not a_t.is_floating_point():
+        return None
+    if op in ("var", "std"):
+        kw = dict(kw, correction=0)
+
+    def call():
+        return f_t(a_t, **kw)
+
+    try:
+        call()
+    except (TypeError, RuntimeError):
+        return None
+    return call
+
+
+def other_cases(dtypes, sizes, layouts):
+    rng = np.random.default_rng(99)
+    for dtype in dtypes:
+        for n in sizes:
+            for layout in layouts:
+                a_n, a_s, a_t = _views(make_input("where", dtype, n, 1), layout)
+                b_n, b_s, b_t = _views(make_input("where", dtype, n, 2), layout)
+                c_n, c_s, c_t = _views(make_input("where", "bool", n, 3), layout)
+                tt = torch is not None
+                lo, hi = (-5.0, 5.0) if dtype != INT_DTYPE else (100, 800)
+                to = {"float32": "float64", "float64": "float32", INT_DTYPE: "float32"}[dtype]
+                table = [
+                    (
+                        "",
+                        "where",
+                        lambda c=c_s, a=a_s, b=b_s: xp.where(c, a, b),
+                        lambda c=c_n, a=a_n, b=b_n: np.where(c, a, b),
+                        lambda c=c_t, a=a_t, b=b_t: torch.where(c, a, b),
+                    ),
+                    (
+                        "",
+                        "clip",
+                        lambda a=a_s, lo=lo, hi=hi: xp.clip(a, lo, hi),
+                        lambda a=a_n, lo=lo, hi=hi: np.clip(a, lo, hi),
+                        lambda a=a_t, lo=lo, hi=hi: torch.clip(a, lo, hi),
+                    ),
+                    (
+                        f"->{to}",
+                        "astype",
+                        lambda a=a_s, to=to: xp.astype(a, getattr(xp, to)),
+                        lambda a=a_n, to=to: a.astype(to),
+                        lambda a=a_t, to=to: a.to(getattr(torch, to)),
+                    ),
+                    (
+                        "",
+                        "sort",
+                        lambda a=a_s: xp.sort(a, axis=-1),
+                        lambda a=a_n: np.sort(a, axis=-1),
+                        lambda a=a_t: torch.sort(a, dim=-1).values,
+                    ),
+                ]
+                # take / integer indexing along the first axis, boolean mask, slicing, concat
+                m = a_n.shape[0]
+                idx = rng.integers(0, m, m)
+                i_s = xp.asarray(idx)
+                i_t = torch.from_numpy(idx) if tt else None
+                table += [
+                    (
+                        "",
+                        "take",
+                        lambda a=a_s, i=i_s: xp.take(a, i, axis=0),
+                        lambda a=a_n, i=idx: np.take(a, i, axis=0),
+                        lambda a=a_t, i=i_t: torch.index_select(a, 0, i),
+                    ),
+                    (
+                        "int",
+                        "index",
+                        lambda a=a_s, i=i_s: a[i],
+                        lambda a=a_n, i=idx: a[i],
+                        lambda a=a_t, i=i_t: a[i],
+                    ),
+                    (
+                        "bool",
+                        "index",
+                        lambda a=a_s, c=c_s: a[c],
+                        lambda a=a_n, c=c_n: a[c],
+                        lambda a=a_t, c=c_t: a[c],
+                    ),
+                    (
+                        "slice-copy",
+                        "index",
+                        lambda a=a_s: xp.asarray(a[::2], copy=True),
+                        lambda a=a_n: a[::2].copy(),
+                        lambda a=a_t: a[::2].clone(),
+                    ),
+                    (
+                        "",
+                        "concat",
+                        lambda a=a_s, b=b_s: xp.concat([a, b], axis=0),
+                        lambda a=a_n, b=b_n: np.concatenate([a, b], axis=0),
+                        lambda a=a_t, b=b_t: torch.cat([a, b], dim=0),
+                    ),
+                ]
+                for group, op, f_s, f_n, f_t in table:
+                    yield Case(group, op, dtype, n, layout, f_s, f_n, tt and f_t, exact=True)
+
+
+def timeit(fn, repeat: int, budget: float) -> float:
+    """Best mean time per call (seconds) over ``repeat`` batches of about ``budget`` seconds."""
+    fn()
+    t0 = time.perf_counter()
+    fn()
+    one = max(time.perf_counter() - t0, 1e-7)
+    number = max(1, min(10_000, int(budget / one)))
+    best = math.inf
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / number)
+    return best
+
+
+def _fmt(t: float | None) -> str:
+    if t is None:
+        return f"{'-':>10s}"
+    return f"{t * 1e6:8.1f}us" if t < 1e-3 else f"{t * 1e3:8.2f}ms"
+
+
+def geomean(xs) -> float:
+    xs = list(xs)
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer, shorter repeats")
+    parser.add_argument("--filter", default="", help="regex on the case name (op dtype n layout)")
+    parser.add_argument("--sizes", default="4096,1000000")
+    parser.add_argument("--dtypes", default=f"float32,float64,{INT_DTYPE}")
+    parser.add_argument("--layouts", default="contig,transposed")
+    parser.add_argument("--no-torch", action="store_true", help="skip the PyTorch column")
+    parser.add_argument("--repeat", type=int, default=None, help="timed batches per case")
+    args = parser.parse_args(argv)
+    global torch
+    if args.no_torch:
+        torch = None
+    if torch is not None:
+        torch.set_num_threads(2)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    dtypes = args.dtypes.split(",")
+    layouts = args.layouts.split(",")
+    repeat = args.repeat or 5
+    budget = 0.002 if args.quick else 0.01
+    pattern = re.compile(args.filter)
+
+    cases = [
+        c
+        for gen in (elementwise_cases, reduction_cases, other_cases)
+        for c in gen(dtypes, sizes, layouts)
+        if pattern.search(c.name)
+    ]
+    cols = ("strided", "numpy", "torch", "/numpy", "/torch")
+    header = f"{'case':46s} " + " ".join(f"{c:>{10 if i < 3 else 7}s}" for i, c in enumerate(cols))
+    print(header)
+    print("-" * len(header))
+    rows, wrong = [], []
+    for c in cases:
+        err = check(c)
+        if err:
+            wrong.append((c.name, err))
+            print(f"{c.name:46s} WRONG: {err}")
+            continue
+        ts = timeit(c.f_s, repeat, budget)
+        tn = timeit(c.f_n, repeat, budget)
+        tt = None
+        if c.f_t:
+            try:
+                tt = timeit(c.f_t, repeat, budget)
+            except (TypeError, RuntimeError, IndexError):  # PyTorch lacks this op or dtype
+                tt = None
+        rn = ts / tn
+        rt = ts / tt if tt else None
+        rows.append((c, rn, rt))
+        print(
+            f"{c.name:46s} {_fmt(ts)} {_fmt(tn)} {_fmt(tt)} {rn:7.2f} "
+            f"{'' if rt is None else f'{rt:7.2f}'}",
+            flush=True,
+        )
+    summarize(rows, wrong)
+    return 1 if wrong else 0
+
+
+def summarize(rows, wrong) -> None:
+    print()
+    print(f"cases: {len(rows)} timed, {len(wrong)} WRONG")
+    if not rows:
+        return
+    for n in sorted({c.n for c, _, _ in rows}):
+        sel = [(c, rn, rt) for c, rn, rt in rows if c.n == n]
+        slow_np = [r for r in sel if r[1] > 1.0]
+        with_t = [r for r in sel if r[2] is not None]
+        slow_t = [r for r in with_t if r[2] > 1.0]
+        print(
+            f"n={n}: {len(slow_np)}/{len(sel)} slower than NumPy, "
+            f"geomean /numpy {geomean(r[1] for r in sel):.3f}; "
+            f"{len(slow_t)}/{len(with_t)} slower than PyTorch, "
+            f"geomean /torch {geomean(r[2] for r in with_t):.3f}"
+        )
+    print(f"all: geomean /numpy {geomean(r[1] for r in rows):.3f}")
+    print("worst ten vs NumPy:")
+    for c, rn, _ in sorted(rows, key=lambda r: -r[1])[:10]:
+        print(f"  {c.name:46s} {rn:7.2f}")
+    with_t = [r for r in rows if r[2] is not None]
+    if with_t:
+        print("worst ten vs PyTorch:")
+        for c, _, rt in sorted(with_t, key=lambda r: -r[2])[:10]:
+            print(f"  {c.name:46s} {rt:7.2f}")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

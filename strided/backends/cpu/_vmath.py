@@ -1,0 +1,801 @@
+"""Transcendental functions written as plain arithmetic, so numba's loops vectorise them.
+
+A numba loop over ``np.exp``/``np.tanh``/... calls scalar libm for every element (~15 ns per
+element, no SIMD; the llvmlite wheels have no SVML).  The functions here use only arithmetic,
+compares, ``sqrt``/``rint`` (LLVM intrinsics with vector forms) and integer bit operations: range
+reduction, a polynomial (coefficients fitted by ``_vmath_fit.py``), the exponent built from integer
+bits, and special cases chosen with selects, not branches.  LLVM inlines them into the loops of
+``_generated_kernels.py`` and vectorises the loops.
+
+They compute in float64; float32 inputs are widened and the result rounded once, so float32
+results are within 1 ulp (almost always correctly rounded) -- except exp, expm1, tanh, log, log2
+and log10, which have float32 versions (see "float32 in float32" below).  float64 results are
+within 4 ulp of a long-double reference (``ULP_BOUND`` in ``tests/test_transcendentals.py``;
+measured maxima 1.0-3.7 ulp).  The standard's
+special cases (signed zeros, infinities, NaN) hold: each function ends with selects for them.
+
+sin, cos and tan reduce ``|x| <= SINCOS_LIMIT`` with a three-part pi/2 (exact products); larger
+arguments need a long reduction, which the kernels leave to libm in a second pass over the row
+(``sincos_fix``), so the main loop stays branch-free.
+
+Compiled with ``fastmath={"contract"}`` only (FMA contraction): no reassociation, which would undo
+the compensated steps (Cody-Waite reduction, the log1p correction), and no nnan/ninf.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+from numba.extending import intrinsic, overload
+
+_OPTS = dict(fastmath={"contract"}, error_model="numpy")
+
+
+def inlined(pick, arity: int):
+    """A numba intrinsic that calls ``pick(*arg_types)`` (an njit function) inlined.
+
+    LLVM inlines a call only below a size threshold, and a loop that keeps a call does not
+    vectorise; these functions are over it.  numba's own ``inline="always"`` inlines at the IR
+    level and re-types the body at every call site (5-10x the compile time), so this places
+    LLVM's ``alwaysinline`` on the call instead.  ``pick`` returns None to reject the types.
+    """
+
+    def typer(*arg_types):
+        disp = pick(*arg_types)
+        if disp is None:
+            return None
+        disp.compile(arg_types)
+        sig = disp.overloads[arg_types].signature.return_type(*arg_types)
+
+        def codegen(context, builder, signature, args):
+            cres = disp.overloads[signature.args]
+            context.add_linking_libs([cres.library])
+            fn = context.declare_function(builder.module, cres.fndesc)
+            _, res = context.call_conv.call_function(
+                builder, fn, signature.return_type, signature.args, args, attrs=("alwaysinline",)
+            )
+            return res
+
+        return sig, codegen
+
+    if arity == 1:
+
+        @intrinsic
+        def call1(typingctx, x):
+            return typer(x)
+
+        return call1
+
+    @intrinsic
+    def call2(typingctx, x, y):
+        return typer(x, y)
+
+    return call2
+
+
+@intrinsic
+def _bits(typingctx, x):
+    """The IEEE bits of a float32/float64 as an int32/int64 (a bitcast)."""
+    if not isinstance(x, types.Float):
+        return None
+    ity = types.int32 if x.bitwidth == 32 else types.int64
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], context.get_value_type(ity))
+
+    return ity(x), codegen
+
+
+@intrinsic
+def _from_bits(typingctx, i, like):
+    """The float of ``like``'s type whose bits are the low bits of the integer ``i``."""
+    if not (isinstance(i, types.Integer) and isinstance(like, types.Float)):
+        return None
+    ity = types.int32 if like.bitwidth == 32 else types.int64
+
+    def codegen(context, builder, signature, args):
+        v = context.cast(builder, args[0], i, ity)
+        return builder.bitcast(v, context.get_value_type(like))
+
+    return like(i, like), codegen
+
+
+INF = np.inf
+NAN = np.nan
+LN2 = 0.6931471805599453
+LN2_HI = 6.93147180369123816490e-01  # 32 bits: k * LN2_HI is exact for |k| < 2**20
+LN2_LO = 1.90821492927058770002e-10
+INV_LN2 = 1.4426950408889634
+INV_LN10 = 0.4342944819032518
+LOG10_2_HI = 3.01029995663611771306e-01  # 33 bits
+LOG10_2_LO = 3.69423907715893078616e-13
+PI = 3.141592653589793
+PI_LO = 1.2246467991473532e-16
+PIO2 = 1.5707963267948966
+PIO2_LO = 6.123233995736766e-17
+PIO4 = 0.7853981633974483
+PIO4_LO = 3.061616997868383e-17
+TAN_PI_8 = 0.41421356237309503
+SQRT2 = 1.4142135623730951
+# pi/2 in three parts of 33, 33 and 53 bits (FreeBSD's __rem_pio2): n * part is exact for
+# |n| < 2**20, so the reduction below loses nothing for |x| <= SINCOS_LIMIT
+PIO2_1 = 1.57079632673412561417e00
+PIO2_2 = 6.07710050630396597660e-11
+PIO2_3 = 2.02226624879595063154e-21
+INV_PIO2 = 6.36619772367581382433e-01
+SINCOS_LIMIT = 1.0e6
+
+# Polynomials from _vmath_fit.py (highest degree first); relative error of each approximation
+# 0.01-0.15 ulp on its interval.
+EXP_P = (
+    2.5100375832561234e-08,
+    2.7620075879983367e-07,
+    2.7557268480310024e-06,
+    2.4801521322368692e-05,
+    0.00019841269863040545,
+    0.0013888888917196719,
+    0.008333333333330065,
+    0.041666666666624164,
+    0.16666666666666669,
+    0.5000000000000001,
+)
+LOG_P = (
+    0.14616449685043406,
+    0.15331721600556042,
+    0.18182889125261723,
+    0.2222221113479508,
+    0.28571428625975487,
+    0.39999999999899505,
+    0.666666666666667,
+)
+SIN_P = (
+    -7.586697117706918e-13,
+    1.6058531618986147e-10,
+    -2.5052106232447578e-08,
+    2.7557319219339167e-06,
+    -0.00019841269841265065,
+    0.008333333333333331,
+    -0.16666666666666666,
+)
+COS_P = (
+    4.7458719020432915e-14,
+    -1.1470460887609959e-11,
+    2.087675579108042e-09,
+    -2.7557319221402824e-07,
+    2.4801587301584645e-05,
+    -0.0013888888888888887,
+    0.041666666666666664,
+)
+ATAN_P = (
+    -0.01917688711906226,
+    0.03923165829558719,
+    -0.0508544973794026,
+    0.0585814891280221,
+    -0.06664511447381948,
+    0.07692183190826087,
+    -0.09090904578123903,
+    0.11111111015256361,
+    -0.14285714284666542,
+    0.1999999999999552,
+    -0.3333333333333333,
+)
+
+
+@njit(**_OPTS)
+def _horner(c, x):
+    p = c[0]
+    for i in range(1, len(c)):
+        p = p * x + c[i]
+    return p
+
+
+@njit(**_OPTS)
+def _pow2(k):
+    """2**k for an integral float64 k in [-1022, 1023], from the exponent bits."""
+    return _from_bits((np.int64(k) + 1023) << 52, 1.0)
+
+
+# -- exp family ---------------------------------------------------------------------------------
+@njit(**_OPTS)
+def _exp_reduce(x):
+    """(k, r, q) with x = k ln2 + r, |r| <= ln2/2, and exp(r) - 1 = r + q (q = r^2 P(r)).
+
+    x must be finite and within [-1100, 1100] (callers clamp; NaN is mapped inside the range).
+    """
+    k = np.rint(x * INV_LN2)
+    r = x - k * LN2_HI
+    r = r - k * LN2_LO
+    return k, r, r * r * _horner(EXP_P, r)
+
+
+@njit(**_OPTS)
+def _clamp(x, lo, hi):
+    """x limited to [lo, hi]; NaN maps to lo (the caller restores NaN at the end)."""
+    x = x if x > lo else lo
+    return x if x < hi else hi
+
+
+@njit(**_OPTS)
+def _scale(v, k):
+    """v * 2**k for integral k in [-2000, 2000], rounding once (subnormal results included)."""
+    h = np.rint(k * 0.5 - 0.25)  # floor(k / 2) for integral k
+    return v * _pow2(h) * _pow2(k - h)
+
+
+@njit(**_OPTS)
+def exp(x):
+    k, r, q = _exp_reduce(_clamp(x, -746.0, 710.0))
+    res = _scale(1.0 + (r + q), k)
+    return res if x == x else x
+
+
+@njit(**_OPTS)
+def _expm1_finite(x):
+    """expm1 for x already clamped to [-60, 710]."""
+    k, r, q = _exp_reduce(x)
+    em1 = r + q  # expm1(r), accurate relative to r
+    small = k if k < 60.0 else 60.0
+    s = _pow2(small)
+    mid = s * em1 + (s - 1.0)  # 2^k (expm1(r) + 1) - 1 without cancellation for moderate k
+    big = _scale(em1 + 1.0, k) - 1.0  # k > 53: the -1 is below the last bit
+    res = big if k > 53.0 else mid
+    return em1 if k == 0.0 else res
+
+
+@njit(**_OPTS)
+def expm1(x):
+    res = _expm1_finite(_clamp(x, -60.0, 710.0))
+    return res if (x == x and x != 0.0) else x
+
+
+@njit(**_OPTS)
+def sinh(x):
+    a = abs(x)
+    ac = _clamp(a, 0.0, 712.0)
+    small = ac if ac < 22.0 else 22.0
+    t = _expm1_finite(small)
+    res_small = 0.5 * (t + t / (t + 1.0))
+    k, r, q = _exp_reduce(ac)
+    res_big = _scale(1.0 + (r + q), k - 1.0)  # exp(a) / 2 without overflowing early
+    res = res_big if a >= 22.0 else res_small
+    res = np.copysign(res, x)
+    return res if (x == x and x != 0.0) else x
+
+
+@njit(**_OPTS)
+def cosh(x):
+    a = abs(x)
+    ac = _clamp(a, 0.0, 712.0)
+    k, r, q = _exp_reduce(ac)
+    e = 1.0 + (r + q)
+    res_big = _scale(e, k - 1.0)
+    ek = _scale(e, k if k < 40.0 else 40.0)
+    res_small = 0.5 * ek + 0.5 / ek
+    res = res_big if a >= 22.0 else res_small
+    return res if x == x else x
+
+
+@njit(**_OPTS)
+def tanh(x):
+    a = abs(x)
+    ac = _clamp(a, 0.0, 40.0)
+    # |x| < 1: -t / (t + 2) with t = expm1(-2|x|); otherwise 1 - 2 / (expm1(2|x|) + 2)
+    lt1 = ac < 1.0
+    t = _expm1_finite(-2.0 * ac if lt1 else 2.0 * ac)
+    res = -t / (t + 2.0) if lt1 else 1.0 - 2.0 / (t + 2.0)
+    res = np.copysign(res, x)
+    return res if (x == x and x != 0.0) else x
+
+
+# -- log family ---------------------------------------------------------------------------------
+@njit(**_OPTS)
+def _log_parts(x):
+    """(e, f, lf) with x = 2^e (1 + f), sqrt(2)/2 <= 1 + f < sqrt(2), lf = log(1 + f).
+
+    x must be positive and finite (callers select the special cases afterwards).
+    """
+    tiny = x < 2.2250738585072014e-308
+    xs = x * 18014398509481984.0 if tiny else x  # subnormals: scale by 2^54 first
+    bits = _bits(xs)
+    e = np.float64((bits >> 52) - 1023) - (54.0 if tiny else 0.0)
+    m = _from_bits((bits & 0x000FFFFFFFFFFFFF) | 0x3FF0000000000000, xs)  # in [1, 2)
+    hi = m > SQRT2
+    m = m * 0.5 if hi else m
+    e = e + 1.0 if hi else e
+    f = m - 1.0
+    return e, f, _log1p_small(f)
+
+
+@njit(**_OPTS)
+def _log1p_small(f):
+    """log(1 + f) for sqrt(2)/2 - 1 <= f < sqrt(2) - 1 (FreeBSD's k_log1p formulation)."""
+    s = f / (2.0 + f)
+    z = s * s
+    hfsq = 0.5 * f * f
+    big_r = z * _horner(LOG_P, z)
+    return f - (hfsq - s * (hfsq + big_r))
+
+
+@njit(**_OPTS)
+def _log_special(x, res):
+    """The result for x <= 0, inf and NaN; ``res`` elsewhere."""
+    ok = x > 0.0 and x < INF
+    special = -INF if x == 0.0 else (NAN if x < 0.0 else x)
+    return res if ok else special
+
+
+@njit(**_OPTS)
+def log(x):
+    e, f, lf = _log_parts(_clamp(x, 5e-324, 1.7976931348623157e308))
+    return _log_special(x, e * LN2_HI + (lf + e * LN2_LO))
+
+
+@njit(**_OPTS)
+def log2(x):
+    e, f, lf = _log_parts(_clamp(x, 5e-324, 1.7976931348623157e308))
+    return _log_special(x, e + lf * INV_LN2)
+
+
+@njit(**_OPTS)
+def log10(x):
+    e, f, lf = _log_parts(_clamp(x, 5e-324, 1.7976931348623157e308))
+    return _log_special(x, e * LOG10_2_HI + (e * LOG10_2_LO + lf * INV_LN10))
+
+
+@njit(**_OPTS)
+def _log1p_finite(x):
+    """log1p for x > -1 finite (the callers select the special cases)."""
+    u = 1.0 + x
+    e, f, lf = _log_parts(u)
+    # the rounding error of 1 + x, as a relative correction to log(u)
+    c = (1.0 - (u - x)) if u >= 2.0 else (x - (u - 1.0))
+    c = 0.0 if u >= 9007199254740992.0 else c / u
+    return e * LN2_HI + (lf + (c + e * LN2_LO))
+
+
+@njit(**_OPTS)
+def log1p(x):
+    res = _log1p_finite(_clamp(x, -0.9999999999999999, 1.7976931348623157e308))
+    ok = x > -1.0 and x < INF
+    special = -INF if x == -1.0 else (NAN if x < -1.0 else x)
+    res = res if ok else special
+    return x if x == 0.0 else res
+
+
+# -- trigonometric ------------------------------------------------------------------------------
+@njit(**_OPTS)
+def _sincos(x):
+    """(sin(x), cos(x)) for |x| <= SINCOS_LIMIT; NaN for inf and NaN."""
+    n = np.rint(x * INV_PIO2)
+    r = x - n * PIO2_1
+    r = r - n * PIO2_2
+    r = r - n * PIO2_3
+    z = r * r
+    s = r + r * z * _horner(SIN_P, z)
+    c = 1.0 - 0.5 * z + z * z * _horner(COS_P, z)
+    q = n - 4.0 * np.floor(n * 0.25)  # quadrant 0..3 (n mod 4)
+    sn = c if (q == 1.0 or q == 3.0) else s
+    cs = s if (q == 1.0 or q == 3.0) else c
+    sn = -sn if q >= 2.0 else sn
+    cs = -cs if (q == 1.0 or q == 2.0) else cs
+    return sn, cs
+
+
+@njit(**_OPTS)
+def sin(x):
+    s, c = _sincos(x)
+    return x if x == 0.0 else s
+
+
+@njit(**_OPTS)
+def cos(x):
+    s, c = _sincos(x)
+    return c
+
+
+@njit(**_OPTS)
+def tan(x):
+    s, c = _sincos(x)
+    return x if x == 0.0 else s / c
+
+
+@njit(**_OPTS)
+def _atan01(t):
+    """atan(t) for 0 <= t <= 1 (or NaN): below tan(pi/8) directly, above via (t-1)/(t+1)."""
+    hi = t > TAN_PI_8
+    u = (t - 1.0) / (t + 1.0) if hi else t
+    z = u * u
+    p = u * z * _horner(ATAN_P, z)
+    return (PIO4 + (PIO4_LO + (u + p))) if hi else u + p
+
+
+@njit(**_OPTS)
+def atan2(y, x):
+    ay = abs(y)
+    ax = abs(x)
+    swap = ay > ax
+    num = ax if swap else ay
+    den = ay if swap else ax
+    r = _atan01(num / den)
+    r = r if not (ay == INF and ax == INF) else PIO4
+    r = r if not (ay == 0.0 and ax == 0.0) else 0.0
+    # fold back: pi/2 - r above the diagonal, pi - r for x < 0 (pi/2 + r for both)
+    neg_x = np.copysign(1.0, x) < 0.0  # -0.0 included
+    lo = (PIO2_LO + r) if neg_x else (PIO2_LO - r)
+    r_swap = PIO2 + lo
+    r_neg = PI + (PI_LO - r)
+    r = r_swap if swap else (r_neg if neg_x else r)
+    return np.copysign(r, y)
+
+
+@njit(**_OPTS)
+def atan(x):
+    return atan2(x, 1.0)
+
+
+@njit(**_OPTS)
+def asin(x):
+    return atan2(x, np.sqrt((1.0 - x) * (1.0 + x)))
+
+
+@njit(**_OPTS)
+def acos(x):
+    return atan2(np.sqrt((1.0 - x) * (1.0 + x)), x)
+
+
+# -- inverse hyperbolic -------------------------------------------------------------------------
+BIG = 18014398509481984.0  # 2^54: above it, x + 1 == x to the last bit
+
+
+@njit(**_OPTS)
+def asinh(x):
+    a = abs(x)
+    ac = a if a < BIG else 1.0
+    w = ac + ac * ac / (1.0 + np.sqrt(1.0 + ac * ac))
+    huge = a >= BIG
+    res = _log1p_finite(a if huge else w) + (LN2 if huge else 0.0)
+    res = res if a < INF else a
+    res = np.copysign(res, x)
+    return res if (x == x and x != 0.0) else x
+
+
+@njit(**_OPTS)
+def acosh(x):
+    t = x - 1.0
+    tc = _clamp(t, 0.0, BIG)
+    w = tc + np.sqrt(tc * (tc + 2.0))
+    huge = x >= BIG
+    res = _log1p_finite(x if huge else w) + (LN2 if huge else 0.0)
+    res = res if x < INF else x
+    return res if x >= 1.0 else (x if x != x else NAN)
+
+
+@njit(**_OPTS)
+def atanh(x):
+    a = abs(x)
+    ac = _clamp(a, 0.0, 0.9999999999999999)
+    t = ac + ac
+    arg = t + t * ac / (1.0 - ac) if ac < 0.5 else t / (1.0 - ac)
+    res = 0.5 * _log1p_finite(arg)
+    res = res if a < 1.0 else (INF if a == 1.0 else NAN)
+    res = np.copysign(res, x)
+    return res if (x == x and x != 0.0) else x
+
+
+# -- float32 in float32 -------------------------------------------------------------------------
+# The exp and log families are the activations and losses of nn training, and NumPy runs them in
+# float32 SIMD; widening to float64 halves the vector width, so they have float32 versions: the
+# same algorithms with float32 constants and shorter polynomials (Taylor terms; truncation error
+# below 0.1 ulp): exp and log within 1 ulp, expm1/log2/log10/sin/cos 2 ulp, tanh 2.5 ulp (measured
+# in tests/test_transcendentals.py).  (tan stays in float64: s / c in float32 reached 3.4 ulp.)
+F = np.float32
+F_INV_LN2 = F(1.4426950408889634)
+F_LN2_HI = F(0.693359375)  # 9 bits: k * F_LN2_HI is exact
+F_LN2_LO = F(-2.12194440e-4)
+F_EXP_P = tuple(F(1.0 / c) for c in (5040.0, 720.0, 120.0, 24.0, 6.0, 2.0))
+F_LOG_P = tuple(F(2.0 / c) for c in (11.0, 9.0, 7.0, 5.0, 3.0))
+F_SQRT2 = F(1.4142135623730951)
+F_INV_LN10 = F(0.4342944819032518)
+F_LOG10_2_HI = F(3.00781250e-01)  # 7 bits
+F_LOG10_2_LO = F(2.48745663981195213739e-04)
+F_ONE = F(1.0)
+F_TWO = F(2.0)
+F_HALF = F(0.5)
+F_ZERO = F(0.0)
+F_INF = F(np.inf)
+F_NAN = F(np.nan)
+
+
+@njit(**_OPTS)
+def _exp_reduce_f32(x):
+    k = np.rint(x * F_INV_LN2)
+    r = x - k * F_LN2_HI
+    r = r - k * F_LN2_LO
+    return k, r, r * r * _horner(F_EXP_P, r)
+
+
+@njit(**_OPTS)
+def _scale_f32(v, k):
+    """v * 2**k for integral float32 k in [-300, 300], rounding once."""
+    ki = np.int32(k)
+    h = ki >> 1
+    return v * _from_bits((h + 127) << 23, v) * _from_bits((ki - h + 127) << 23, v)
+
+
+@njit(**_OPTS)
+def _clamp_f32(x, lo, hi):
+    x = x if x > lo else lo
+    return x if x < hi else hi
+
+
+@njit(**_OPTS)
+def exp_f32(x):
+    k, r, q = _exp_reduce_f32(_clamp_f32(x, F(-104.0), F(89.0)))
+    res = _scale_f32(F_ONE + (r + q), k)
+    return res if x == x else x
+
+
+@njit(**_OPTS)
+def _expm1_finite_f32(x):
+    """expm1 for float32 x already clamped to [-20, 89]."""
+    k, r, q = _exp_reduce_f32(x)
+    em1 = r + q
+    s = _scale_f32(F_ONE, k if k < F(100.0) else F(100.0))
+    mid = s * em1 + (s - F_ONE)
+    big = _scale_f32(em1 + F_ONE, k) - F_ONE
+    res = big if k > F(24.0) else mid
+    return em1 if k == F_ZERO else res
+
+
+@njit(**_OPTS)
+def expm1_f32(x):
+    res = _expm1_finite_f32(_clamp_f32(x, F(-20.0), F(89.0)))
+    return res if (x == x and x != F_ZERO) else x
+
+
+@njit(**_OPTS)
+def tanh_f32(x):
+    a = abs(x)
+    ac = _clamp_f32(a, F_ZERO, F(10.0))
+    lt1 = ac < F_ONE
+    t = _expm1_finite_f32(-(ac + ac) if lt1 else ac + ac)
+    res = -t / (t + F_TWO) if lt1 else F_ONE - F_TWO / (t + F_TWO)
+    res = np.copysign(res, x)
+    return res if (x == x and x != F_ZERO) else x
+
+
+@njit(**_OPTS)
+def _log_parts_f32(x):
+    """(e, lf) with x = 2^e (1 + f), lf = log(1 + f), for positive finite float32 x."""
+    tiny = x < F(1.17549435e-38)
+    xs = x * F(8388608.0) if tiny else x  # subnormals: scale by 2^23 first
+    bits = _bits(xs)
+    e = F((bits >> 23) - 127) - (F(23.0) if tiny else F_ZERO)
+    m = _from_bits((bits & 0x007FFFFF) | 0x3F800000, x)
+    hi = m > F_SQRT2
+    m = m * F_HALF if hi else m
+    e = e + F_ONE if hi else e
+    f = m - F_ONE
+    s = f / (F_TWO + f)
+    z = s * s
+    hfsq = F_HALF * f * f
+    big_r = z * _horner(F_LOG_P, z)
+    return e, f - (hfsq - s * (hfsq + big_r))
+
+
+@njit(**_OPTS)
+def _log_special_f32(x, res):
+    ok = x > F_ZERO and x < F_INF
+    special = -F_INF if x == F_ZERO else (F_NAN if x < F_ZERO else x)
+    return res if ok else special
+
+
+@njit(**_OPTS)
+def log_f32(x):
+    e, lf = _log_parts_f32(_clamp_f32(x, F(1e-45), F(3.4028235e38)))
+    return _log_special_f32(x, e * F_LN2_HI + (lf + e * F_LN2_LO))
+
+
+@njit(**_OPTS)
+def log2_f32(x):
+    e, lf = _log_parts_f32(_clamp_f32(x, F(1e-45), F(3.4028235e38)))
+    return _log_special_f32(x, e + lf * F_INV_LN2)
+
+
+@njit(**_OPTS)
+def log10_f32(x):
+    e, lf = _log_parts_f32(_clamp_f32(x, F(1e-45), F(3.4028235e38)))
+    return _log_special_f32(x, e * F_LOG10_2_HI + (e * F_LOG10_2_LO + lf * F_INV_LN10))
+
+
+F_SIN_P = tuple(F(c) for c in (1.0 / 362880.0, -1.0 / 5040.0, 1.0 / 120.0, -1.0 / 6.0))
+F_COS_P = tuple(F(c) for c in (-1.0 / 3628800.0, 1.0 / 40320.0, -1.0 / 720.0, 1.0 / 24.0))
+
+
+@njit(**_OPTS)
+def _sincos_f32(x):
+    """(sin(x), cos(x)) for float32 |x| <= SINCOS_LIMIT: the reduction in float64 (two parts of
+    pi/2 are plenty for a float32 result), the polynomials in float32."""
+    xd = np.float64(x)
+    n = np.rint(xd * INV_PIO2)
+    rd = xd - n * PIO2_1
+    rd = rd - n * PIO2_2
+    r = np.float32(rd)
+    z = r * r
+    s = r + r * z * _horner(F_SIN_P, z)
+    c = F_ONE - F_HALF * z + z * z * _horner(F_COS_P, z)
+    q = n - 4.0 * np.floor(n * 0.25)
+    odd = q == 1.0 or q == 3.0
+    sn = c if odd else s
+    cs = s if odd else c
+    sn = -sn if q >= 2.0 else sn
+    cs = -cs if (q == 1.0 or q == 2.0) else cs
+    return sn, cs
+
+
+@njit(**_OPTS)
+def sin_f32(x):
+    s, c = _sincos_f32(x)
+    return x if x == F_ZERO else s
+
+
+@njit(**_OPTS)
+def cos_f32(x):
+    s, c = _sincos_f32(x)
+    return c
+
+
+# -- the second pass of sin/cos/tan over a row -----------------------------------------------
+@njit(nogil=True, cache=True)
+def sincos_fix(o, ob, os, a, ab, as_, n, which):
+    """Redo the elements with |x| > SINCOS_LIMIT (which: 0 sin, 1 cos, 2 tan) with libm."""
+    for k in range(n):
+        v = a[ab + k * as_]
+        if not abs(v) <= SINCOS_LIMIT:
+            if which == 0:
+                o[ob + k * os] = np.sin(v)
+            elif which == 1:
+                o[ob + k * os] = np.cos(v)
+            else:
+                o[ob + k * os] = np.tan(v)
+
+
+# -- reductions ----------------------------------------------------------------------------------
+def _minmax_row(find_max: bool):
+    """acc combined with every element of the contiguous 1-D ``seg`` (NaN propagates).
+
+    Float compares in a reduction vectorise only with the nnan flag, which would break NaN
+    propagation; so floats are reduced as integers: the IEEE bits mapped to a key that orders like
+    the values (negative numbers with their magnitude bits flipped), and NaN detected by a second
+    integer reduction of the magnitude bits.  Integer min/max reductions vectorise.
+    """
+
+    def row(acc, seg):
+        pass
+
+    @overload(row, jit_options=dict(_OPTS))
+    def _ol(acc, seg):
+        if isinstance(seg.dtype, types.Float):
+            if acc != seg.dtype:
+                return None
+            width = seg.dtype.bitwidth
+            mask = (1 << (width - 1)) - 1
+            inf_bits = 0x7F800000 if width == 32 else 0x7FF0000000000000
+            shift = width - 1
+
+            def impl(acc, seg):
+                i = _bits(acc)
+                best = i ^ ((i >> shift) & mask)
+                mag = i & mask
+                for r in range(seg.shape[0]):
+                    i = _bits(seg[r])
+                    k = i ^ ((i >> shift) & mask)
+                    best = max(best, k) if find_max else min(best, k)
+                    mag = max(mag, i & mask)
+                res = _from_bits(best ^ ((best >> shift) & mask), acc)
+                if mag > inf_bits:
+                    res = (res - res) / (res - res)  # NaN, in acc's dtype
+                return res
+
+            return impl
+
+        def impl_int(acc, seg):
+            for r in range(seg.shape[0]):
+                acc = max(acc, seg[r]) if find_max else min(acc, seg[r])
+            return acc
+
+        return impl_int
+
+    return row
+
+
+max_row = _minmax_row(True)
+min_row = _minmax_row(False)
+
+#: elements per chunk between the early-exit checks of any/all
+EXIT_CHUNK = 2048
+
+
+@njit(**_OPTS)
+def _max_u8(ch):
+    m = np.uint8(0)
+    for r in range(ch.shape[0]):
+        m = max(m, ch[r])
+    return m
+
+
+@njit(**_OPTS)
+def _min_u8(ch):
+    m = np.uint8(1)
+    for r in range(ch.shape[0]):
+        m = min(m, ch[r])
+    return m
+
+
+@njit(**_OPTS)
+def _count_nonzero(ch):
+    cnt = 0
+    for r in range(ch.shape[0]):
+        cnt += ch[r] != 0
+    return cnt
+
+
+@njit(**_OPTS)
+def count_nan(ch):
+    cnt = 0
+    for r in range(ch.shape[0]):
+        cnt += ch[r] != ch[r]
+    return cnt
+
+
+@njit(**_OPTS)
+def count_equal(ch, m):
+    cnt = 0
+    for r in range(ch.shape[0]):
+        cnt += ch[r] == m
+    return cnt
+
+
+def _any_all_row(is_any: bool):
+    """acc or any(seg != 0) (acc and all(seg != 0)), deciding after each chunk of the row.
+
+    The chunks are reduced without a branch (a vectorised max/min of the bool bytes, or a count
+    of the nonzero elements), so a row stops within EXIT_CHUNK elements of its answer.
+    """
+
+    def row(acc, seg):
+        pass
+
+    @overload(row, jit_options=dict(_OPTS))
+    def _ol(acc, seg):
+        if isinstance(seg.dtype, types.Boolean):
+
+            def impl(acc, seg):
+                if acc == is_any:
+                    return acc
+                u = seg.view(np.uint8)
+                for c0 in range(0, u.shape[0], EXIT_CHUNK):
+                    ch = u[c0 : c0 + EXIT_CHUNK]
+                    if (_max_u8(ch) != 0) if is_any else (_min_u8(ch) == 0):
+                        return is_any
+                return not is_any
+
+            return impl
+
+        def impl_other(acc, seg):
+            if acc == is_any:
+                return acc
+            for c0 in range(0, seg.shape[0], EXIT_CHUNK):
+                ch = seg[c0 : c0 + EXIT_CHUNK]
+                cnt = _count_nonzero(ch)
+                if (cnt != 0) if is_any else (cnt != ch.shape[0]):
+                    return is_any
+            return not is_any
+
+        return impl_other
+
+    return row
+
+
+any_row = _any_all_row(True)
+all_row = _any_all_row(False)

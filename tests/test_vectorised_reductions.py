@@ -1,0 +1,133 @@
+"""max/min/argmax/argmin/any/all on contiguous rows: the vectorised row reductions of
+``backends/cpu/_vmath.py`` (integer keys for floats, a separate NaN reduction, chunked early exit)
+against NumPy, at the positions where such code goes wrong: NaN or the answer in the first, a middle
+or the last element or chunk, ties, infinities, signed zeros, every integer width, the parallel
+full reduction and one or two threads."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import strided as xp
+
+RNG = np.random.default_rng(7)
+SIZES = [1, 7, 256, 257, 5000, 300_001]  # the last one runs the parallel full reduction
+FLOATS = [np.float32, np.float64]
+INTS = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64]
+
+
+def _same(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype or want.dtype.kind in "iu"
+    if want.dtype.kind == "f":
+        np.testing.assert_array_equal(got, want)  # NaN == NaN here
+    else:
+        assert np.array_equal(got, want), (got, want)
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_float_max_min_argmax_argmin(n, dtype):
+    base = RNG.standard_normal(n).astype(dtype)
+    cases = [base]
+    for pos in {0, n // 2, n - 1}:
+        for v in (np.nan, np.inf, -np.inf):
+            a = base.copy()
+            a[pos] = v
+            cases.append(a)
+        if n > 3:
+            a = base.copy()
+            a[pos] = np.nan
+            a[(pos + 1) % n] = np.nan  # the first of two NaNs wins
+            cases.append(a)
+    cases.append(np.full(n, 2.5, dtype))  # all equal: index 0
+    cases.append(-np.abs(base))
+    for a in cases:
+        s = xp.asarray(a)
+        _same(xp.max(s), np.max(a))
+        _same(xp.min(s), np.min(a))
+        _same(xp.argmax(s), np.argmax(a))
+        _same(xp.argmin(s), np.argmin(a))
+
+
+@pytest.mark.parametrize("dtype", INTS)
+def test_integer_max_min_argmax_argmin(dtype):
+    info = np.iinfo(dtype)
+    for n in (1, 300, 70_000):
+        a = RNG.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+        a[n // 3] = info.max
+        a[n // 2] = info.min
+        s = xp.asarray(a)
+        _same(xp.max(s), np.max(a))
+        _same(xp.min(s), np.min(a))
+        _same(xp.argmax(s), np.argmax(a))
+        _same(xp.argmin(s), np.argmin(a))
+
+
+def test_signed_zeros_compare_equal():
+    a = np.array([-0.0, 0.0, -0.0, -1.0], np.float64)
+    assert float(xp.max(xp.asarray(a))) == 0.0
+    assert int(xp.argmax(xp.asarray(a))) == 0
+    assert int(xp.argmin(xp.asarray(a[:3]))) == 0
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_rows_and_axes(dtype):
+    a = RNG.standard_normal((37, 301)).astype(dtype)
+    a[5, 100] = np.nan
+    a[9, 0] = np.nan
+    s = xp.asarray(a)
+    for axis in (0, 1):
+        _same(xp.max(s, axis=axis), np.max(a, axis=axis))
+        _same(xp.min(s, axis=axis), np.min(a, axis=axis))
+        _same(xp.argmax(s, axis=axis), np.argmax(a, axis=axis))
+        _same(xp.argmin(s, axis=axis), np.argmin(a, axis=axis))
+        _same(xp.max(s.T, axis=axis), np.max(a.T, axis=axis))
+        _same(xp.argmin(s.T, axis=axis), np.argmin(a.T, axis=axis))
+
+
+@pytest.mark.parametrize("n", [1, 2047, 2048, 2049, 10_000, 300_001])
+@pytest.mark.parametrize("dtype", [np.bool_, np.float32, np.int64])
+def test_any_all_answer_in_every_chunk(n, dtype):
+    for pos in sorted({0, n // 2, 2048 % n, n - 1}):
+        zeros = np.zeros(n, dtype)
+        ones = np.ones(n, dtype)
+        z1 = zeros.copy()
+        z1[pos] = 1
+        o1 = ones.copy()
+        o1[pos] = 0
+        for a in (zeros, ones, z1, o1):
+            s = xp.asarray(a)
+            assert bool(xp.any(s)) == bool(np.any(a)), (pos, a[pos])
+            assert bool(xp.all(s)) == bool(np.all(a)), (pos, a[pos])
+    a = RNG.random((13, 4097)) < 0.001
+    for axis in (0, 1, None):
+        np.testing.assert_array_equal(np.asarray(xp.any(xp.asarray(a), axis=axis)), a.any(axis))
+        np.testing.assert_array_equal(np.asarray(xp.all(xp.asarray(~a), axis=axis)), (~a).all(axis))
+
+
+def test_any_all_nan_counts_as_true():
+    a = np.zeros(5000)
+    a[4000] = np.nan
+    assert bool(xp.any(xp.asarray(a)))
+    assert not bool(xp.all(xp.asarray(a)))
+
+
+@pytest.mark.parametrize("op", ["max", "min", "argmax", "any"])
+def test_one_or_two_threads_identical(op):
+    import numba
+
+    a = RNG.standard_normal(1_000_003)
+    if op == "any":
+        a = a > 4.5
+    s = xp.asarray(a)
+    two = np.asarray(getattr(xp, op)(s))
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = np.asarray(getattr(xp, op)(s))
+    finally:
+        numba.set_num_threads(before)
+    np.testing.assert_array_equal(one, two)
+    np.testing.assert_array_equal(two, getattr(np, op)(a))
