@@ -181,3 +181,28 @@ _meta.register_all()
 del _cpu, _meta
 
 from . import autograd  # noqa: E402  (declares the backward rules; needs the whole namespace)
+
+# errors from inside a composition (std calls var, clip calls maximum) name the function called;
+# the elementwise primitives name themselves already and stay unwrapped (their per-call cost)
+from ._errors import name_errors as _name_errors  # noqa: E402
+from ._ops.elementwise import ELEMENTWISE as _ELEMENTWISE  # noqa: E402
+
+_name_errors(
+    globals(),
+    [
+        n
+        for n, f in list(globals().items())
+        if not n.startswith("_")
+        and n not in _ELEMENTWISE
+        and callable(f)
+        and getattr(f, "__module__", "").startswith("strided._ops")
+    ],
+)
+_shared = [n for n in linalg.__all__ if n in globals()]  # matmul, ...: one function, one wrapper
+_name_errors(
+    linalg.__dict__, [n for n in linalg.__all__ if n not in _shared + ["LinAlgError"]], "linalg."
+)
+for _n in _shared:
+    setattr(linalg, _n, globals()[_n])
+_name_errors(fft.__dict__, fft.__all__, "fft.")
+del _name_errors, _ELEMENTWISE, _shared, _n

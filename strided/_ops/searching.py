@@ -102,6 +102,7 @@ def searchsorted(x1: Array, x2, /, *, side: str = "left", sorter: Array | None =
         x2 = scalar_array(x2, dt.scalar_dtype(x2, x1._dtype), x1._device, "searchsorted")
     x2 = to_array(x2, "searchsorted")
     same_device("searchsorted", x1, x2)
+    check_dtype("searchsorted", x2._dtype, "real numeric")
     d = dt.promote(x1._dtype, x2._dtype)
     if sorter is not None:
         x1 = take(x1, sorter)
@@ -253,6 +254,7 @@ def index_with_arrays(x: Array, key: tuple) -> Array:
 def assign_with_arrays(x: Array, key: tuple, value) -> None:
     """``x[key] = value`` for a key of integer arrays and integers (see index_with_arrays)."""
     from .creation import asarray
+    from .manipulation import drop_leading_ones
 
     offsets, bshape, trailing = _element_offsets(x, key)
     value = value if type(value) is Array else asarray(value, dtype=x._dtype, device=x._device)
@@ -260,6 +262,12 @@ def assign_with_arrays(x: Array, key: tuple, value) -> None:
         raise TypeError(
             f"__setitem__: cannot store dtype {value._dtype.name} in an array of dtype "
             f"{x._dtype.name}"
+        )
+    value = drop_leading_ones(value, len(bshape) + len(trailing))
+    if broadcast_shapes(value._shape, bshape + trailing, op="__setitem__") != bshape + trailing:
+        raise ValueError(
+            f"__setitem__: value of shape {value._shape} cannot be broadcast to the selection's "
+            f"shape {bshape + trailing}"
         )
     if offsets is None:
         return
@@ -354,10 +362,13 @@ def setitem_arrays(x: Array, key, value) -> None:
         mask = key[0]
         same_device("__setitem__", x, mask)
         if mask.ndim == 0:
-            if bool(mask):
-                from .manipulation import assign
+            from .manipulation import assign
 
-                assign(x, value)
+            # a 0-d mask adds a dimension of size 1: True selects all of x, False nothing
+            target = x._view((1,) + x._shape, (0,) + x._strides, x._offset)
+            if not bool(mask):
+                target = target._view((0,) + x._shape, (0,) + x._strides, x._offset)
+            assign(target, value)
             return
         key = mask_to_key(x, mask)
     assign_with_arrays(x, key, value)

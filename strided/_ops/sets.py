@@ -100,6 +100,8 @@ def isin(x1, x2, /, *, invert: bool = False) -> Array:
     x1, x2 = to_array(x1, "isin"), to_array(x2, "isin")
     same_device("isin", x1, x2)
     d = dt.promote(x1._dtype, x2._dtype)
+    if d is dt.bool:
+        d = dt.int8  # sort/searchsorted order numbers; False < True as 0 < 1
     if x1._device.type == "meta":
         return empty_on(x1._shape, dt.bool, x1._device)
     haystack = sort(reshape(astype_to(x2, d), (-1,)))

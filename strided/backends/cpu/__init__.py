@@ -137,6 +137,8 @@ def _ix():
 def _argreduce(find_max: bool):
     def kernel(out, x):
         # x arrives with the reduced axis last; the kept dims are walked in blocks of rank 2
+        if not out.size:
+            return  # an empty kept dimension: nothing to write (and no block may be walked)
         k = _ix()
         kept, n = x._shape[:-1], x._shape[-1]
         blocks = list(_split_outer(kept or (1,), [x._strides[:-1] or (0,)], [x._offset], 2))

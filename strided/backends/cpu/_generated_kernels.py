@@ -16,7 +16,7 @@ ROW = dict(error_model="numpy", fastmath={"reassoc", "contract"})
 SERIAL = dict(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
 PARALLEL = dict(SERIAL, parallel=True)
 
-SOURCE_HASH = '61b4cfb1a834e353'
+SOURCE_HASH = 'e02a543a14b87050'
 
 
 @njit(**SERIAL)

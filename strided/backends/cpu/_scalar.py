@@ -180,19 +180,23 @@ def pow_(x, y):
 @overload(pow_, **_INLINE)
 def _pow(x, y):
     if _is_int(x):
+        # typed constants: numba types uint64 + int64 as float64, which rounded uint64 powers
+        # (3**35) and saturated large ones; every step here stays in an integer type
+        one = np.uint64(1) if x.signed is False and x.bitwidth == 64 else 1
+        zero = np.uint64(0) if x.signed is False and x.bitwidth == 64 else 0
 
         def impl(x, y):
             # repeated squaring in the operands' own width: wraps around like NumPy
-            result = x - x + 1
+            result = x - x + one
             base = x
             e = y
-            if e < 0:
+            if e < zero:
                 return x - x  # NumPy raises for negative integer powers; 0 is never silent here
-            while e > 0:
-                if e & 1:
+            while e > zero:
+                if e & one:
                     result = result * base
                 base = base * base
-                e >>= 1
+                e >>= one
             return result
 
         return impl
@@ -436,9 +440,32 @@ def log10(x):
     return np.log10(x)
 
 
-@njit(**_INLINE)
 def sqrt(x):
-    return np.sqrt(x)
+    pass
+
+
+@overload(sqrt, **_INLINE)
+def _sqrt(x):
+    if _is_complex(x) and x.bitwidth == 64:
+        # complex64 in double precision, which has the range the square root's |z| + |re z|
+        # needs (3+3e38j overflowed float32 and halved the imaginary part)
+        return lambda x: np.complex64(np.sqrt(np.complex128(x)))
+    if _is_complex(x):
+        # sqrt(z) = 2 * sqrt(z / 4), exactly: scaling by a power of 4 keeps |z| + |re z| finite
+        # for huge finite z, whose imaginary part was otherwise halved (1e308+1e308j)
+        big = np.finfo(np.float64).max
+        eighth = big / 8
+
+        def impl_c(x):
+            a = abs(x.real)
+            b = abs(x.imag)
+            if (a > eighth or b > eighth) and a <= big and b <= big:
+                r = np.sqrt(complex(x.real * 0.25, x.imag * 0.25))
+                return complex(r.real * 2.0, r.imag * 2.0)
+            return np.sqrt(x)
+
+        return impl_c
+    return lambda x: np.sqrt(x)
 
 
 @njit(**_INLINE)
