@@ -24,7 +24,7 @@ def worker():
 
 
 def _check(result: dict) -> None:
-    if result["status"] not in ("ok", "known"):
+    if result["status"] not in ("ok", "known", "open"):
         pytest.fail(
             f"{result['status']}: {result['detail']}\n-- reproducer --\n{result['code']}",
             pytrace=False,
@@ -50,7 +50,7 @@ def _program(*steps, dtype="float64", values="small", shape=(3, 2)):
 
 
 def test_a_crashing_program_is_reported_with_its_reproducer(worker):
-    result = worker.run(_program("exp", "__crash__"))
+    result = worker.run(_program("__crash__"))
     assert result["status"] == "crash"
     assert "run_program(program)" in result["code"] and '"__crash__"' in result["code"]
     assert worker.run(_program("exp"))["status"] == "ok"  # a fresh worker carries on

@@ -91,10 +91,14 @@ def test_complex_sqrt_of_huge_values(values, dtype):
 
 def test_complex_sqrt_special_values_unchanged():
     a = np.array(
-        [complex(np.inf, np.nan), complex(-np.inf, 1), complex(1, np.inf), 0j, complex(-0.0, 0)],
+        [complex(np.inf, np.nan), complex(-np.inf, 1), complex(1, np.inf), 0j, complex(-0.0, 0)]
+        + [5e-324j, 5e-324 + 0j, -5e-324 + 0j, 1e-310 + 1e-311j],  # sqrt(5e-324j) divided by zero
         dtype=np.complex128,
     )
-    np.testing.assert_array_equal(np.asarray(xp.sqrt(xp.asarray(a))), np.sqrt(a))
+    got = np.asarray(xp.sqrt(xp.asarray(a)))
+    np.testing.assert_allclose(got, np.sqrt(a), rtol=1e-15)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(np.sqrt(a)))
+    np.testing.assert_array_equal(np.signbit(got.imag), np.signbit(np.sqrt(a).imag))
 
 
 # -- 5. var/std with no degrees of freedom ---------------------------------------------------------

@@ -16,7 +16,7 @@ ROW = dict(error_model="numpy", fastmath={"reassoc", "contract"})
 SERIAL = dict(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
 PARALLEL = dict(SERIAL, parallel=True)
 
-SOURCE_HASH = 'e02a543a14b87050'
+SOURCE_HASH = '4baa05c7d5a27773'
 
 
 @njit(**SERIAL)

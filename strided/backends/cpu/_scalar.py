@@ -452,9 +452,12 @@ def _sqrt(x):
         return lambda x: np.complex64(np.sqrt(np.complex128(x)))
     if _is_complex(x):
         # sqrt(z) = 2 * sqrt(z / 4), exactly: scaling by a power of 4 keeps |z| + |re z| finite
-        # for huge finite z, whose imaginary part was otherwise halved (1e308+1e308j)
+        # for huge finite z, whose imaginary part was otherwise halved (1e308+1e308j); tiny z
+        # is scaled up the same way (sqrt(5e-324j) divided by zero inside numba's sqrt)
         big = np.finfo(np.float64).max
         eighth = big / 8
+        tiny = 2.0**-500
+        up, down = 2.0**600, 2.0**-300
 
         def impl_c(x):
             a = abs(x.real)
@@ -462,6 +465,9 @@ def _sqrt(x):
             if (a > eighth or b > eighth) and a <= big and b <= big:
                 r = np.sqrt(complex(x.real * 0.25, x.imag * 0.25))
                 return complex(r.real * 2.0, r.imag * 2.0)
+            if a < tiny and b < tiny and (a != 0.0 or b != 0.0):
+                r = np.sqrt(complex(x.real * up, x.imag * up))
+                return complex(r.real * down, r.imag * down)
             return np.sqrt(x)
 
         return impl_c
