@@ -298,8 +298,12 @@ def _open(name):
                     or (mag > np.finfo(a.real.dtype).max / 8).any()
                 ):
                     return "complex special values"
-            if name in ("imag", "real") and a.dtype.kind == "f" and np.isnan(a).any():
-                return "imag/real of real NaN"
+            if name in ("imag", "real") and a.dtype.kind == "f" and not np.isfinite(a).all():
+                return "imag of a real NaN or infinity is NaN (NumPy: 0)"
+            if name in ("matmul", "tensordot") and a.dtype.kind in "fc" and a.size:
+                big = np.sqrt(np.finfo(a.real.dtype).max) / 4
+                if not np.isfinite(a).all() or (np.abs(a) > big).any():
+                    return "BLAS products of non-finite or huge values"
         return None
 
     return reason
@@ -844,6 +848,7 @@ def _linalg_ops(xp, x, raw):
             tol,
             atol_scale=tol * 8,
             names=("matmul", "matrix_transpose"),
+            open_if=_open("matmul"),
         )
     if k == 1:
         axes = raw[1] % 3
@@ -860,6 +865,7 @@ def _linalg_ops(xp, x, raw):
             tol,
             atol_scale=tol * 8,
             names=("tensordot",),
+            open_if=_open("tensordot"),
         )
     lo, hi = [(-1, 1), (0, None), (None, 0.5), (2, -2)][raw[1] % 4]
 
