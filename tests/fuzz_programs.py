@@ -1052,6 +1052,42 @@ def _build(xp, name: str, x, raw):
     return OPS[name](xp, x, raw)
 
 
+_GUARD_PAD = 8
+_guarded: list = []
+
+
+def guard_allocations() -> None:
+    """Allocate every CPU buffer between canaries (checked after each step by ``run_program``):
+    a kernel writing outside its output is reported at the step that did it, with its program,
+    instead of corrupting the heap and crashing some later program."""
+    from strided.dispatch import _KERNELS
+
+    original = _KERNELS["empty", "cpu"]
+    if getattr(original, "guarded", False):
+        return
+
+    def empty_guarded(size, dtype):
+        big = original(size + 2 * _GUARD_PAD, dtype)
+        big.view(np.uint8)[:] = 0xA5
+        _guarded.append((big, size))
+        return big[_GUARD_PAD : _GUARD_PAD + size]
+
+    empty_guarded.guarded = True
+    _KERNELS["empty", "cpu"] = empty_guarded
+
+
+def _check_canaries(step: int, code: str) -> None:
+    bad = []
+    for big, size in _guarded:
+        raw = big.view(np.uint8)
+        n = _GUARD_PAD * big.itemsize
+        if not ((raw[:n] == 0xA5).all() and (raw[n + size * big.itemsize :] == 0xA5).all()):
+            bad.append(f"{size} x {big.dtype}")
+    _guarded.clear()
+    if bad:
+        raise Failure("bounds", f"step {step} ({code}) wrote outside its output ({bad[0]})")
+
+
 def run_program(program: dict) -> dict:
     """Run ``program``; returns ``{"status": "ok"}`` or ``{"status": kind, "detail": ...}``.
     ``"code"`` holds the reproducer."""
@@ -1075,10 +1111,12 @@ def run_program(program: dict) -> dict:
             call = _build(xp, name, x, raw)
             code.append(f"# step {i}: {name} {raw}\nx = " + call.code.format(x="x"))
             err = got = None
+            _guarded.clear()
             try:
                 got = call.fn(x)
             except Exception as e:  # checked below
                 err = e
+            _check_canaries(i, call.code)
             if err is not None:
                 _check_error(i, call, err)
             merr = mgot = None
@@ -1156,6 +1194,9 @@ def worker_main() -> None:
     import warnings
 
     warnings.simplefilter("ignore")  # NumPy's RuntimeWarnings from the reference values
+    import strided  # noqa: F401  (registers the kernels the guard wraps)
+
+    guard_allocations()
     out = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # anything else printed goes to stderr
     for line in sys.stdin:

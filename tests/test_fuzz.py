@@ -67,3 +67,24 @@ def test_every_layout_builds_on_cpu_and_meta(layout):
     program["inputs"][0]["layout"] = layout
     program["inputs"][0]["values"] = "edge"
     assert run_program(program)["status"] == "ok"
+
+
+def test_a_write_outside_the_output_is_reported_at_its_step(monkeypatch):
+    """The argmin bug of issue 13, replayed: a kernel writing one element past its output."""
+    from strided.dispatch import _KERNELS
+    from tests.fuzz_programs import guard_allocations
+
+    monkeypatch.setitem(_KERNELS, ("empty", "cpu"), _KERNELS["empty", "cpu"])
+    guard_allocations()
+    real = _KERNELS["argmax", "cpu"]
+
+    def argmax_past_the_end(out, x):
+        real(out, x)
+        out._buf.base[out._buf.size + 8] = 1  # 8: the canary pad, in elements
+
+    monkeypatch.setitem(_KERNELS, ("argmax", "cpu"), argmax_past_the_end)
+    result = run_program(_program("exp", "argmax"))
+    assert result["status"] == "bounds" and "step 1" in result["detail"], result
+    assert "argmax" in result["detail"] and "run_program(program)" in result["code"]
+    monkeypatch.setitem(_KERNELS, ("argmax", "cpu"), real)
+    assert run_program(_program("exp", "argmax"))["status"] == "ok"  # the real kernel passes
