@@ -160,6 +160,22 @@ def test_errors_name_the_function_called(name, call):
     assert str(info.value).startswith(f"{name}:"), str(info.value)
 
 
+@pytest.mark.parametrize("device", ["cpu", META])
+def test_array_index_setitem_errors_name_setitem(device):
+    b = xp.ones((3,), dtype=xp.bool, device=device)
+    with pytest.raises(TypeError, match="^__setitem__"):
+        b[xp.asarray([0, 1], device=device)] = 0
+    with pytest.raises(TypeError, match="^__setitem__"):
+        xp.ones((3,), dtype=xp.int8, device=device)[xp.asarray([0], device=device)] = 1.5
+    x = xp.ones((3,), dtype=xp.int8, device=device)
+    x[xp.asarray([0], device=device)] = np.int8(5)  # NumPy scalars are scalars too
+    if device == "cpu":
+        assert np.asarray(x).tolist() == [5, 1, 1]
+    m = xp.asarray(True, device=device)  # a 0-d mask on meta: checked as if True
+    with pytest.raises(ValueError, match="__setitem__"):
+        xp.ones((2,), device=device)[m] = xp.ones((3,), device=device)
+
+
 # -- 8. cpu and meta agree -------------------------------------------------------------------------
 @pytest.mark.parametrize("invert", [False, True])
 def test_isin_on_bool_arrays(invert):

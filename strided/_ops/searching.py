@@ -10,7 +10,17 @@ from .._array import Array
 from .._shapes import broadcast_shapes, normalize_axis, prod
 from .._tape import differentiable
 from ..dispatch import declare
-from .core import astype_to, check_dtype, copy_of, empty_on, is_scalar, run, same_device, to_array
+from .core import (
+    astype_to,
+    check_dtype,
+    check_scalar_fits,
+    copy_of,
+    empty_on,
+    is_scalar,
+    run,
+    same_device,
+    to_array,
+)
 from .manipulation import broadcast_to, expand_dims, moveaxis, reshape
 
 __all__ = [
@@ -257,6 +267,9 @@ def assign_with_arrays(x: Array, key: tuple, value) -> None:
     from .manipulation import drop_leading_ones
 
     offsets, bshape, trailing = _element_offsets(x, key)
+    if is_scalar(value):  # checked here so that the error names __setitem__, not asarray
+        v = value if isinstance(value, (bool, int, float, complex)) else value.item()
+        check_scalar_fits("__setitem__", v, x._dtype)
     value = value if type(value) is Array else asarray(value, dtype=x._dtype, device=x._device)
     if dt.promote(x._dtype, value._dtype) is not x._dtype:
         raise TypeError(
@@ -366,7 +379,7 @@ def setitem_arrays(x: Array, key, value) -> None:
 
             # a 0-d mask adds a dimension of size 1: True selects all of x, False nothing
             target = x._view((1,) + x._shape, (0,) + x._strides, x._offset)
-            if not bool(mask):
+            if mask._device.type != "meta" and not bool(mask):  # meta: checked as if True
                 target = target._view((0,) + x._shape, (0,) + x._strides, x._offset)
             assign(target, value)
             return
