@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import gc
+import json
 import os
+import subprocess
 import sys
 import weakref
 
@@ -13,32 +15,55 @@ import pytest
 
 import strided as xp
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from benchmarks.bench_memory import grad_ops, plain_ops, rss_mb  # noqa: E402
-
 pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="needs /proc")
 
 
-@pytest.mark.parametrize("fn", [plain_ops, grad_ops], ids=["plain", "gradients"])
-def test_small_operations_keep_rss_flat(fn):
+_MEASURE = """
+import gc, json, sys
+sys.path.insert(0, {root!r})
+import strided as xp
+from benchmarks.bench_memory import grad_ops, plain_ops, rss_mb
+out = {{}}
+for name, fn in (("plain", plain_ops), ("gradients", grad_ops)):
     fn(5_000)  # warm-up
     gc.collect()
     before = rss_mb()
     fn(20_000)
     gc.collect()
-    grown = rss_mb() - before
-    # 20k ops leaking one 8-byte buffer (+ its ~100-byte ndarray) each would be +2 MB; NumPy's
-    # and the allocator's own caches move a fraction of that
-    assert grown < 2.0, f"RSS grew by {grown:.2f} MiB over 20,000 operations"
+    out[name] = rss_mb() - before
+gc.collect()
+before = rss_mb()
+kept = [xp.ones((16,)) * 2.0 for _ in range(20_000)]  # the control: a leak of 20,000 arrays
+out["control"] = rss_mb() - before
+print(json.dumps(out))
+"""
 
 
-def test_a_leak_would_be_seen():
+@pytest.fixture(scope="module")
+def growth():
+    """RSS growth (MiB) over 20,000 ops, measured in a fresh process: in a test worker that
+    already holds a large heap, freed memory would be reused and hide a leak."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    r = subprocess.run(
+        [sys.executable, "-c", _MEASURE.format(root=root)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=root,
+    )
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("kind", ["plain", "gradients"])
+def test_small_operations_keep_rss_flat(growth, kind):
+    # 20k ops leaking one 8-byte buffer (+ its ~100-byte ndarray) each would be +2 MB
+    assert growth[kind] < 2.0, f"RSS grew by {growth[kind]:.2f} MiB over 20,000 operations"
+
+
+def test_a_leak_would_be_seen(growth):
     """The measure works: keeping 20,000 small arrays alive shows up."""
-    gc.collect()
-    before = rss_mb()
-    kept = [xp.ones((16,)) * 2.0 for _ in range(20_000)]
-    assert rss_mb() - before > 2.0
-    del kept
+    assert growth["control"] > 2.0, growth
 
 
 def _graph():
