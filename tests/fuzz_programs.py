@@ -301,6 +301,8 @@ def _open(name):
                     or (mag > np.finfo(a.real.dtype).max / 8).any()
                 ):
                     return "complex special values"
+            if name in ("floor_divide", "remainder") and a.dtype.kind == "f":
+                return "floor of the rounded quotient (NumPy: divmod's exact one)"
             if name in ("imag", "real") and a.dtype.kind == "f" and not np.isfinite(a).all():
                 return "imag of a real NaN or infinity is NaN (NumPy: 0)"
             if name in ("matmul", "tensordot") and a.dtype.kind in "fc" and a.size:
@@ -476,9 +478,20 @@ def _reduction(name):
             tol,
             atol_scale=scale,
             names=(name,),
+            open_if=_overflow_order if name in ("sum", "mean") else None,
         )
 
     return build
+
+
+def _overflow_order(a):
+    """Sums of infinities and values that overflow: the result (inf or NaN) depends on the order
+    of the additions, which the standard leaves to the implementation."""
+    if a.dtype.kind in "fc" and a.size and not np.isfinite(a).all():
+        with np.errstate(all="ignore"):
+            if (np.abs(a[np.isfinite(a)]) > np.finfo(a.real.dtype).max / 4).any():
+                return "summation order with infinities and overflow"
+    return None
 
 
 def _var(name):
