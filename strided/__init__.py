@@ -5,7 +5,7 @@ strides (in elements) and offset; every operation is dispatched on (op, device) 
 (``cpu``) or to the shape/dtype rules alone (``meta``).
 """
 
-from . import dispatch
+from . import dispatch, fft, linalg
 from ._namespace import *  # noqa: F403  (the standard's namespace)
 from ._namespace import __array_api_version__, __array_namespace_info__
 from .backends import cpu as _cpu
@@ -16,3 +16,31 @@ dispatch.install_backend("meta", _meta.kernel_for)
 del _cpu, _meta
 
 from . import autograd  # noqa: E402  (declares the backward rules; needs the whole namespace)
+
+# errors from inside a composition (std calls var, clip calls maximum) name the function called;
+# the elementwise functions, reductions and matmul call their primitive directly, whose rule's
+# errors the dispatcher names, and stay unwrapped (their per-call cost)
+from ._errors import name_errors as _name_errors  # noqa: E402
+
+_DIRECT = {
+    n for n, p in dispatch.primitives().items() if p.kind in ("unary", "binary", "reduction")
+} | {"matmul"}
+_name_errors(
+    globals(),
+    [
+        n
+        for n, f in list(globals().items())
+        if not n.startswith("_")
+        and n not in _DIRECT
+        and callable(f)
+        and getattr(f, "__module__", "").startswith("strided._ops")
+    ],
+)
+_shared = [n for n in linalg.__all__ if n in globals()]  # matmul, ...: one function, one wrapper
+_name_errors(
+    linalg.__dict__, [n for n in linalg.__all__ if n not in _shared + ["LinAlgError"]], "linalg."
+)
+for _n in _shared:
+    setattr(linalg, _n, globals()[_n])
+_name_errors(fft.__dict__, fft.__all__, "fft.")
+del _name_errors, _DIRECT, _shared, _n

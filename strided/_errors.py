@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-__all__ = ["LinAlgError"]
+import functools
+import re
+
+__all__ = ["LinAlgError", "named", "name_errors", "renamed", "NAMED_ERRORS"]
 
 
 class LinAlgError(ValueError):
@@ -15,3 +18,60 @@ class LinAlgError(ValueError):
     """
 
     __module__ = "strided.linalg"
+
+
+# the exceptions a user may see from the namespace; anything else escaping is a bug
+_NAMED = (TypeError, ValueError, IndexError, OverflowError, RuntimeError, NotImplementedError)
+NAMED_ERRORS = _NAMED
+_PREFIX = re.compile(r"^[A-Za-z_][\w.]*: ")
+
+
+def renamed(op: str, e: BaseException) -> BaseException:
+    """``e`` itself when its message already starts with ``op``, else an exception of the same
+    type whose message does (an inner function's prefix replaced)."""
+    msg = str(e)
+    short = op.rsplit(".", 1)[-1]
+    if msg.startswith((op + ":", short + ":")):
+        return e
+    try:
+        return type(e)(f"{op}: {_PREFIX.sub('', msg, count=1)}")
+    except Exception:  # an exception type with its own signature: leave it alone
+        return e
+
+
+def named(op: str):
+    """Decorator for compositions: an error raised by an inner function (``std`` calls ``var``,
+    ``clip`` calls ``maximum``) is raised again naming ``op``, the function the user called, with
+    the same type and message (the inner error stays attached as ``__cause__``).
+    """
+
+    short = op.rsplit(".", 1)[-1]  # "fft.ifft" may say "ifft: ..."
+
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except _NAMED as e:
+                msg = str(e)
+                if msg.startswith((op + ":", short + ":")):
+                    raise
+                try:
+                    renamed = type(e)(f"{op}: {_PREFIX.sub('', msg, count=1)}")
+                except Exception:  # an exception type with its own signature: leave it alone
+                    raise e from None
+                raise renamed from e
+
+        return wrapper
+
+    return decorate
+
+
+def name_errors(namespace: dict, names, prefix: str = "") -> None:
+    """Wrap the functions ``names`` of a namespace (a module's globals) with :func:`named`.
+
+    Done once, on the public names only: the op layer's own calls between functions stay
+    unwrapped (no cost), and what a user calls names itself in every error.
+    """
+    for n in names:
+        namespace[n] = named(prefix + n)(namespace[n])

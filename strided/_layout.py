@@ -75,6 +75,8 @@ def split_outer(shape, strides_list, offsets, rank):
         yield offsets, (1,) * pad + tuple(shape), [(0,) * pad + tuple(s) for s in strides_list]
         return
     lead = nd - rank
+    if 0 in shape[:lead]:
+        return  # nothing to walk (a block of the inner shape would write past an empty output)
     inner_shape = tuple(shape[lead:])
     inner = [tuple(s[lead:]) for s in strides_list]
     index = [0] * lead

@@ -29,6 +29,8 @@ from collections.abc import Callable
 from . import _dtypes as dt
 from ._array import Array
 from ._device import META, Device
+from ._errors import NAMED_ERRORS as _NAMED_ERRORS
+from ._errors import renamed as _renamed
 from ._shapes import contiguous_strides, prod
 from ._tape import Mode, record
 
@@ -177,7 +179,7 @@ class Primitive:
     def _memoized(self, key, args, params):
         spec = self._plans.get(key)
         if spec is None or spec[0] is not args[0]._device:
-            plan = self.rule(*args, **params)
+            plan = _plan(self, args, params)
             if type(plan) is not Plan:
                 return plan
             inputs = plan.inputs
@@ -269,7 +271,11 @@ def register(op: str, device: str) -> Callable[[Callable], Callable]:
     def deco(fn: Callable) -> Callable:
         prim = _PRIMITIVES[op]
         prim.kernels[device] = fn
-        prim.forget()  # memoized plans name the old kernel
+        if prim is EMPTY:  # every memoized plan names the old allocator
+            for p in _PRIMITIVES.values():
+                p.forget()
+        else:
+            prim.forget()  # memoized plans name the old kernel
         return fn
 
     return deco
@@ -284,6 +290,16 @@ def install_backend(device: str, kernel_for: Callable[[str, str], Callable | Non
         fn = kernel_for(name, prim.kind)
         if fn is not None:
             prim.kernels[device] = fn
+    _INSTALLED_EMPTY[device] = EMPTY.kernels.get(device)
+
+
+# device type -> the allocator its backend installed: a backend's dense kernels allocate for
+# themselves, so they serve only while that allocator is the one in use (a test may wrap it)
+_INSTALLED_EMPTY: dict = {}
+
+
+def _own_allocator(device: Device) -> bool:
+    return EMPTY.kernels.get(device.type) is _INSTALLED_EMPTY.get(device.type)
 
 
 def registered() -> frozenset[tuple[str, str]]:
@@ -331,13 +347,25 @@ def _cast(x, dtype: dt.DType):
     return out
 
 
+def _plan(prim: Primitive, args: tuple, params: dict):
+    """``prim``'s rule applied to a call; an error raised inside it (by a helper it calls, or a
+    conversion) names the primitive, keeping its type."""
+    try:
+        return prim.rule(*args, **params)
+    except _NAMED_ERRORS as e:
+        r = _renamed(prim.name, e)
+        if r is e:
+            raise
+        raise r from e
+
+
 def execute(prim: Primitive, args: tuple, params: dict):
     """The untracked pipeline: rules -> allocate -> cast -> kernel (skipped on meta)."""
     if prim.kind == "view":
         x = args[0]
-        shape, strides, offset = prim.rule(*args, **params)
+        shape, strides, offset = _plan(prim, args, params)
         return x._view(shape, strides, offset)
-    plan = prim.rule(*args, **params)
+    plan = _plan(prim, args, params)
     if type(plan) is not Plan:
         return plan  # the rule found the result itself (e.g. nothing to do)
     return _run(prim, plan)
@@ -382,7 +410,7 @@ def _spec(prim: Primitive, plan: Plan, args: tuple) -> tuple:
         kern = prim.kernel(device.type)
         alloc = allocator(device, dtype)
         specialize = getattr(kern, "dense", None)
-        if specialize is not None:
+        if specialize is not None and _own_allocator(device):
             dense = specialize(shape, dtype, args, plan.params)
             layout = tuple(a._strides for a in args)
     size = prod(shape)
@@ -554,7 +582,7 @@ class Elementwise(Primitive):
             return apply(self, args, _NO_PARAMS)
         spec = self._specs.get(key)
         if spec is None or spec[5] is not device:
-            plan = self.rule(*args)
+            plan = _plan(self, args, _NO_PARAMS)
             spec = self._remember(key, plan, args)
             if spec is None:
                 return _run(self, plan)
@@ -591,7 +619,7 @@ class Elementwise(Primitive):
             kern = self.kernel(device.type)
             alloc = allocator(device, dtype)
             specialize = getattr(kern, "dense", None)
-            if specialize is not None:
+            if specialize is not None and _own_allocator(device):
                 pattern = tuple(isinstance(a, Array) and a._shape == shape for a in args)
                 if all(p or a.__class__ in _PY_SCALARS for p, a in zip(pattern, args)):
                     dense = specialize(dtype, compute, size, pattern)

@@ -82,3 +82,12 @@ def test_integer_floor_divide_by_minus_one_does_not_trap():
     got = np.asarray(x // -1)
     assert got[1] == -7 and got[0] == np.iinfo(np.int64).min  # wraps around, like NumPy
     assert np.asarray(x % -1).tolist() == [0, 0]
+
+
+def test_the_backend_implements_every_elementwise_primitive_with_its_arity():
+    """The CPU backend lists its elementwise ops itself (it does not import the op layer); the
+    list must match the primitives the op layer declares."""
+    from strided._ops.elementwise import ELEMENTWISE
+    from strided.backends.cpu import _codegen
+
+    assert _codegen.elementwise_ops() == {n: row[0] for n, row in ELEMENTWISE.items()}

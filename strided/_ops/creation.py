@@ -268,6 +268,24 @@ def _to_numpy(obj, dtype: dt.DType | None, copy) -> np.ndarray:
                     f"asarray: copy=False, but {type(obj).__name__} needs a copy"
                 ) from e
             raise TypeError(f"asarray: cannot convert {type(obj).__name__} to an array: {e}") from e
+        if isinstance(obj, (list, tuple)) and a.dtype.kind in "fO" and a.size and _all_ints(obj):
+            # Python ints NumPy could not fit one integer type (2**63 + 1 with 0 goes to
+            # float64, losing the low bits): exact in the requested integer dtype, or an error
+            if dtype is None:
+                raise OverflowError("asarray: Python int out of range for int64")
+            if dtype.kind in dt.INTEGER_KINDS:
+                try:
+                    a = np.asarray(obj, dtype=dtype.numpy)
+                except OverflowError as e:
+                    raise OverflowError(f"asarray: {e}") from None
+        elif isinstance(obj, (list, tuple)) and a.dtype.kind in "iu" and a.size:
+            if dtype is not None and dtype.kind in dt.INTEGER_KINDS and dtype.numpy != a.dtype:
+                info = np.iinfo(dtype.numpy)  # Python ints out of range: NumPy raises too
+                if a.min() < info.min or a.max() > info.max:
+                    raise OverflowError(
+                        f"asarray: Python int out of range for {dtype.name} (values "
+                        f"{a.min()}..{a.max()})"
+                    )
         if isinstance(obj, (list, tuple)) and a.dtype.kind in "iu" and dtype is None:
             if a.dtype != np.int64:
                 if a.dtype == np.uint64:

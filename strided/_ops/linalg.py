@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import _dtypes as dt
 from .._array import Array
-from .._shapes import broadcast_shapes
+from .._shapes import broadcast_shapes, normalize_axis
 from ..dispatch import Plan, declare
 from .core import check_dtype, same_device, to_array
 
@@ -73,6 +73,10 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     return sum_(product, axis=ax, dtype=product.dtype)
 
 
+def _is_seq(s) -> bool:
+    return isinstance(s, (list, tuple))
+
+
 def tensordot(x1: Array, x2: Array, /, *, axes=2) -> Array:
     """Contraction of ``x1`` and ``x2`` over ``axes`` (an int: the last/first ``axes`` axes;
     or a pair of sequences), computed as one matmul of 2-D views or copies."""
@@ -85,7 +89,10 @@ def tensordot(x1: Array, x2: Array, /, *, axes=2) -> Array:
         ax_a = list(range(a.ndim - axes, a.ndim))
         ax_b = list(range(axes))
     else:
-        ax_a, ax_b = ([ax % nd for ax in seq] for seq, nd in zip(axes, (a.ndim, b.ndim)))
+        ax_a, ax_b = (
+            [normalize_axis(ax, nd, "tensordot") for ax in (seq if _is_seq(seq) else [seq])]
+            for seq, nd in zip(axes, (a.ndim, b.ndim), strict=True)
+        )
         if len(ax_a) != len(ax_b):
             raise ValueError(f"tensordot: axes {axes} pair sequences of different lengths")
     for i, j in zip(ax_a, ax_b):

@@ -223,7 +223,10 @@ def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
 
 def matrix_transpose(x: Array, /) -> Array:
     """A view of ``x`` with its last two dimensions swapped."""
-    return to_array(x, "matrix_transpose").mT
+    x = to_array(x, "matrix_transpose")
+    if x.ndim < 2:
+        raise ValueError(f"matrix_transpose: needs at least 2 dimensions, got shape {x._shape}")
+    return x.mT
 
 
 def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
@@ -332,6 +335,16 @@ def as_strided(x: Array, /, shape: tuple, strides: tuple, offset: int) -> Array:
     return AS_STRIDED(c, shape=shape, strides=strides, offset=offset)
 
 
+def drop_leading_ones(value: Array, ndim: int) -> Array:
+    """``value`` without the leading size-1 dimensions it has beyond ``ndim`` (a view): NumPy and
+    PyTorch accept ``x[i] = v`` with ``v.shape == (1,)`` into a 0-d selection, and SciPy relies
+    on it."""
+    extra = value.ndim - ndim
+    if extra <= 0 or any(n != 1 for n in value._shape[:extra]):
+        return value
+    return value._view(value._shape[extra:], value._strides[extra:], value._offset)
+
+
 def assign(target: Array, value) -> None:
     """Write ``value`` (an array broadcastable to ``target``, or a scalar) into the view ``target``.
 
@@ -352,6 +365,7 @@ def assign(target: Array, value) -> None:
             f"__setitem__: cannot store an array of dtype {value._dtype.name} in an array of dtype "
             f"{d.name} without losing information"
         )
+    value = drop_leading_ones(value, target.ndim)
     if broadcast_shapes_rule(value._shape, target._shape, op="__setitem__") != target._shape:
         raise ValueError(
             f"__setitem__: value of shape {value._shape} cannot be broadcast to {target._shape}"
@@ -525,8 +539,12 @@ def repeat(x: Array, repeats, /, *, axis: int | None = None) -> Array:
     return reshape(wide, shape[:axis] + (n * r,) + shape[axis + 1 :])
 
 
-def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend=None, append=None) -> Array:
-    """The ``n``-th forward difference along ``axis`` (``not_equal`` for bool, as in NumPy)."""
+def diff(x: Array, /, n: int = 1, axis: int = -1, *, prepend=None, append=None) -> Array:
+    """The ``n``-th forward difference along ``axis`` (``not_equal`` for bool, as in NumPy).
+
+    The standard makes ``axis`` and ``n`` keyword-only; NumPy and PyTorch also take them
+    positionally, in this order (``diff(x, 1)``, as scikit-learn calls it), so strided does too.
+    """
     from .elementwise import not_equal, subtract
 
     x = to_array(x, "diff")

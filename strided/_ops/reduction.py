@@ -199,7 +199,8 @@ def var(x: Array, /, *, axis=None, correction: float = 0.0, keepdims: bool = Fal
     sq = real(multiply(d, conj(d))) if x._dtype.kind == dt.COMPLEX else multiply(d, d)
     total = _reduce("sum", sq, axes, keepdims)
     dof = n - correction
-    return divide(total, float(dof)) if dof > 0 else divide(total, float("nan") if n == 0 else 0.0)
+    # N - correction <= 0: the standard says NaN (NumPy divides by zero and gives inf)
+    return divide(total, float(dof) if dof > 0 else float("nan"))
 
 
 def std(x: Array, /, *, axis=None, correction: float = 0.0, keepdims: bool = False) -> Array:

@@ -12,6 +12,7 @@ from ..dispatch import Plan, composite, declare
 from .core import (
     astype_to,
     check_dtype,
+    check_scalar_fits,
     copy_of,
     data_dependent,
     empty_on,
@@ -285,13 +286,23 @@ def index_with_arrays(x: Array, key: tuple) -> Array:
 def assign_with_arrays(x: Array, key: tuple, value) -> None:
     """``x[key] = value`` for a key of integer arrays and integers (see index_with_arrays)."""
     from .creation import asarray
+    from .manipulation import drop_leading_ones
 
     offsets, bshape, trailing = _element_offsets(x, key)
+    if is_scalar(value):  # checked here so that the error names __setitem__, not asarray
+        v = value if isinstance(value, (bool, int, float, complex)) else value.item()
+        check_scalar_fits("__setitem__", v, x._dtype)
     value = value if isinstance(value, Array) else asarray(value, dtype=x._dtype, device=x._device)
     if dt.promote(x._dtype, value._dtype) is not x._dtype:
         raise TypeError(
             f"__setitem__: cannot store dtype {value._dtype.name} in an array of dtype "
             f"{x._dtype.name}"
+        )
+    value = drop_leading_ones(value, len(bshape) + len(trailing))
+    if broadcast_shapes(value._shape, bshape + trailing, op="__setitem__") != bshape + trailing:
+        raise ValueError(
+            f"__setitem__: value of shape {value._shape} cannot be broadcast to the selection's "
+            f"shape {bshape + trailing}"
         )
     dense = copy_of(astype_to(broadcast_to(value, bshape + trailing), x._dtype))
     run(SCATTER, x, offsets, dense, trailing_strides=x._strides[len(key) :])
@@ -382,10 +393,13 @@ def setitem_arrays(x: Array, key, value) -> None:
         mask = key[0]
         same_device("__setitem__", x, mask)
         if mask.ndim == 0:
-            if bool(mask):
-                from .manipulation import assign
+            from .manipulation import assign
 
-                assign(x, value)
+            # a 0-d mask adds a dimension of size 1: True selects all of x, False nothing
+            target = x._view((1,) + x._shape, (0,) + x._strides, x._offset)
+            if mask._device.type != "meta" and not bool(mask):  # meta: checked as if True
+                target = target._view((0,) + x._shape, (0,) + x._strides, x._offset)
+            assign(target, value)
             return
         key = mask_to_key(x, mask)
     assign_with_arrays(x, key, value)

@@ -10,7 +10,15 @@ from typing import NamedTuple
 
 from .. import _dtypes as dt
 from .._array import Array
-from .core import astype_to, empty_on, is_scalar, same_device, scalar_array, to_array
+from .core import (
+    astype_to,
+    check_dtype,
+    empty_on,
+    is_scalar,
+    same_device,
+    scalar_array,
+    to_array,
+)
 from .creation import full
 from .elementwise import equal, logical_not, not_equal, subtract
 from .manipulation import concat, reshape
@@ -100,6 +108,9 @@ def isin(x1, x2, /, *, invert: bool = False) -> Array:
     x1, x2 = to_array(x1, "isin"), to_array(x2, "isin")
     same_device("isin", x1, x2)
     d = dt.promote(x1._dtype, x2._dtype)
+    # numeric only, as tests/test_dtype_sweep.py declares (NumPy accepts bool; the standard
+    # leaves it open), and the same on every device
+    check_dtype("isin", d, "numeric")
     haystack = sort(reshape(astype_to(x2, d), (-1,)))
     needles = astype_to(x1, d)
     n = haystack._shape[0]

@@ -20,6 +20,8 @@ def sum_to(g: Array, shape: tuple) -> Array:
         return g
     xp = _xp
     lead = g.ndim - len(shape)
+    if lead < 0:  # a value with extra leading size-1 dims was written (x[i] = v, v.shape (1,))
+        return xp.reshape(g, shape)
     axes = tuple(range(lead)) + tuple(
         lead + i for i, n in enumerate(shape) if n == 1 and g._shape[lead + i] != 1
     )

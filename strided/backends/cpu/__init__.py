@@ -523,6 +523,8 @@ def _dense_host(a) -> np.ndarray:
 
 def _argreduce(find_max: bool):
     def kernel(out, x, *, axis):
+        if not out.size:
+            return  # an empty kept dimension: nothing to write (and no block may be walked)
         k = _k()  # kernels.argreduce: generated, vectorised on contiguous rows
         if axis is None:  # over the flattened array
             buf, off, shape, strides = _dense_host(x).reshape(-1), 0, (x.size,), (1,)

@@ -17,7 +17,7 @@ ROW = dict(error_model="numpy", fastmath={"reassoc", "contract"})
 SERIAL = dict(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
 PARALLEL = dict(SERIAL, parallel=True)
 
-SOURCE_HASH = '8774e5e19ad60755'
+SOURCE_HASH = '9e5faddac129b710'
 
 
 @njit(**SERIAL)
@@ -270,6 +270,1356 @@ def reciprocal_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.reciprocal(a[ab + k * as2]))
+
+
+@njit(**SERIAL)
+def exp_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            if os2 == 1 and as2 == 1:
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                for k in range(n2):
+                    store(oseg, k, S.exp(aseg[k]))
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.exp(a[ab + k * as2]))
+
+
+@njit(**PARALLEL)
+def exp_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        k1 = min(k0 + seg, n2)
+        i = r // n1
+        j = r - i * n1
+        ob = oo + i * os0 + j * os1
+        ab = ao + i * as0 + j * as1
+        if os2 == 1 and as2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            aseg = a[ab + k0 : ab + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.exp(aseg[k]))
+        elif os2 == 1 and as2 == 0:
+            oseg = o[ob + k0 : ob + k1]
+            v = S.exp(a[ab])
+            for k in range(k1 - k0):
+                store(oseg, k, v)
+        else:
+            for k in range(k0, k1):
+                store(o, ob + k * os2, S.exp(a[ab + k * as2]))
+
+
+@njit(**SERIAL)
+def expm1_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            if os2 == 1 and as2 == 1:
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                for k in range(n2):
+                    store(oseg, k, S.expm1(aseg[k]))
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.expm1(a[ab + k * as2]))
+
+
+@njit(**PARALLEL)
+def expm1_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        k1 = min(k0 + seg, n2)
+        i = r // n1
+        j = r - i * n1
+        ob = oo + i * os0 + j * os1
+        ab = ao + i * as0 + j * as1
+        if os2 == 1 and as2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            aseg = a[ab + k0 : ab + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.expm1(aseg[k]))
+        elif os2 == 1 and as2 == 0:
+            oseg = o[ob + k0 : ob + k1]
+            v = S.expm1(a[ab])
+            for k in range(k1 - k0):
+                store(oseg, k, v)
+        else:
+            for k in range(k0, k1):
+                store(o, ob + k * os2, S.expm1(a[ab + k * as2]))
+
+
+@njit(**SERIAL)
+def log_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            if os2 == 1 and as2 == 1:
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                for k in range(n2):
+                    store(oseg, k, S.log(aseg[k]))
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.log(a[ab + k * as2]))
+
+
+@njit(**PARALLEL)
+def log_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        k1 = min(k0 + seg, n2)
+        i = r // n1
+        j = r - i * n1
+        ob = oo + i * os0 + j * os1
+        ab = ao + i * as0 + j * as1
+        if os2 == 1 and as2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            aseg = a[ab + k0 : ab + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.log(aseg[k]))
+        elif os2 == 1 and as2 == 0:
+            oseg = o[ob + k0 : ob + k1]
+            v = S.log(a[ab])
+            for k in range(k1 - k0):
+                store(oseg, k, v)
+        else:
+            for k in range(k0, k1):
+                store(o, ob + k * os2, S.log(a[ab + k * as2]))
+
+
+@njit(**SERIAL)
+def log1p_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            if os2 == 1 and as2 == 1:
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                for k in range(n2):
+                    store(oseg, k, S.log1p(aseg[k]))
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.log1p(a[ab + k * as2]))
+
+
+@njit(**PARALLEL)
+def log1p_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        k1 = min(k0 + seg, n2)
+        i = r // n1
+        j = r - i * n1
+        ob = oo + i * os0 + j * os1
+        ab = ao + i * as0 + j * as1
+        if os2 == 1 and as2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            aseg = a[ab + k0 : ab + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.log1p(aseg[k]))
+        elif os2 == 1 and as2 == 0:
+            oseg = o[ob + k0 : ob + k1]
+            v = S.log1p(a[ab])
+            for k in range(k1 - k0):
+                store(oseg, k, v)
+        else:
+            for k in range(k0, k1):
+                store(o, ob + k * os2, S.log1p(a[ab + k * as2]))
+
+
+@njit(**SERIAL)
+def log2_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            if os2 == 1 and as2 == 1:
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                for k in range(n2):
+                    store(oseg, k, S.log2(aseg[k]))
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.log2(a[ab + k * as2]))
+
+
+@njit(**PARALLEL)
+def log2_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        k1 = min(k0 + seg, n2)
+        i = r // n1
+        j = r - i * n1
+        ob = oo + i * os0 + j * os1
+        ab = ao + i * as0 + j * as1
+        if os2 == 1 and as2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            aseg = a[ab + k0 : ab + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.log2(aseg[k]))
+        elif os2 == 1 and as2 == 0:
+            oseg = o[ob + k0 : ob + k1]
+            v = S.log2(a[ab])
+            for k in range(k1 - k0):
+                store(oseg, k, v)
+        else:
+            for k in range(k0, k1):
+                store(o, ob + k * os2, S.log2(a[ab + k * as2]))
+
+
+@njit(**SERIAL)
+def log10_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            if os2 == 1 and as2 == 1:
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                for k in range(n2):
+                    store(oseg, k, S.log10(aseg[k]))
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.log10(a[ab + k * as2]))
+
+
+@njit(**PARALLEL)
+def log10_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        k1 = min(k0 + seg, n2)
+        i = r // n1
+        j = r - i * n1
+        ob = oo + i * os0 + j * os1
+        ab = ao + i * as0 + j * as1
+        if os2 == 1 and as2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            aseg = a[ab + k0 : ab + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.log10(aseg[k]))
+        elif os2 == 1 and as2 == 0:
+            oseg = o[ob + k0 : ob + k1]
+            v = S.log10(a[ab])
+            for k in range(k1 - k0):
+                store(oseg, k, v)
+        else:
+            for k in range(k0, k1):
+                store(o, ob + k * os2, S.log10(a[ab + k * as2]))
+
+
+@njit(**SERIAL)
+def sqrt_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            if os2 == 1 and as2 == 1:
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                for k in range(n2):
+                    store(oseg, k, S.sqrt(aseg[k]))
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.sqrt(a[ab + k * as2]))
+
+
+@njit(**PARALLEL)
+def sqrt_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        k1 = min(k0 + seg, n2)
+        i = r // n1
+        j = r - i * n1
+        ob = oo + i * os0 + j * os1
+        ab = ao + i * as0 + j * as1
+        if os2 == 1 and as2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            aseg = a[ab + k0 : ab + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.sqrt(aseg[k]))
+        elif os2 == 1 and as2 == 0:
+            oseg = o[ob + k0 : ob + k1]
+            v = S.sqrt(a[ab])
+            for k in range(k1 - k0):
+                store(oseg, k, v)
+        else:
+            for k in range(k0, k1):
+                store(o, ob + k * os2, S.sqrt(a[ab + k * as2]))
+
+
+@njit(**SERIAL)
+def sin_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            if os2 == 1 and as2 == 1:
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                for k in range(n2):
+                    store(oseg, k, S.sin(aseg[k]))
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.sin(a[ab + k * as2]))
+            V.sincos_fix(o, ob, os2, a, ab, as2, n2, 0)
+
+
+@njit(**PARALLEL)
+def sin_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        k1 = min(k0 + seg, n2)
+        i = r // n1
+        j = r - i * n1
+        ob = oo + i * os0 + j * os1
+        ab = ao + i * as0 + j * as1
+        if os2 == 1 and as2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            aseg = a[ab + k0 : ab + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.sin(aseg[k]))
+        elif os2 == 1 and as2 == 0:
+            oseg = o[ob + k0 : ob + k1]
+            v = S.sin(a[ab])
+            for k in range(k1 - k0):
+                store(oseg, k, v)
+        else:
+            for k in range(k0, k1):
+                store(o, ob + k * os2, S.sin(a[ab + k * as2]))
+        V.sincos_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1 - k0, 0)
+
+
+@njit(**SERIAL)
+def cos_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            if os2 == 1 and as2 == 1:
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                for k in range(n2):
+                    store(oseg, k, S.cos(aseg[k]))
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.cos(a[ab + k * as2]))
+            V.sincos_fix(o, ob, os2, a, ab, as2, n2, 1)
+
+
+@njit(**PARALLEL)
+def cos_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        k1 = min(k0 + seg, n2)
+        i = r // n1
+        j = r - i * n1
+        ob = oo + i * os0 + j * os1
+        ab = ao + i * as0 + j * as1
+        if os2 == 1 and as2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            aseg = a[ab + k0 : ab + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.cos(aseg[k]))
+        elif os2 == 1 and as2 == 0:
+            oseg = o[ob + k0 : ob + k1]
+            v = S.cos(a[ab])
+            for k in range(k1 - k0):
+                store(oseg, k, v)
+        else:
+            for k in range(k0, k1):
+                store(o, ob + k * os2, S.cos(a[ab + k * as2]))
+        V.sincos_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1 - k0, 1)
+
+
+@njit(**SERIAL)
+def tan_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            if os2 == 1 and as2 == 1:
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                for k in range(n2):
+                    store(oseg, k, S.tan(aseg[k]))
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.tan(a[ab + k * as2]))
+            V.sincos_fix(o, ob, os2, a, ab, as2, n2, 2)
+
+
+@njit(**PARALLEL)
+def tan_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        k1 = min(k0 + seg, n2)
+        i = r // n1
+        j = r - i * n1
+        ob = oo + i * os0 + j * os1
+        ab = ao + i * as0 + j * as1
+        if os2 == 1 and as2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            aseg = a[ab + k0 : ab + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.tan(aseg[k]))
+        elif os2 == 1 and as2 == 0:
+            oseg = o[ob + k0 : ob + k1]
+            v = S.tan(a[ab])
+            for k in range(k1 - k0):
+                store(oseg, k, v)
+        else:
+            for k in range(k0, k1):
+                store(o, ob + k * os2, S.tan(a[ab + k * as2]))
+        V.sincos_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1 - k0, 2)
+
+
+@njit(**SERIAL)
+def asin_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            if os2 == 1 and as2 == 1:
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                for k in range(n2):
+                    store(oseg, k, S.asin(aseg[k]))
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.asin(a[ab + k * as2]))
+
+
+@njit(**PARALLEL)
+def asin_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        k1 = min(k0 + seg, n2)
+        i = r // n1
+        j = r - i * n1
+        ob = oo + i * os0 + j * os1
+        ab = ao + i * as0 + j * as1
+        if os2 == 1 and as2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            aseg = a[ab + k0 : ab + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.asin(aseg[k]))
+        elif os2 == 1 and as2 == 0:
+            oseg = o[ob + k0 : ob + k1]
+            v = S.asin(a[ab])
+            for k in range(k1 - k0):
+                store(oseg, k, v)
+        else:
+            for k in range(k0, k1):
+                store(o, ob + k * os2, S.asin(a[ab + k * as2]))
+
+
+@njit(**SERIAL)
+def acos_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            if os2 == 1 and as2 == 1:
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                for k in range(n2):
+                    store(oseg, k, S.acos(aseg[k]))
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.acos(a[ab + k * as2]))
+
+
+@njit(**PARALLEL)
+def acos_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        k1 = min(k0 + seg, n2)
+        i = r // n1
+        j = r - i * n1
+        ob = oo + i * os0 + j * os1
+        ab = ao + i * as0 + j * as1
+        if os2 == 1 and as2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            aseg = a[ab + k0 : ab + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.acos(aseg[k]))
+        elif os2 == 1 and as2 == 0:
+            oseg = o[ob + k0 : ob + k1]
+            v = S.acos(a[ab])
+            for k in range(k1 - k0):
+                store(oseg, k, v)
+        else:
+            for k in range(k0, k1):
+                store(o, ob + k * os2, S.acos(a[ab + k * as2]))
+
+
+@njit(**SERIAL)
+def atan_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            if os2 == 1 and as2 == 1:
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                for k in range(n2):
+                    store(oseg, k, S.atan(aseg[k]))
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.atan(a[ab + k * as2]))
+
+
+@njit(**PARALLEL)
+def atan_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        k1 = min(k0 + seg, n2)
+        i = r // n1
+        j = r - i * n1
+        ob = oo + i * os0 + j * os1
+        ab = ao + i * as0 + j * as1
+        if os2 == 1 and as2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            aseg = a[ab + k0 : ab + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.atan(aseg[k]))
+        elif os2 == 1 and as2 == 0:
+            oseg = o[ob + k0 : ob + k1]
+            v = S.atan(a[ab])
+            for k in range(k1 - k0):
+                store(oseg, k, v)
+        else:
+            for k in range(k0, k1):
+                store(o, ob + k * os2, S.atan(a[ab + k * as2]))
+
+
+@njit(**SERIAL)
+def sinh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            if os2 == 1 and as2 == 1:
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                for k in range(n2):
+                    store(oseg, k, S.sinh(aseg[k]))
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.sinh(a[ab + k * as2]))
+
+
+@njit(**PARALLEL)
+def sinh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        k1 = min(k0 + seg, n2)
+        i = r // n1
+        j = r - i * n1
+        ob = oo + i * os0 + j * os1
+        ab = ao + i * as0 + j * as1
+        if os2 == 1 and as2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            aseg = a[ab + k0 : ab + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.sinh(aseg[k]))
+        elif os2 == 1 and as2 == 0:
+            oseg = o[ob + k0 : ob + k1]
+            v = S.sinh(a[ab])
+            for k in range(k1 - k0):
+                store(oseg, k, v)
+        else:
+            for k in range(k0, k1):
+                store(o, ob + k * os2, S.sinh(a[ab + k * as2]))
+
+
+@njit(**SERIAL)
+def cosh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            if os2 == 1 and as2 == 1:
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                for k in range(n2):
+                    store(oseg, k, S.cosh(aseg[k]))
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.cosh(a[ab + k * as2]))
+
+
+@njit(**PARALLEL)
+def cosh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        k1 = min(k0 + seg, n2)
+        i = r // n1
+        j = r - i * n1
+        ob = oo + i * os0 + j * os1
+        ab = ao + i * as0 + j * as1
+        if os2 == 1 and as2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            aseg = a[ab + k0 : ab + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.cosh(aseg[k]))
+        elif os2 == 1 and as2 == 0:
+            oseg = o[ob + k0 : ob + k1]
+            v = S.cosh(a[ab])
+            for k in range(k1 - k0):
+                store(oseg, k, v)
+        else:
+            for k in range(k0, k1):
+                store(o, ob + k * os2, S.cosh(a[ab + k * as2]))
+
+
+@njit(**SERIAL)
+def tanh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            if os2 == 1 and as2 == 1:
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                for k in range(n2):
+                    store(oseg, k, S.tanh(aseg[k]))
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.tanh(a[ab + k * as2]))
+
+
+@njit(**PARALLEL)
+def tanh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        k1 = min(k0 + seg, n2)
+        i = r // n1
+        j = r - i * n1
+        ob = oo + i * os0 + j * os1
+        ab = ao + i * as0 + j * as1
+        if os2 == 1 and as2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            aseg = a[ab + k0 : ab + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.tanh(aseg[k]))
+        elif os2 == 1 and as2 == 0:
+            oseg = o[ob + k0 : ob + k1]
+            v = S.tanh(a[ab])
+            for k in range(k1 - k0):
+                store(oseg, k, v)
+        else:
+            for k in range(k0, k1):
+                store(o, ob + k * os2, S.tanh(a[ab + k * as2]))
+
+
+@njit(**SERIAL)
+def asinh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            if os2 == 1 and as2 == 1:
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                for k in range(n2):
+                    store(oseg, k, S.asinh(aseg[k]))
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.asinh(a[ab + k * as2]))
+
+
+@njit(**PARALLEL)
+def asinh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        k1 = min(k0 + seg, n2)
+        i = r // n1
+        j = r - i * n1
+        ob = oo + i * os0 + j * os1
+        ab = ao + i * as0 + j * as1
+        if os2 == 1 and as2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            aseg = a[ab + k0 : ab + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.asinh(aseg[k]))
+        elif os2 == 1 and as2 == 0:
+            oseg = o[ob + k0 : ob + k1]
+            v = S.asinh(a[ab])
+            for k in range(k1 - k0):
+                store(oseg, k, v)
+        else:
+            for k in range(k0, k1):
+                store(o, ob + k * os2, S.asinh(a[ab + k * as2]))
+
+
+@njit(**SERIAL)
+def acosh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            if os2 == 1 and as2 == 1:
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                for k in range(n2):
+                    store(oseg, k, S.acosh(aseg[k]))
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.acosh(a[ab + k * as2]))
+
+
+@njit(**PARALLEL)
+def acosh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        k1 = min(k0 + seg, n2)
+        i = r // n1
+        j = r - i * n1
+        ob = oo + i * os0 + j * os1
+        ab = ao + i * as0 + j * as1
+        if os2 == 1 and as2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            aseg = a[ab + k0 : ab + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.acosh(aseg[k]))
+        elif os2 == 1 and as2 == 0:
+            oseg = o[ob + k0 : ob + k1]
+            v = S.acosh(a[ab])
+            for k in range(k1 - k0):
+                store(oseg, k, v)
+        else:
+            for k in range(k0, k1):
+                store(o, ob + k * os2, S.acosh(a[ab + k * as2]))
+
+
+@njit(**SERIAL)
+def atanh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            if os2 == 1 and as2 == 1:
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                for k in range(n2):
+                    store(oseg, k, S.atanh(aseg[k]))
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.atanh(a[ab + k * as2]))
+
+
+@njit(**PARALLEL)
+def atanh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        k1 = min(k0 + seg, n2)
+        i = r // n1
+        j = r - i * n1
+        ob = oo + i * os0 + j * os1
+        ab = ao + i * as0 + j * as1
+        if os2 == 1 and as2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            aseg = a[ab + k0 : ab + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.atanh(aseg[k]))
+        elif os2 == 1 and as2 == 0:
+            oseg = o[ob + k0 : ob + k1]
+            v = S.atanh(a[ab])
+            for k in range(k1 - k0):
+                store(oseg, k, v)
+        else:
+            for k in range(k0, k1):
+                store(o, ob + k * os2, S.atanh(a[ab + k * as2]))
+
+
+@njit(**SERIAL)
+def floor_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            if os2 == 1 and as2 == 1:
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                for k in range(n2):
+                    store(oseg, k, S.floor(aseg[k]))
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.floor(a[ab + k * as2]))
+
+
+@njit(**PARALLEL)
+def floor_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        k1 = min(k0 + seg, n2)
+        i = r // n1
+        j = r - i * n1
+        ob = oo + i * os0 + j * os1
+        ab = ao + i * as0 + j * as1
+        if os2 == 1 and as2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            aseg = a[ab + k0 : ab + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.floor(aseg[k]))
+        elif os2 == 1 and as2 == 0:
+            oseg = o[ob + k0 : ob + k1]
+            v = S.floor(a[ab])
+            for k in range(k1 - k0):
+                store(oseg, k, v)
+        else:
+            for k in range(k0, k1):
+                store(o, ob + k * os2, S.floor(a[ab + k * as2]))
+
+
+@njit(**SERIAL)
+def ceil_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            if os2 == 1 and as2 == 1:
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                for k in range(n2):
+                    store(oseg, k, S.ceil(aseg[k]))
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.ceil(a[ab + k * as2]))
+
+
+@njit(**PARALLEL)
+def ceil_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        k1 = min(k0 + seg, n2)
+        i = r // n1
+        j = r - i * n1
+        ob = oo + i * os0 + j * os1
+        ab = ao + i * as0 + j * as1
+        if os2 == 1 and as2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            aseg = a[ab + k0 : ab + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.ceil(aseg[k]))
+        elif os2 == 1 and as2 == 0:
+            oseg = o[ob + k0 : ob + k1]
+            v = S.ceil(a[ab])
+            for k in range(k1 - k0):
+                store(oseg, k, v)
+        else:
+            for k in range(k0, k1):
+                store(o, ob + k * os2, S.ceil(a[ab + k * as2]))
+
+
+@njit(**SERIAL)
+def trunc_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            if os2 == 1 and as2 == 1:
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                for k in range(n2):
+                    store(oseg, k, S.trunc(aseg[k]))
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.trunc(a[ab + k * as2]))
+
+
+@njit(**PARALLEL)
+def trunc_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        k1 = min(k0 + seg, n2)
+        i = r // n1
+        j = r - i * n1
+        ob = oo + i * os0 + j * os1
+        ab = ao + i * as0 + j * as1
+        if os2 == 1 and as2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            aseg = a[ab + k0 : ab + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.trunc(aseg[k]))
+        elif os2 == 1 and as2 == 0:
+            oseg = o[ob + k0 : ob + k1]
+            v = S.trunc(a[ab])
+            for k in range(k1 - k0):
+                store(oseg, k, v)
+        else:
+            for k in range(k0, k1):
+                store(o, ob + k * os2, S.trunc(a[ab + k * as2]))
+
+
+@njit(**SERIAL)
+def round_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            if os2 == 1 and as2 == 1:
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                for k in range(n2):
+                    store(oseg, k, S.round_(aseg[k]))
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.round_(a[ab + k * as2]))
+
+
+@njit(**PARALLEL)
+def round_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        k1 = min(k0 + seg, n2)
+        i = r // n1
+        j = r - i * n1
+        ob = oo + i * os0 + j * os1
+        ab = ao + i * as0 + j * as1
+        if os2 == 1 and as2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            aseg = a[ab + k0 : ab + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.round_(aseg[k]))
+        elif os2 == 1 and as2 == 0:
+            oseg = o[ob + k0 : ob + k1]
+            v = S.round_(a[ab])
+            for k in range(k1 - k0):
+                store(oseg, k, v)
+        else:
+            for k in range(k0, k1):
+                store(o, ob + k * os2, S.round_(a[ab + k * as2]))
+
+
+@njit(**SERIAL)
+def signbit_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            if os2 == 1 and as2 == 1:
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                for k in range(n2):
+                    store(oseg, k, S.signbit(aseg[k]))
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.signbit(a[ab + k * as2]))
+
+
+@njit(**PARALLEL)
+def signbit_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        k1 = min(k0 + seg, n2)
+        i = r // n1
+        j = r - i * n1
+        ob = oo + i * os0 + j * os1
+        ab = ao + i * as0 + j * as1
+        if os2 == 1 and as2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            aseg = a[ab + k0 : ab + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.signbit(aseg[k]))
+        elif os2 == 1 and as2 == 0:
+            oseg = o[ob + k0 : ob + k1]
+            v = S.signbit(a[ab])
+            for k in range(k1 - k0):
+                store(oseg, k, v)
+        else:
+            for k in range(k0, k1):
+                store(o, ob + k * os2, S.signbit(a[ab + k * as2]))
+
+
+@njit(**SERIAL)
+def isnan_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            if os2 == 1 and as2 == 1:
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                for k in range(n2):
+                    store(oseg, k, S.isnan(aseg[k]))
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.isnan(a[ab + k * as2]))
+
+
+@njit(**PARALLEL)
+def isnan_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        k1 = min(k0 + seg, n2)
+        i = r // n1
+        j = r - i * n1
+        ob = oo + i * os0 + j * os1
+        ab = ao + i * as0 + j * as1
+        if os2 == 1 and as2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            aseg = a[ab + k0 : ab + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.isnan(aseg[k]))
+        elif os2 == 1 and as2 == 0:
+            oseg = o[ob + k0 : ob + k1]
+            v = S.isnan(a[ab])
+            for k in range(k1 - k0):
+                store(oseg, k, v)
+        else:
+            for k in range(k0, k1):
+                store(o, ob + k * os2, S.isnan(a[ab + k * as2]))
+
+
+@njit(**SERIAL)
+def isinf_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            if os2 == 1 and as2 == 1:
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                for k in range(n2):
+                    store(oseg, k, S.isinf(aseg[k]))
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.isinf(a[ab + k * as2]))
+
+
+@njit(**PARALLEL)
+def isinf_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        k1 = min(k0 + seg, n2)
+        i = r // n1
+        j = r - i * n1
+        ob = oo + i * os0 + j * os1
+        ab = ao + i * as0 + j * as1
+        if os2 == 1 and as2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            aseg = a[ab + k0 : ab + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.isinf(aseg[k]))
+        elif os2 == 1 and as2 == 0:
+            oseg = o[ob + k0 : ob + k1]
+            v = S.isinf(a[ab])
+            for k in range(k1 - k0):
+                store(oseg, k, v)
+        else:
+            for k in range(k0, k1):
+                store(o, ob + k * os2, S.isinf(a[ab + k * as2]))
+
+
+@njit(**SERIAL)
+def isfinite_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            if os2 == 1 and as2 == 1:
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                for k in range(n2):
+                    store(oseg, k, S.isfinite(aseg[k]))
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.isfinite(a[ab + k * as2]))
+
+
+@njit(**PARALLEL)
+def isfinite_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        k1 = min(k0 + seg, n2)
+        i = r // n1
+        j = r - i * n1
+        ob = oo + i * os0 + j * os1
+        ab = ao + i * as0 + j * as1
+        if os2 == 1 and as2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            aseg = a[ab + k0 : ab + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.isfinite(aseg[k]))
+        elif os2 == 1 and as2 == 0:
+            oseg = o[ob + k0 : ob + k1]
+            v = S.isfinite(a[ab])
+            for k in range(k1 - k0):
+                store(oseg, k, v)
+        else:
+            for k in range(k0, k1):
+                store(o, ob + k * os2, S.isfinite(a[ab + k * as2]))
+
+
+@njit(**SERIAL)
+def conj_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            if os2 == 1 and as2 == 1:
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                for k in range(n2):
+                    store(oseg, k, S.conj(aseg[k]))
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.conj(a[ab + k * as2]))
+
+
+@njit(**PARALLEL)
+def conj_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        k1 = min(k0 + seg, n2)
+        i = r // n1
+        j = r - i * n1
+        ob = oo + i * os0 + j * os1
+        ab = ao + i * as0 + j * as1
+        if os2 == 1 and as2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            aseg = a[ab + k0 : ab + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.conj(aseg[k]))
+        elif os2 == 1 and as2 == 0:
+            oseg = o[ob + k0 : ob + k1]
+            v = S.conj(a[ab])
+            for k in range(k1 - k0):
+                store(oseg, k, v)
+        else:
+            for k in range(k0, k1):
+                store(o, ob + k * os2, S.conj(a[ab + k * as2]))
+
+
+@njit(**SERIAL)
+def real_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            if os2 == 1 and as2 == 1:
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                for k in range(n2):
+                    store(oseg, k, S.real(aseg[k]))
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.real(a[ab + k * as2]))
+
+
+@njit(**PARALLEL)
+def real_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        k1 = min(k0 + seg, n2)
+        i = r // n1
+        j = r - i * n1
+        ob = oo + i * os0 + j * os1
+        ab = ao + i * as0 + j * as1
+        if os2 == 1 and as2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            aseg = a[ab + k0 : ab + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.real(aseg[k]))
+        elif os2 == 1 and as2 == 0:
+            oseg = o[ob + k0 : ob + k1]
+            v = S.real(a[ab])
+            for k in range(k1 - k0):
+                store(oseg, k, v)
+        else:
+            for k in range(k0, k1):
+                store(o, ob + k * os2, S.real(a[ab + k * as2]))
+
+
+@njit(**SERIAL)
+def imag_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            if os2 == 1 and as2 == 1:
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                for k in range(n2):
+                    store(oseg, k, S.imag(aseg[k]))
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.imag(a[ab + k * as2]))
+
+
+@njit(**PARALLEL)
+def imag_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        k1 = min(k0 + seg, n2)
+        i = r // n1
+        j = r - i * n1
+        ob = oo + i * os0 + j * os1
+        ab = ao + i * as0 + j * as1
+        if os2 == 1 and as2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            aseg = a[ab + k0 : ab + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.imag(aseg[k]))
+        elif os2 == 1 and as2 == 0:
+            oseg = o[ob + k0 : ob + k1]
+            v = S.imag(a[ab])
+            for k in range(k1 - k0):
+                store(oseg, k, v)
+        else:
+            for k in range(k0, k1):
+                store(o, ob + k * os2, S.imag(a[ab + k * as2]))
+
+
+@njit(**SERIAL)
+def logical_not_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            if os2 == 1 and as2 == 1:
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                for k in range(n2):
+                    store(oseg, k, S.logical_not(aseg[k]))
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.logical_not(a[ab + k * as2]))
+
+
+@njit(**PARALLEL)
+def logical_not_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        k1 = min(k0 + seg, n2)
+        i = r // n1
+        j = r - i * n1
+        ob = oo + i * os0 + j * os1
+        ab = ao + i * as0 + j * as1
+        if os2 == 1 and as2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            aseg = a[ab + k0 : ab + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.logical_not(aseg[k]))
+        elif os2 == 1 and as2 == 0:
+            oseg = o[ob + k0 : ob + k1]
+            v = S.logical_not(a[ab])
+            for k in range(k1 - k0):
+                store(oseg, k, v)
+        else:
+            for k in range(k0, k1):
+                store(o, ob + k * os2, S.logical_not(a[ab + k * as2]))
+
+
+@njit(**SERIAL)
+def bitwise_invert_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            if os2 == 1 and as2 == 1:
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                for k in range(n2):
+                    store(oseg, k, S.bitwise_invert(aseg[k]))
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.bitwise_invert(a[ab + k * as2]))
+
+
+@njit(**PARALLEL)
+def bitwise_invert_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        k1 = min(k0 + seg, n2)
+        i = r // n1
+        j = r - i * n1
+        ob = oo + i * os0 + j * os1
+        ab = ao + i * as0 + j * as1
+        if os2 == 1 and as2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            aseg = a[ab + k0 : ab + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.bitwise_invert(aseg[k]))
+        elif os2 == 1 and as2 == 0:
+            oseg = o[ob + k0 : ob + k1]
+            v = S.bitwise_invert(a[ab])
+            for k in range(k1 - k0):
+                store(oseg, k, v)
+        else:
+            for k in range(k0, k1):
+                store(o, ob + k * os2, S.bitwise_invert(a[ab + k * as2]))
 
 
 @njit(**SERIAL)
@@ -750,300 +2100,6 @@ def minimum_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, 
 
 
 @njit(**SERIAL)
-def exp_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            ob = oo + i * os0 + j * os1
-            ab = ao + i * as0 + j * as1
-            if os2 == 1 and as2 == 1:
-                oseg = o[ob : ob + n2]
-                aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.exp(aseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.exp(a[ab + k * as2]))
-
-
-@njit(**PARALLEL)
-def exp_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        k1 = min(k0 + seg, n2)
-        i = r // n1
-        j = r - i * n1
-        ob = oo + i * os0 + j * os1
-        ab = ao + i * as0 + j * as1
-        if os2 == 1 and as2 == 1:
-            oseg = o[ob + k0 : ob + k1]
-            aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.exp(aseg[k]))
-        elif os2 == 1 and as2 == 0:
-            oseg = o[ob + k0 : ob + k1]
-            v = S.exp(a[ab])
-            for k in range(k1 - k0):
-                store(oseg, k, v)
-        else:
-            for k in range(k0, k1):
-                store(o, ob + k * os2, S.exp(a[ab + k * as2]))
-
-
-@njit(**SERIAL)
-def expm1_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            ob = oo + i * os0 + j * os1
-            ab = ao + i * as0 + j * as1
-            if os2 == 1 and as2 == 1:
-                oseg = o[ob : ob + n2]
-                aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.expm1(aseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.expm1(a[ab + k * as2]))
-
-
-@njit(**PARALLEL)
-def expm1_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        k1 = min(k0 + seg, n2)
-        i = r // n1
-        j = r - i * n1
-        ob = oo + i * os0 + j * os1
-        ab = ao + i * as0 + j * as1
-        if os2 == 1 and as2 == 1:
-            oseg = o[ob + k0 : ob + k1]
-            aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.expm1(aseg[k]))
-        elif os2 == 1 and as2 == 0:
-            oseg = o[ob + k0 : ob + k1]
-            v = S.expm1(a[ab])
-            for k in range(k1 - k0):
-                store(oseg, k, v)
-        else:
-            for k in range(k0, k1):
-                store(o, ob + k * os2, S.expm1(a[ab + k * as2]))
-
-
-@njit(**SERIAL)
-def log_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            ob = oo + i * os0 + j * os1
-            ab = ao + i * as0 + j * as1
-            if os2 == 1 and as2 == 1:
-                oseg = o[ob : ob + n2]
-                aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.log(aseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.log(a[ab + k * as2]))
-
-
-@njit(**PARALLEL)
-def log_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        k1 = min(k0 + seg, n2)
-        i = r // n1
-        j = r - i * n1
-        ob = oo + i * os0 + j * os1
-        ab = ao + i * as0 + j * as1
-        if os2 == 1 and as2 == 1:
-            oseg = o[ob + k0 : ob + k1]
-            aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.log(aseg[k]))
-        elif os2 == 1 and as2 == 0:
-            oseg = o[ob + k0 : ob + k1]
-            v = S.log(a[ab])
-            for k in range(k1 - k0):
-                store(oseg, k, v)
-        else:
-            for k in range(k0, k1):
-                store(o, ob + k * os2, S.log(a[ab + k * as2]))
-
-
-@njit(**SERIAL)
-def log1p_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            ob = oo + i * os0 + j * os1
-            ab = ao + i * as0 + j * as1
-            if os2 == 1 and as2 == 1:
-                oseg = o[ob : ob + n2]
-                aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.log1p(aseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.log1p(a[ab + k * as2]))
-
-
-@njit(**PARALLEL)
-def log1p_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        k1 = min(k0 + seg, n2)
-        i = r // n1
-        j = r - i * n1
-        ob = oo + i * os0 + j * os1
-        ab = ao + i * as0 + j * as1
-        if os2 == 1 and as2 == 1:
-            oseg = o[ob + k0 : ob + k1]
-            aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.log1p(aseg[k]))
-        elif os2 == 1 and as2 == 0:
-            oseg = o[ob + k0 : ob + k1]
-            v = S.log1p(a[ab])
-            for k in range(k1 - k0):
-                store(oseg, k, v)
-        else:
-            for k in range(k0, k1):
-                store(o, ob + k * os2, S.log1p(a[ab + k * as2]))
-
-
-@njit(**SERIAL)
-def log2_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            ob = oo + i * os0 + j * os1
-            ab = ao + i * as0 + j * as1
-            if os2 == 1 and as2 == 1:
-                oseg = o[ob : ob + n2]
-                aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.log2(aseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.log2(a[ab + k * as2]))
-
-
-@njit(**PARALLEL)
-def log2_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        k1 = min(k0 + seg, n2)
-        i = r // n1
-        j = r - i * n1
-        ob = oo + i * os0 + j * os1
-        ab = ao + i * as0 + j * as1
-        if os2 == 1 and as2 == 1:
-            oseg = o[ob + k0 : ob + k1]
-            aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.log2(aseg[k]))
-        elif os2 == 1 and as2 == 0:
-            oseg = o[ob + k0 : ob + k1]
-            v = S.log2(a[ab])
-            for k in range(k1 - k0):
-                store(oseg, k, v)
-        else:
-            for k in range(k0, k1):
-                store(o, ob + k * os2, S.log2(a[ab + k * as2]))
-
-
-@njit(**SERIAL)
-def log10_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            ob = oo + i * os0 + j * os1
-            ab = ao + i * as0 + j * as1
-            if os2 == 1 and as2 == 1:
-                oseg = o[ob : ob + n2]
-                aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.log10(aseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.log10(a[ab + k * as2]))
-
-
-@njit(**PARALLEL)
-def log10_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        k1 = min(k0 + seg, n2)
-        i = r // n1
-        j = r - i * n1
-        ob = oo + i * os0 + j * os1
-        ab = ao + i * as0 + j * as1
-        if os2 == 1 and as2 == 1:
-            oseg = o[ob + k0 : ob + k1]
-            aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.log10(aseg[k]))
-        elif os2 == 1 and as2 == 0:
-            oseg = o[ob + k0 : ob + k1]
-            v = S.log10(a[ab])
-            for k in range(k1 - k0):
-                store(oseg, k, v)
-        else:
-            for k in range(k0, k1):
-                store(o, ob + k * os2, S.log10(a[ab + k * as2]))
-
-
-@njit(**SERIAL)
-def sqrt_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            ob = oo + i * os0 + j * os1
-            ab = ao + i * as0 + j * as1
-            if os2 == 1 and as2 == 1:
-                oseg = o[ob : ob + n2]
-                aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.sqrt(aseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.sqrt(a[ab + k * as2]))
-
-
-@njit(**PARALLEL)
-def sqrt_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        k1 = min(k0 + seg, n2)
-        i = r // n1
-        j = r - i * n1
-        ob = oo + i * os0 + j * os1
-        ab = ao + i * as0 + j * as1
-        if os2 == 1 and as2 == 1:
-            oseg = o[ob + k0 : ob + k1]
-            aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.sqrt(aseg[k]))
-        elif os2 == 1 and as2 == 0:
-            oseg = o[ob + k0 : ob + k1]
-            v = S.sqrt(a[ab])
-            for k in range(k1 - k0):
-                store(oseg, k, v)
-        else:
-            for k in range(k0, k1):
-                store(o, ob + k * os2, S.sqrt(a[ab + k * as2]))
-
-
-@njit(**SERIAL)
 def logaddexp_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -1150,264 +2206,6 @@ def hypot_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0
 
 
 @njit(**SERIAL)
-def sin_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            ob = oo + i * os0 + j * os1
-            ab = ao + i * as0 + j * as1
-            if os2 == 1 and as2 == 1:
-                oseg = o[ob : ob + n2]
-                aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.sin(aseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.sin(a[ab + k * as2]))
-            V.sincos_fix(o, ob, os2, a, ab, as2, n2, 0)
-
-
-@njit(**PARALLEL)
-def sin_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        k1 = min(k0 + seg, n2)
-        i = r // n1
-        j = r - i * n1
-        ob = oo + i * os0 + j * os1
-        ab = ao + i * as0 + j * as1
-        if os2 == 1 and as2 == 1:
-            oseg = o[ob + k0 : ob + k1]
-            aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.sin(aseg[k]))
-        elif os2 == 1 and as2 == 0:
-            oseg = o[ob + k0 : ob + k1]
-            v = S.sin(a[ab])
-            for k in range(k1 - k0):
-                store(oseg, k, v)
-        else:
-            for k in range(k0, k1):
-                store(o, ob + k * os2, S.sin(a[ab + k * as2]))
-        V.sincos_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1 - k0, 0)
-
-
-@njit(**SERIAL)
-def cos_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            ob = oo + i * os0 + j * os1
-            ab = ao + i * as0 + j * as1
-            if os2 == 1 and as2 == 1:
-                oseg = o[ob : ob + n2]
-                aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.cos(aseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.cos(a[ab + k * as2]))
-            V.sincos_fix(o, ob, os2, a, ab, as2, n2, 1)
-
-
-@njit(**PARALLEL)
-def cos_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        k1 = min(k0 + seg, n2)
-        i = r // n1
-        j = r - i * n1
-        ob = oo + i * os0 + j * os1
-        ab = ao + i * as0 + j * as1
-        if os2 == 1 and as2 == 1:
-            oseg = o[ob + k0 : ob + k1]
-            aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.cos(aseg[k]))
-        elif os2 == 1 and as2 == 0:
-            oseg = o[ob + k0 : ob + k1]
-            v = S.cos(a[ab])
-            for k in range(k1 - k0):
-                store(oseg, k, v)
-        else:
-            for k in range(k0, k1):
-                store(o, ob + k * os2, S.cos(a[ab + k * as2]))
-        V.sincos_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1 - k0, 1)
-
-
-@njit(**SERIAL)
-def tan_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            ob = oo + i * os0 + j * os1
-            ab = ao + i * as0 + j * as1
-            if os2 == 1 and as2 == 1:
-                oseg = o[ob : ob + n2]
-                aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.tan(aseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.tan(a[ab + k * as2]))
-            V.sincos_fix(o, ob, os2, a, ab, as2, n2, 2)
-
-
-@njit(**PARALLEL)
-def tan_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        k1 = min(k0 + seg, n2)
-        i = r // n1
-        j = r - i * n1
-        ob = oo + i * os0 + j * os1
-        ab = ao + i * as0 + j * as1
-        if os2 == 1 and as2 == 1:
-            oseg = o[ob + k0 : ob + k1]
-            aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.tan(aseg[k]))
-        elif os2 == 1 and as2 == 0:
-            oseg = o[ob + k0 : ob + k1]
-            v = S.tan(a[ab])
-            for k in range(k1 - k0):
-                store(oseg, k, v)
-        else:
-            for k in range(k0, k1):
-                store(o, ob + k * os2, S.tan(a[ab + k * as2]))
-        V.sincos_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1 - k0, 2)
-
-
-@njit(**SERIAL)
-def asin_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            ob = oo + i * os0 + j * os1
-            ab = ao + i * as0 + j * as1
-            if os2 == 1 and as2 == 1:
-                oseg = o[ob : ob + n2]
-                aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.asin(aseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.asin(a[ab + k * as2]))
-
-
-@njit(**PARALLEL)
-def asin_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        k1 = min(k0 + seg, n2)
-        i = r // n1
-        j = r - i * n1
-        ob = oo + i * os0 + j * os1
-        ab = ao + i * as0 + j * as1
-        if os2 == 1 and as2 == 1:
-            oseg = o[ob + k0 : ob + k1]
-            aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.asin(aseg[k]))
-        elif os2 == 1 and as2 == 0:
-            oseg = o[ob + k0 : ob + k1]
-            v = S.asin(a[ab])
-            for k in range(k1 - k0):
-                store(oseg, k, v)
-        else:
-            for k in range(k0, k1):
-                store(o, ob + k * os2, S.asin(a[ab + k * as2]))
-
-
-@njit(**SERIAL)
-def acos_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            ob = oo + i * os0 + j * os1
-            ab = ao + i * as0 + j * as1
-            if os2 == 1 and as2 == 1:
-                oseg = o[ob : ob + n2]
-                aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.acos(aseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.acos(a[ab + k * as2]))
-
-
-@njit(**PARALLEL)
-def acos_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        k1 = min(k0 + seg, n2)
-        i = r // n1
-        j = r - i * n1
-        ob = oo + i * os0 + j * os1
-        ab = ao + i * as0 + j * as1
-        if os2 == 1 and as2 == 1:
-            oseg = o[ob + k0 : ob + k1]
-            aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.acos(aseg[k]))
-        elif os2 == 1 and as2 == 0:
-            oseg = o[ob + k0 : ob + k1]
-            v = S.acos(a[ab])
-            for k in range(k1 - k0):
-                store(oseg, k, v)
-        else:
-            for k in range(k0, k1):
-                store(o, ob + k * os2, S.acos(a[ab + k * as2]))
-
-
-@njit(**SERIAL)
-def atan_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            ob = oo + i * os0 + j * os1
-            ab = ao + i * as0 + j * as1
-            if os2 == 1 and as2 == 1:
-                oseg = o[ob : ob + n2]
-                aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.atan(aseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.atan(a[ab + k * as2]))
-
-
-@njit(**PARALLEL)
-def atan_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        k1 = min(k0 + seg, n2)
-        i = r // n1
-        j = r - i * n1
-        ob = oo + i * os0 + j * os1
-        ab = ao + i * as0 + j * as1
-        if os2 == 1 and as2 == 1:
-            oseg = o[ob + k0 : ob + k1]
-            aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.atan(aseg[k]))
-        elif os2 == 1 and as2 == 0:
-            oseg = o[ob + k0 : ob + k1]
-            v = S.atan(a[ab])
-            for k in range(k1 - k0):
-                store(oseg, k, v)
-        else:
-            for k in range(k0, k1):
-                store(o, ob + k * os2, S.atan(a[ab + k * as2]))
-
-
-@njit(**SERIAL)
 def atan2_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -1458,426 +2256,6 @@ def atan2_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.atan2(a[ab + k * as2], b[bb + k * bs2]))
-
-
-@njit(**SERIAL)
-def sinh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            ob = oo + i * os0 + j * os1
-            ab = ao + i * as0 + j * as1
-            if os2 == 1 and as2 == 1:
-                oseg = o[ob : ob + n2]
-                aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.sinh(aseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.sinh(a[ab + k * as2]))
-
-
-@njit(**PARALLEL)
-def sinh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        k1 = min(k0 + seg, n2)
-        i = r // n1
-        j = r - i * n1
-        ob = oo + i * os0 + j * os1
-        ab = ao + i * as0 + j * as1
-        if os2 == 1 and as2 == 1:
-            oseg = o[ob + k0 : ob + k1]
-            aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.sinh(aseg[k]))
-        elif os2 == 1 and as2 == 0:
-            oseg = o[ob + k0 : ob + k1]
-            v = S.sinh(a[ab])
-            for k in range(k1 - k0):
-                store(oseg, k, v)
-        else:
-            for k in range(k0, k1):
-                store(o, ob + k * os2, S.sinh(a[ab + k * as2]))
-
-
-@njit(**SERIAL)
-def cosh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            ob = oo + i * os0 + j * os1
-            ab = ao + i * as0 + j * as1
-            if os2 == 1 and as2 == 1:
-                oseg = o[ob : ob + n2]
-                aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.cosh(aseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.cosh(a[ab + k * as2]))
-
-
-@njit(**PARALLEL)
-def cosh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        k1 = min(k0 + seg, n2)
-        i = r // n1
-        j = r - i * n1
-        ob = oo + i * os0 + j * os1
-        ab = ao + i * as0 + j * as1
-        if os2 == 1 and as2 == 1:
-            oseg = o[ob + k0 : ob + k1]
-            aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.cosh(aseg[k]))
-        elif os2 == 1 and as2 == 0:
-            oseg = o[ob + k0 : ob + k1]
-            v = S.cosh(a[ab])
-            for k in range(k1 - k0):
-                store(oseg, k, v)
-        else:
-            for k in range(k0, k1):
-                store(o, ob + k * os2, S.cosh(a[ab + k * as2]))
-
-
-@njit(**SERIAL)
-def tanh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            ob = oo + i * os0 + j * os1
-            ab = ao + i * as0 + j * as1
-            if os2 == 1 and as2 == 1:
-                oseg = o[ob : ob + n2]
-                aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.tanh(aseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.tanh(a[ab + k * as2]))
-
-
-@njit(**PARALLEL)
-def tanh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        k1 = min(k0 + seg, n2)
-        i = r // n1
-        j = r - i * n1
-        ob = oo + i * os0 + j * os1
-        ab = ao + i * as0 + j * as1
-        if os2 == 1 and as2 == 1:
-            oseg = o[ob + k0 : ob + k1]
-            aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.tanh(aseg[k]))
-        elif os2 == 1 and as2 == 0:
-            oseg = o[ob + k0 : ob + k1]
-            v = S.tanh(a[ab])
-            for k in range(k1 - k0):
-                store(oseg, k, v)
-        else:
-            for k in range(k0, k1):
-                store(o, ob + k * os2, S.tanh(a[ab + k * as2]))
-
-
-@njit(**SERIAL)
-def asinh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            ob = oo + i * os0 + j * os1
-            ab = ao + i * as0 + j * as1
-            if os2 == 1 and as2 == 1:
-                oseg = o[ob : ob + n2]
-                aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.asinh(aseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.asinh(a[ab + k * as2]))
-
-
-@njit(**PARALLEL)
-def asinh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        k1 = min(k0 + seg, n2)
-        i = r // n1
-        j = r - i * n1
-        ob = oo + i * os0 + j * os1
-        ab = ao + i * as0 + j * as1
-        if os2 == 1 and as2 == 1:
-            oseg = o[ob + k0 : ob + k1]
-            aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.asinh(aseg[k]))
-        elif os2 == 1 and as2 == 0:
-            oseg = o[ob + k0 : ob + k1]
-            v = S.asinh(a[ab])
-            for k in range(k1 - k0):
-                store(oseg, k, v)
-        else:
-            for k in range(k0, k1):
-                store(o, ob + k * os2, S.asinh(a[ab + k * as2]))
-
-
-@njit(**SERIAL)
-def acosh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            ob = oo + i * os0 + j * os1
-            ab = ao + i * as0 + j * as1
-            if os2 == 1 and as2 == 1:
-                oseg = o[ob : ob + n2]
-                aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.acosh(aseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.acosh(a[ab + k * as2]))
-
-
-@njit(**PARALLEL)
-def acosh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        k1 = min(k0 + seg, n2)
-        i = r // n1
-        j = r - i * n1
-        ob = oo + i * os0 + j * os1
-        ab = ao + i * as0 + j * as1
-        if os2 == 1 and as2 == 1:
-            oseg = o[ob + k0 : ob + k1]
-            aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.acosh(aseg[k]))
-        elif os2 == 1 and as2 == 0:
-            oseg = o[ob + k0 : ob + k1]
-            v = S.acosh(a[ab])
-            for k in range(k1 - k0):
-                store(oseg, k, v)
-        else:
-            for k in range(k0, k1):
-                store(o, ob + k * os2, S.acosh(a[ab + k * as2]))
-
-
-@njit(**SERIAL)
-def atanh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            ob = oo + i * os0 + j * os1
-            ab = ao + i * as0 + j * as1
-            if os2 == 1 and as2 == 1:
-                oseg = o[ob : ob + n2]
-                aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.atanh(aseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.atanh(a[ab + k * as2]))
-
-
-@njit(**PARALLEL)
-def atanh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        k1 = min(k0 + seg, n2)
-        i = r // n1
-        j = r - i * n1
-        ob = oo + i * os0 + j * os1
-        ab = ao + i * as0 + j * as1
-        if os2 == 1 and as2 == 1:
-            oseg = o[ob + k0 : ob + k1]
-            aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.atanh(aseg[k]))
-        elif os2 == 1 and as2 == 0:
-            oseg = o[ob + k0 : ob + k1]
-            v = S.atanh(a[ab])
-            for k in range(k1 - k0):
-                store(oseg, k, v)
-        else:
-            for k in range(k0, k1):
-                store(o, ob + k * os2, S.atanh(a[ab + k * as2]))
-
-
-@njit(**SERIAL)
-def floor_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            ob = oo + i * os0 + j * os1
-            ab = ao + i * as0 + j * as1
-            if os2 == 1 and as2 == 1:
-                oseg = o[ob : ob + n2]
-                aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.floor(aseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.floor(a[ab + k * as2]))
-
-
-@njit(**PARALLEL)
-def floor_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        k1 = min(k0 + seg, n2)
-        i = r // n1
-        j = r - i * n1
-        ob = oo + i * os0 + j * os1
-        ab = ao + i * as0 + j * as1
-        if os2 == 1 and as2 == 1:
-            oseg = o[ob + k0 : ob + k1]
-            aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.floor(aseg[k]))
-        elif os2 == 1 and as2 == 0:
-            oseg = o[ob + k0 : ob + k1]
-            v = S.floor(a[ab])
-            for k in range(k1 - k0):
-                store(oseg, k, v)
-        else:
-            for k in range(k0, k1):
-                store(o, ob + k * os2, S.floor(a[ab + k * as2]))
-
-
-@njit(**SERIAL)
-def ceil_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            ob = oo + i * os0 + j * os1
-            ab = ao + i * as0 + j * as1
-            if os2 == 1 and as2 == 1:
-                oseg = o[ob : ob + n2]
-                aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.ceil(aseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.ceil(a[ab + k * as2]))
-
-
-@njit(**PARALLEL)
-def ceil_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        k1 = min(k0 + seg, n2)
-        i = r // n1
-        j = r - i * n1
-        ob = oo + i * os0 + j * os1
-        ab = ao + i * as0 + j * as1
-        if os2 == 1 and as2 == 1:
-            oseg = o[ob + k0 : ob + k1]
-            aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.ceil(aseg[k]))
-        elif os2 == 1 and as2 == 0:
-            oseg = o[ob + k0 : ob + k1]
-            v = S.ceil(a[ab])
-            for k in range(k1 - k0):
-                store(oseg, k, v)
-        else:
-            for k in range(k0, k1):
-                store(o, ob + k * os2, S.ceil(a[ab + k * as2]))
-
-
-@njit(**SERIAL)
-def trunc_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            ob = oo + i * os0 + j * os1
-            ab = ao + i * as0 + j * as1
-            if os2 == 1 and as2 == 1:
-                oseg = o[ob : ob + n2]
-                aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.trunc(aseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.trunc(a[ab + k * as2]))
-
-
-@njit(**PARALLEL)
-def trunc_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        k1 = min(k0 + seg, n2)
-        i = r // n1
-        j = r - i * n1
-        ob = oo + i * os0 + j * os1
-        ab = ao + i * as0 + j * as1
-        if os2 == 1 and as2 == 1:
-            oseg = o[ob + k0 : ob + k1]
-            aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.trunc(aseg[k]))
-        elif os2 == 1 and as2 == 0:
-            oseg = o[ob + k0 : ob + k1]
-            v = S.trunc(a[ab])
-            for k in range(k1 - k0):
-                store(oseg, k, v)
-        else:
-            for k in range(k0, k1):
-                store(o, ob + k * os2, S.trunc(a[ab + k * as2]))
-
-
-@njit(**SERIAL)
-def round_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            ob = oo + i * os0 + j * os1
-            ab = ao + i * as0 + j * as1
-            if os2 == 1 and as2 == 1:
-                oseg = o[ob : ob + n2]
-                aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.round_(aseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.round_(a[ab + k * as2]))
-
-
-@njit(**PARALLEL)
-def round_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        k1 = min(k0 + seg, n2)
-        i = r // n1
-        j = r - i * n1
-        ob = oo + i * os0 + j * os1
-        ab = ao + i * as0 + j * as1
-        if os2 == 1 and as2 == 1:
-            oseg = o[ob + k0 : ob + k1]
-            aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.round_(aseg[k]))
-        elif os2 == 1 and as2 == 0:
-            oseg = o[ob + k0 : ob + k1]
-            v = S.round_(a[ab])
-            for k in range(k1 - k0):
-                store(oseg, k, v)
-        else:
-            for k in range(k0, k1):
-                store(o, ob + k * os2, S.round_(a[ab + k * as2]))
 
 
 @njit(**SERIAL)
@@ -1984,300 +2362,6 @@ def nextafter_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.nextafter(a[ab + k * as2], b[bb + k * bs2]))
-
-
-@njit(**SERIAL)
-def signbit_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            ob = oo + i * os0 + j * os1
-            ab = ao + i * as0 + j * as1
-            if os2 == 1 and as2 == 1:
-                oseg = o[ob : ob + n2]
-                aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.signbit(aseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.signbit(a[ab + k * as2]))
-
-
-@njit(**PARALLEL)
-def signbit_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        k1 = min(k0 + seg, n2)
-        i = r // n1
-        j = r - i * n1
-        ob = oo + i * os0 + j * os1
-        ab = ao + i * as0 + j * as1
-        if os2 == 1 and as2 == 1:
-            oseg = o[ob + k0 : ob + k1]
-            aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.signbit(aseg[k]))
-        elif os2 == 1 and as2 == 0:
-            oseg = o[ob + k0 : ob + k1]
-            v = S.signbit(a[ab])
-            for k in range(k1 - k0):
-                store(oseg, k, v)
-        else:
-            for k in range(k0, k1):
-                store(o, ob + k * os2, S.signbit(a[ab + k * as2]))
-
-
-@njit(**SERIAL)
-def isnan_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            ob = oo + i * os0 + j * os1
-            ab = ao + i * as0 + j * as1
-            if os2 == 1 and as2 == 1:
-                oseg = o[ob : ob + n2]
-                aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.isnan(aseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.isnan(a[ab + k * as2]))
-
-
-@njit(**PARALLEL)
-def isnan_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        k1 = min(k0 + seg, n2)
-        i = r // n1
-        j = r - i * n1
-        ob = oo + i * os0 + j * os1
-        ab = ao + i * as0 + j * as1
-        if os2 == 1 and as2 == 1:
-            oseg = o[ob + k0 : ob + k1]
-            aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.isnan(aseg[k]))
-        elif os2 == 1 and as2 == 0:
-            oseg = o[ob + k0 : ob + k1]
-            v = S.isnan(a[ab])
-            for k in range(k1 - k0):
-                store(oseg, k, v)
-        else:
-            for k in range(k0, k1):
-                store(o, ob + k * os2, S.isnan(a[ab + k * as2]))
-
-
-@njit(**SERIAL)
-def isinf_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            ob = oo + i * os0 + j * os1
-            ab = ao + i * as0 + j * as1
-            if os2 == 1 and as2 == 1:
-                oseg = o[ob : ob + n2]
-                aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.isinf(aseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.isinf(a[ab + k * as2]))
-
-
-@njit(**PARALLEL)
-def isinf_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        k1 = min(k0 + seg, n2)
-        i = r // n1
-        j = r - i * n1
-        ob = oo + i * os0 + j * os1
-        ab = ao + i * as0 + j * as1
-        if os2 == 1 and as2 == 1:
-            oseg = o[ob + k0 : ob + k1]
-            aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.isinf(aseg[k]))
-        elif os2 == 1 and as2 == 0:
-            oseg = o[ob + k0 : ob + k1]
-            v = S.isinf(a[ab])
-            for k in range(k1 - k0):
-                store(oseg, k, v)
-        else:
-            for k in range(k0, k1):
-                store(o, ob + k * os2, S.isinf(a[ab + k * as2]))
-
-
-@njit(**SERIAL)
-def isfinite_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            ob = oo + i * os0 + j * os1
-            ab = ao + i * as0 + j * as1
-            if os2 == 1 and as2 == 1:
-                oseg = o[ob : ob + n2]
-                aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.isfinite(aseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.isfinite(a[ab + k * as2]))
-
-
-@njit(**PARALLEL)
-def isfinite_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        k1 = min(k0 + seg, n2)
-        i = r // n1
-        j = r - i * n1
-        ob = oo + i * os0 + j * os1
-        ab = ao + i * as0 + j * as1
-        if os2 == 1 and as2 == 1:
-            oseg = o[ob + k0 : ob + k1]
-            aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.isfinite(aseg[k]))
-        elif os2 == 1 and as2 == 0:
-            oseg = o[ob + k0 : ob + k1]
-            v = S.isfinite(a[ab])
-            for k in range(k1 - k0):
-                store(oseg, k, v)
-        else:
-            for k in range(k0, k1):
-                store(o, ob + k * os2, S.isfinite(a[ab + k * as2]))
-
-
-@njit(**SERIAL)
-def conj_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            ob = oo + i * os0 + j * os1
-            ab = ao + i * as0 + j * as1
-            if os2 == 1 and as2 == 1:
-                oseg = o[ob : ob + n2]
-                aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.conj(aseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.conj(a[ab + k * as2]))
-
-
-@njit(**PARALLEL)
-def conj_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        k1 = min(k0 + seg, n2)
-        i = r // n1
-        j = r - i * n1
-        ob = oo + i * os0 + j * os1
-        ab = ao + i * as0 + j * as1
-        if os2 == 1 and as2 == 1:
-            oseg = o[ob + k0 : ob + k1]
-            aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.conj(aseg[k]))
-        elif os2 == 1 and as2 == 0:
-            oseg = o[ob + k0 : ob + k1]
-            v = S.conj(a[ab])
-            for k in range(k1 - k0):
-                store(oseg, k, v)
-        else:
-            for k in range(k0, k1):
-                store(o, ob + k * os2, S.conj(a[ab + k * as2]))
-
-
-@njit(**SERIAL)
-def real_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            ob = oo + i * os0 + j * os1
-            ab = ao + i * as0 + j * as1
-            if os2 == 1 and as2 == 1:
-                oseg = o[ob : ob + n2]
-                aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.real(aseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.real(a[ab + k * as2]))
-
-
-@njit(**PARALLEL)
-def real_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        k1 = min(k0 + seg, n2)
-        i = r // n1
-        j = r - i * n1
-        ob = oo + i * os0 + j * os1
-        ab = ao + i * as0 + j * as1
-        if os2 == 1 and as2 == 1:
-            oseg = o[ob + k0 : ob + k1]
-            aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.real(aseg[k]))
-        elif os2 == 1 and as2 == 0:
-            oseg = o[ob + k0 : ob + k1]
-            v = S.real(a[ab])
-            for k in range(k1 - k0):
-                store(oseg, k, v)
-        else:
-            for k in range(k0, k1):
-                store(o, ob + k * os2, S.real(a[ab + k * as2]))
-
-
-@njit(**SERIAL)
-def imag_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            ob = oo + i * os0 + j * os1
-            ab = ao + i * as0 + j * as1
-            if os2 == 1 and as2 == 1:
-                oseg = o[ob : ob + n2]
-                aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.imag(aseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.imag(a[ab + k * as2]))
-
-
-@njit(**PARALLEL)
-def imag_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        k1 = min(k0 + seg, n2)
-        i = r // n1
-        j = r - i * n1
-        ob = oo + i * os0 + j * os1
-        ab = ao + i * as0 + j * as1
-        if os2 == 1 and as2 == 1:
-            oseg = o[ob + k0 : ob + k1]
-            aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.imag(aseg[k]))
-        elif os2 == 1 and as2 == 0:
-            oseg = o[ob + k0 : ob + k1]
-            v = S.imag(a[ab])
-            for k in range(k1 - k0):
-                store(oseg, k, v)
-        else:
-            for k in range(k0, k1):
-                store(o, ob + k * os2, S.imag(a[ab + k * as2]))
 
 
 @njit(**SERIAL)
@@ -2758,48 +2842,6 @@ def logical_xor_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
 
 
 @njit(**SERIAL)
-def logical_not_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            ob = oo + i * os0 + j * os1
-            ab = ao + i * as0 + j * as1
-            if os2 == 1 and as2 == 1:
-                oseg = o[ob : ob + n2]
-                aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.logical_not(aseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.logical_not(a[ab + k * as2]))
-
-
-@njit(**PARALLEL)
-def logical_not_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        k1 = min(k0 + seg, n2)
-        i = r // n1
-        j = r - i * n1
-        ob = oo + i * os0 + j * os1
-        ab = ao + i * as0 + j * as1
-        if os2 == 1 and as2 == 1:
-            oseg = o[ob + k0 : ob + k1]
-            aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.logical_not(aseg[k]))
-        elif os2 == 1 and as2 == 0:
-            oseg = o[ob + k0 : ob + k1]
-            v = S.logical_not(a[ab])
-            for k in range(k1 - k0):
-                store(oseg, k, v)
-        else:
-            for k in range(k0, k1):
-                store(o, ob + k * os2, S.logical_not(a[ab + k * as2]))
-
-
-@njit(**SERIAL)
 def bitwise_and_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -2956,48 +2998,6 @@ def bitwise_xor_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.bitwise_xor(a[ab + k * as2], b[bb + k * bs2]))
-
-
-@njit(**SERIAL)
-def bitwise_invert_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            ob = oo + i * os0 + j * os1
-            ab = ao + i * as0 + j * as1
-            if os2 == 1 and as2 == 1:
-                oseg = o[ob : ob + n2]
-                aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.bitwise_invert(aseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.bitwise_invert(a[ab + k * as2]))
-
-
-@njit(**PARALLEL)
-def bitwise_invert_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        k1 = min(k0 + seg, n2)
-        i = r // n1
-        j = r - i * n1
-        ob = oo + i * os0 + j * os1
-        ab = ao + i * as0 + j * as1
-        if os2 == 1 and as2 == 1:
-            oseg = o[ob + k0 : ob + k1]
-            aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.bitwise_invert(aseg[k]))
-        elif os2 == 1 and as2 == 0:
-            oseg = o[ob + k0 : ob + k1]
-            v = S.bitwise_invert(a[ab])
-            for k in range(k1 - k0):
-                store(oseg, k, v)
-        else:
-            for k in range(k0, k1):
-                store(o, ob + k * os2, S.bitwise_invert(a[ab + k * as2]))
 
 
 @njit(**SERIAL)

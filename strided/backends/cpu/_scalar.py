@@ -15,6 +15,23 @@ from numba.extending import overload
 
 from . import _vmath as V
 
+#: the elementwise ops this backend implements (name -> arity), one scalar function each (named
+#: ``abs_``, ``pow_``, ``round_`` where the name is a Python builtin); _codegen makes their loops
+_BINARY_OPS = (
+    "add", "subtract", "multiply", "divide", "floor_divide", "remainder", "pow", "maximum",
+    "minimum", "logaddexp", "hypot", "atan2", "copysign", "nextafter", "equal", "not_equal",
+    "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
+    "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+    "bitwise_right_shift",
+)  # fmt: skip
+_UNARY_OPS = (
+    "abs", "negative", "positive", "square", "sign", "reciprocal", "exp", "expm1", "log",
+    "log1p", "log2", "log10", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
+    "cosh", "tanh", "asinh", "acosh", "atanh", "floor", "ceil", "trunc", "round", "signbit",
+    "isnan", "isinf", "isfinite", "conj", "real", "imag", "logical_not", "bitwise_invert",
+)  # fmt: skip
+ELEMENTWISE = {**dict.fromkeys(_UNARY_OPS, 1), **dict.fromkeys(_BINARY_OPS, 2)}
+
 # numba-level inlining costs compile time; LLVM inlines these small functions anyway
 _INLINE = {}
 
@@ -233,19 +250,23 @@ def pow_(x, y):
 @overload(pow_, **_INLINE)
 def _pow(x, y):
     if _is_int(x):
+        # typed constants: numba types uint64 + int64 as float64, which rounded uint64 powers
+        # (3**35) and saturated large ones; every step here stays in an integer type
+        one = np.uint64(1) if x.signed is False and x.bitwidth == 64 else 1
+        zero = np.uint64(0) if x.signed is False and x.bitwidth == 64 else 0
 
         def impl(x, y):
             # repeated squaring in the operands' own width: wraps around like NumPy
-            result = x - x + 1
+            result = x - x + one
             base = x
             e = y
-            if e < 0:
+            if e < zero:
                 return x - x  # NumPy raises for negative integer powers; 0 is never silent here
-            while e > 0:
-                if e & 1:
+            while e > zero:
+                if e & one:
                     result = result * base
                 base = base * base
-                e >>= 1
+                e >>= one
             return result
 
         return impl
@@ -453,9 +474,38 @@ def _cacosh(x, y):
     return complex(abs(ry), math.copysign(rx, y))
 
 
-@njit(**_INLINE)
 def sqrt(x):
-    return np.sqrt(x)
+    pass
+
+
+@overload(sqrt, **_INLINE)
+def _sqrt(x):
+    if _is_complex(x) and x.bitwidth == 64:
+        # complex64 in double precision, which has the range the square root's |z| + |re z|
+        # needs (3+3e38j overflowed float32 and halved the imaginary part)
+        return lambda x: np.complex64(np.sqrt(np.complex128(x)))
+    if _is_complex(x):
+        # sqrt(z) = 2 * sqrt(z / 4), exactly: scaling by a power of 4 keeps |z| + |re z| finite
+        # for huge finite z, whose imaginary part was otherwise halved (1e308+1e308j); tiny z
+        # is scaled up the same way (sqrt(5e-324j) divided by zero inside numba's sqrt)
+        big = np.finfo(np.float64).max
+        eighth = big / 8
+        tiny = 2.0**-500
+        up, down = 2.0**600, 2.0**-300
+
+        def impl_c(x):
+            a = abs(x.real)
+            b = abs(x.imag)
+            if (a > eighth or b > eighth) and a <= big and b <= big:
+                r = np.sqrt(complex(x.real * 0.25, x.imag * 0.25))
+                return complex(r.real * 2.0, r.imag * 2.0)
+            if a < tiny and b < tiny and (a != 0.0 or b != 0.0):
+                r = np.sqrt(complex(x.real * up, x.imag * up))
+                return complex(r.real * down, r.imag * down)
+            return np.sqrt(x)
+
+        return impl_c
+    return lambda x: np.sqrt(x)
 
 
 @njit(**_INLINE)

@@ -1,0 +1,293 @@
+"""Bounds safety: every primitive of the op table, over every memory layout and awkward shapes
+(zero-size axes first, last and in the middle, 0-d, size-1), writes only inside its output.
+
+Two nets catch a stray write:
+
+* here, always: CPU outputs are allocated inside a larger buffer with canary values before and
+  after; every test checks that no canary changed;
+* ``make boundscheck``: the same tests with numba's bounds checking on (``NUMBA_BOUNDSCHECK=1``,
+  a separate ``NUMBA_CACHE_DIR`` so that no unchecked cached kernel is reused), where any kernel
+  indexing past a buffer raises ``IndexError`` at the faulty access.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import strided as xp
+from strided import _dtypes as sdt
+from strided import dispatch
+
+from .op_table import ELEMENTWISE_OPS, OTHER_OPS
+from .strategies import LAYOUTS, in_layout, values
+
+PAD = 16
+# `make boundscheck` (NUMBA_BOUNDSCHECK=1) walks every elementwise op and shape; `make test` a
+# sample: every op template (unary, binary, each result rule) and the shapes that broke before
+FULL = os.environ.get("NUMBA_BOUNDSCHECK") == "1"
+SHAPES = [
+    (),
+    (1,),
+    (5,),
+    (0,),
+    (3, 4),
+    (0, 3),
+    (3, 0),
+    (2, 1, 3),
+    (0, 1, 1, 2),
+    (2, 3, 0, 2),
+    (2, 3, 2, 2),
+]
+if not FULL:
+    SHAPES = [(), (0,), (3, 0), (2, 1, 3), (0, 1, 1, 2), (2, 3, 2, 2)]
+_SAMPLE = {
+    "abs",
+    "add",
+    "divide",
+    "exp",
+    "equal",
+    "floor_divide",
+    "sqrt",
+    "isnan",
+    "logical_and",
+    "bitwise_left_shift",
+    "real",
+    "pow",
+    "maximum",
+    "atan2",
+    "round",
+}
+ELEMENTWISE_SWEEP = [op for op in ELEMENTWISE_OPS if FULL or op.name in _SAMPLE]
+
+
+@pytest.fixture(autouse=True)
+def guarded_outputs(monkeypatch):
+    """CPU allocation with canaries on both sides of every buffer; checked after the test."""
+    original = dispatch.kernel("empty", "cpu")
+    made = []
+
+    def empty_guarded(size, dtype):
+        big = original(size + 2 * PAD, dtype)
+        big.view(np.uint8)[:] = 0xA5
+        made.append((big, size))
+        return big[PAD : PAD + size]
+
+    dispatch.register("empty", "cpu")(empty_guarded)  # memoized plans are forgotten
+    yield made
+    dispatch.register("empty", "cpu")(original)
+    for big, size in made:
+        raw = big.view(np.uint8)
+        isz = big.itemsize
+        before, after = raw[: PAD * isz], raw[(PAD + size) * isz :]
+        assert (before == 0xA5).all() and (after == 0xA5).all(), (
+            f"a kernel wrote outside its output of {size} {big.dtype} elements"
+        )
+
+
+def _arrays(shape, d, seed=0):
+    rng = np.random.default_rng(seed)
+    v = values(rng, shape, d, (-3.0, 3.0), (-5, 5))
+    for layout in LAYOUTS:
+        yield layout, in_layout(v, layout)[1]
+
+
+def _one_dtype_per_kind(op):
+    kinds = {}
+    for d in op.accepted():
+        kinds.setdefault(d.kind, d)
+    # the widest of each kind: the fewest extra compilations under NUMBA_BOUNDSCHECK
+    pick = {
+        sdt.SIGNED: sdt.int64,
+        sdt.UNSIGNED: sdt.uint8,
+        sdt.REAL: sdt.float64,
+        sdt.COMPLEX: sdt.complex128,
+        sdt.BOOL: sdt.bool,
+    }
+    return [pick.get(k, d) for k, d in kinds.items()]
+
+
+@pytest.mark.parametrize("op", ELEMENTWISE_SWEEP, ids=lambda op: op.name)
+def test_elementwise_ops_stay_in_bounds(op):
+    for d in _one_dtype_per_kind(op):
+        for shape in SHAPES:
+            for layout, x in _arrays(shape, d):
+                args = [x] if op.arity == 1 else [x, xp.flip(x) if x.ndim else x]
+                try:
+                    got = op.fn(*args)
+                except (ValueError, OverflowError):  # domain errors of integer ops
+                    continue
+                assert got.shape == x.shape, (op.name, layout, shape)
+            if op.arity == 2 and len(shape) >= 2:  # broadcasting: a row against a column
+                a = xp.asarray(values(np.random.default_rng(1), shape[-1:], d, int_domain=(1, 5)))
+                b = xp.asarray(
+                    values(
+                        np.random.default_rng(2),
+                        shape[:1] + (1,) * (len(shape) - 1),
+                        d,
+                        int_domain=(1, 5),
+                    )
+                )
+                got = op.fn(a, b)
+                assert got.shape == xp.broadcast_shapes(a.shape, b.shape)
+
+
+def _axes(x):
+    return [None] + list(range(-x.ndim, x.ndim))
+
+
+def _calls(name):
+    """Public calls exercising primitive ``name``: functions of an array returning arrays."""
+    f = {
+        "copy": lambda x: [xp.asarray(x, copy=True), xp.astype(x, xp.float32)],
+        "where": lambda x: [xp.where(xp.astype(x, xp.bool), x, xp.flip(x))],
+        "fill": lambda x: [xp.full_like(x, 3)],
+        "full": lambda x: [xp.full(x.shape, 3, dtype=x.dtype), xp.zeros_like(x)],
+        "normalize_index": lambda x: [x[xp.asarray([-1, 0])]] if x.ndim and x.shape[0] else [],
+        "empty": lambda x: [xp.empty_like(x)],
+        "arange": lambda x: [xp.arange(x.size)],
+        "linspace": lambda x: [xp.linspace(0, 1, x.size)],
+        "cumulative_sum": lambda x: [xp.cumulative_sum(x, axis=a) for a in range(x.ndim)],
+        "cumulative_prod": lambda x: [xp.cumulative_prod(x, axis=a) for a in range(x.ndim)],
+        "matmul": lambda x: [xp.matmul(x, x.mT)] if x.ndim >= 2 else [],
+        "nonzero": lambda x: list(xp.nonzero(x)) if x.ndim else [],
+        "searchsorted": lambda x: [xp.searchsorted(xp.sort(xp.reshape(x, (-1,))), x)],
+        "sort": lambda x: [xp.sort(x, axis=a) for a in range(x.ndim)],
+        "argsort": lambda x: [xp.argsort(x, axis=a, descending=True) for a in range(x.ndim)],
+        "take": lambda x: [
+            xp.take(x, xp.asarray([0, -1]), axis=a) for a in range(x.ndim) if x.shape[a]
+        ],
+        "take_along_axis": lambda x: [
+            xp.take_along_axis(x, xp.zeros_like(x, dtype=xp.int64), axis=a)
+            for a in range(x.ndim)
+            if x.shape[a]
+        ],
+        "gather": lambda x: [x[xp.asarray([0, 0])]] if x.ndim and x.shape[0] else [],
+        "scatter": _scatter,
+        "scatter_add": _scatter_add,
+    }
+    if name in ("sum", "prod", "max", "min", "any", "all", "argmax", "argmin"):
+        fn = getattr(xp, name)
+
+        def reduce(x):
+            out = []
+            for a in _axes(x):
+                n = x.size if a is None else x.shape[a]
+                if n == 0 and name in ("max", "min", "argmax", "argmin"):
+                    continue
+                out.append(fn(x, axis=a))
+                out.append(fn(x, axis=a, keepdims=True))
+            return out
+
+        return reduce
+    return f.get(name)
+
+
+def _scatter(x):
+    if not x.ndim or not x.shape[0]:
+        return []
+    y = xp.asarray(x, copy=True)
+    y[xp.asarray([0, -1])] = y[xp.asarray([-1, 0])]
+    return [y]
+
+
+def _scatter_add(x):
+    if not x.ndim or not x.shape[0] or x.dtype not in (xp.float32, xp.float64):
+        return []
+    from strided._ops.searching import index_add
+
+    return [index_add(x, x[xp.asarray([0, 0])], (xp.asarray([0, 0]),))]
+
+
+_DTYPES_OTHER = [sdt.float64, sdt.int64, sdt.complex128, sdt.bool]
+_DATA_OPS = sorted(n for n in OTHER_OPS if _calls(n) is not None)
+
+
+@pytest.mark.parametrize("name", _DATA_OPS)
+def test_other_primitives_stay_in_bounds(name):
+    call = _calls(name)
+    ran = 0
+    for d in _DTYPES_OTHER:
+        for shape in SHAPES:
+            for _layout, x in _arrays(shape, d):
+                try:
+                    outs = call(x)
+                except TypeError:
+                    continue  # a dtype the op rejects
+                except ValueError as e:
+                    assert "zero-dimensional" in str(e) or "dimension" in str(e), e
+                    continue
+                for o in outs:
+                    np.asarray(o)
+                ran += len(outs)
+    assert ran > 0
+
+
+def test_fft_and_linalg_primitives_stay_in_bounds():
+    L = xp.linalg
+    for shape in [(3, 3), (2, 3, 3), (0, 3, 3), (1, 1)]:
+        for _layout, x in _arrays(shape, sdt.float64):
+            x = x + 4 * xp.eye(shape[-1])
+            for fn in (L.inv, L.det, L.slogdet, L.eigh, L.eig, L.svd, L.qr, L.cholesky):
+                try:
+                    fn(x @ x.mT if fn is L.cholesky else x)
+                except L.LinAlgError:
+                    pass
+            L.solve(x, x)
+            for fn in (xp.fft.fft, xp.fft.rfft, xp.fft.ifft):
+                fn(x, axis=-1)
+            xp.fft.irfft(xp.fft.rfft(x), n=shape[-1])
+    # no kernel of their own writes (to_device's cpu kernel serves only a move between devices
+    # with memory, which needs a second such device)
+    writes_nothing = {"view", "composite", "interchange", "transfer"}
+    left = {n for n in set(OTHER_OPS) - set(_DATA_OPS) if dispatch.primitive(n).kind not in
+            writes_nothing}  # fmt: skip
+    assert left == {
+        "fft_c2c",
+        "fft_r2c",
+        "fft_c2r",
+        "linalg_cholesky",
+        "linalg_inv",
+        "linalg_solve",
+        "linalg_det",
+        "linalg_slogdet",
+        "linalg_eigh",
+        "linalg_eig",
+        "linalg_svd",
+        "linalg_qr",
+    }
+
+
+def test_canaries_catch_a_stray_write(guarded_outputs):
+    out = xp.empty((3,))
+    out._buf.base[PAD + 3] = 0  # what a kernel writing one past the end would do
+    big, size = guarded_outputs[-1]
+    assert big.view(np.uint8)[(PAD + 3) * 8] == 0
+    big.view(np.uint8)[:] = 0xA5  # restore, so the fixture's own check passes
+
+
+def test_the_boundscheck_switch_catches_an_out_of_bounds_write(tmp_path):
+    """With NUMBA_BOUNDSCHECK=1 the argmin kernel of the issue raises instead of corrupting."""
+    code = textwrap.dedent(
+        """
+        import numpy as np
+        from strided.backends.cpu import kernels as k
+        out = np.empty(0, np.int64)
+        x = np.zeros(2)
+        try:
+            k.argreduce(out, x, 0, 0, 0, 1, 1, 1, 2, False)  # one row into an empty output
+        except IndexError as e:
+            print("caught", e)
+        """
+    )
+    env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(tmp_path))
+    r = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert r.returncode == 0, r.stderr
+    assert "caught" in r.stdout and "out of bounds" in r.stdout

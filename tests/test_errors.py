@@ -1,0 +1,159 @@
+"""Every exception that reaches a user names the function the user called and is one of the types
+the namespace raises (TypeError, ValueError, IndexError, OverflowError, RuntimeError,
+NotImplementedError; LinAlgError is a ValueError).
+
+The elementwise ops of the op table get their rejected dtypes and non-broadcasting shapes; every
+other function of the namespace and of its ``linalg`` and ``fft`` extensions gets a sweep of bad
+calls (wrong dtypes, wrong ranks and shapes, bad axes, non-arrays), on cpu and on meta.  A bad call
+may also be accepted (not every input is bad for every function); when it raises, the error must
+follow the rule.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+import strided as xp
+
+from .op_table import ELEMENTWISE_OPS
+
+ALLOWED = (TypeError, ValueError, IndexError, OverflowError, RuntimeError, NotImplementedError)
+
+
+def _check(name: str, call, *, must_raise: bool = False) -> bool:
+    """Run ``call``; True when it raised (properly), AssertionError on an improper error."""
+    try:
+        call()
+    except ALLOWED as e:
+        short = name.rsplit(".", 1)[-1]
+        msg = str(e)
+        assert short in msg or name in msg, f"{name}: {type(e).__name__}({msg!r}) does not name it"
+        return True
+    except Exception as e:  # noqa: BLE001 - the point of the test
+        raise AssertionError(f"{name}: raised {type(e).__module__}.{type(e).__name__}: {e}") from e
+    assert not must_raise, f"{name}: accepted a bad call"
+    return False
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+@pytest.mark.parametrize("op", ELEMENTWISE_OPS, ids=lambda op: op.name)
+def test_elementwise_ops_reject_bad_inputs_by_name(op, device):
+    for d in op.rejected():
+        x = xp.ones((2, 3), dtype=d, device=device)
+        _check(op.name, lambda: op.fn(*[x] * op.arity), must_raise=True)  # noqa: B023
+    ok = xp.ones((2, 3), dtype=op.accepted()[0], device=device)
+    _check(op.name, lambda: op.fn(*[[1, 2]] * op.arity), must_raise=True)  # lists, not arrays
+    if op.arity == 2:
+        bad = xp.ones((4,), dtype=op.accepted()[0], device=device)
+        _check(op.name, lambda: op.fn(ok, bad), must_raise=True)
+        _check(op.name, lambda: op.fn(ok, "a"), must_raise=True)
+        other = "meta" if device == "cpu" else "cpu"
+        _check(
+            op.name,
+            lambda: op.fn(ok, xp.ones((2, 3), dtype=ok.dtype, device=other)),
+            must_raise=True,
+        )
+
+
+def _functions():
+    skip = {"asarray", "from_dlpack", "default_device", "get_default_device"}  # tested elsewhere
+    elementwise = {op.name for op in ELEMENTWISE_OPS}
+    out = []
+    for prefix, mod in (("", xp), ("linalg.", xp.linalg), ("fft.", xp.fft)):
+        for n in sorted(dir(mod)):
+            f = getattr(mod, n)
+            if n.startswith("_") or not inspect.isfunction(f) or n in skip:
+                continue
+            if not prefix and n in elementwise:
+                continue
+            out.append((prefix + n, f))
+    return out
+
+
+def _bad_calls(device):
+    """Bad arguments for any function: (label, args, kwargs)."""
+    f64 = xp.ones((2, 3), device=device)
+    sq = xp.ones((3, 3), device=device)
+    i64 = xp.ones((2, 3), dtype=xp.int64, device=device)
+    b = xp.ones((2, 3), dtype=xp.bool, device=device)
+    c = xp.ones((2, 3), dtype=xp.complex64, device=device)
+    z = xp.asarray(1.0, device=device)
+    e = xp.ones((0, 3), device=device)
+    v = xp.ones((4,), device=device)
+    return [
+        ("bool", (b,), {}),
+        ("complex", (c,), {}),
+        ("int", (i64,), {}),
+        ("0-d", (z,), {}),
+        ("empty", (e,), {}),
+        ("axis=7", (f64,), {"axis": 7}),
+        ("axis=-9", (sq,), {"axis": -9}),
+        ("axis=(0, 0)", (f64,), {"axis": (0, 0)}),
+        ("axis=1.5", (f64,), {"axis": 1.5}),
+        ("shapes", (f64, v), {}),
+        ("shapes3", (f64, v, sq), {}),
+        ("dtypes", (f64, b), {}),
+        ("int+uint", (i64, xp.ones((2, 3), dtype=xp.uint64, device=device)), {}),
+        ("list", ([1.0, 2.0],), {}),
+        ("string", ("x",), {}),
+        ("None", (None,), {}),
+        ("negative", (-3,), {}),
+        ("shape", ((2, -3),), {}),
+        ("dtype", ((2,),), {"dtype": "float"}),
+        ("n", (f64,), {"n": -2}),
+        ("k", (sq,), {"k": 1.5}),
+    ]
+
+
+_FUNCTIONS = _functions()
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+@pytest.mark.parametrize("name,fn", _FUNCTIONS, ids=[n for n, _ in _FUNCTIONS])
+def test_functions_raise_proper_errors_naming_themselves(name, fn, device):
+    raised = 0
+    for _label, args, kwargs in _bad_calls(device):
+        raised += _check(name, lambda: fn(*args, **kwargs))  # noqa: B023 - called at once
+    if name not in ("finfo", "iinfo", "isdtype", "can_cast", "result_type"):
+        assert raised, f"{name}: no bad call was refused"
+
+
+def test_the_check_can_fail():
+    def leaks():
+        return {}["key"]
+
+    with pytest.raises(AssertionError, match="KeyError"):
+        _check("leaks", leaks)
+    with pytest.raises(AssertionError, match="does not name it"):
+        _check("sum", lambda: xp.mean(xp.asarray([1, 2], dtype=xp.bool)))
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+def test_array_operators_and_indexing_raise_allowed_errors(device):
+    x = xp.ones((2, 3), device=device)
+    b = xp.ones((2, 3), dtype=xp.bool, device=device)
+    cases = {
+        "add": lambda: x + "a",
+        "matmul": lambda: x @ xp.ones((4,), device=device),
+        "bitwise_and": lambda: x & x,
+        "less": lambda: x < xp.ones((2, 3), dtype=xp.complex64, device=device),
+        "index": lambda: x[5],
+        "index ": lambda: x[0, 0, 0],
+        "ndex": lambda: x[1.5],
+        "Ellipsis": lambda: x[..., ..., 0],
+        "boolean": lambda: x[xp.ones((3,), dtype=xp.bool, device=device)],
+        "__setitem__": lambda: x.__setitem__(0, xp.ones((4,), device=device)),
+        "__setitem__ ": lambda: b.__setitem__(0, 1.5),
+        "bool": lambda: bool(x),
+        "int": lambda: int(xp.asarray(1 + 1j, device=device)),
+    }
+    for name, call in cases.items():
+        try:
+            call()
+        except ALLOWED:
+            continue
+        except Exception as e:  # noqa: BLE001
+            raise AssertionError(f"{name}: {type(e).__module__}.{type(e).__name__}: {e}") from e
+        raise AssertionError(f"{name!r} was accepted")
