@@ -199,7 +199,7 @@ def record(name: str, rule, forward, args: tuple, params: dict):
             break
     else:
         if out.__class__ is Array and out._dtype.kind in FLOAT_KINDS:
-            return _record_one(name, rule, params, args, out)
+            return record_one(name, rule, params, args, out)
     # one pass over the inputs: views adopt a history if a recorded write changed their owner;
     # the edges (where each input's gradient goes) and metas (shape, dtype, device) of each
     edges, metas, in_graph_input = _inputs(flat)
@@ -274,7 +274,7 @@ def _inputs(args) -> tuple[list, list, bool]:
     return edges, metas, in_graph_input
 
 
-def _record_one(name: str, rule, params: dict, args: tuple, out: Array) -> Array:
+def record_one(name: str, rule, params: dict, args: tuple, out: Array) -> Array:
     """record() for the common case: a single floating output of plain arguments (arrays and
     Python scalars, no lists)."""
     for a in args:

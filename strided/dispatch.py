@@ -32,7 +32,7 @@ from ._device import META, Device
 from ._errors import NAMED_ERRORS as _NAMED_ERRORS
 from ._errors import renamed as _renamed
 from ._shapes import contiguous_strides, prod
-from ._tape import Mode, record
+from ._tape import Mode, record, record_one
 
 __all__ = [
     "Primitive",
@@ -465,6 +465,7 @@ def apply(prim: Primitive, args: tuple, params: dict):
 _PY_SCALARS = frozenset({bool, int, float, complex})
 _new_object = object.__new__
 _INTEGER_KINDS = dt.INTEGER_KINDS
+_FLOAT_KINDS = dt.FLOAT_KINDS
 _SPECS_MAX = 1024
 
 
@@ -499,7 +500,7 @@ class Elementwise(Primitive):
                         or (x1._base is not None and x1._base._ag is not None)
                         or (x2._base is not None and x2._base._ag is not None)
                     ) and Mode.enabled:  # the thread-local read only when an input is tracked
-                        return record(self.name, self.vjp, self, args, _NO_PARAMS)
+                        return self._recorded(x1, x2)
                     device = x1._device
                     if x2._device is not device:
                         return execute(self, args, _NO_PARAMS)
@@ -587,6 +588,19 @@ class Elementwise(Primitive):
             if spec is None:
                 return _run(self, plan)
         return self._run_spec(spec, args)
+
+    def _recorded(self, x1: Array, x2: Array):
+        """A recorded call with two arrays.  An elementwise kernel records nothing itself, so the
+        forward runs without switching grad mode off, and the node is attached directly."""
+        rule = self.vjp
+        key = (x1._dtype, x2._dtype, x1._shape, x2._shape)
+        spec = self._specs.get(key)
+        if spec is None or spec[5] is not x1._device or x2._device is not x1._device:
+            return record(self.name, rule, self, (x1, x2), _NO_PARAMS)
+        out = self._run_spec(spec, (x1, x2))
+        if type(rule) is str or out._dtype.kind not in _FLOAT_KINDS:
+            return out  # not differentiable, or no floating output to carry a gradient
+        return record_one(self.name, rule, _NO_PARAMS, (x1, x2), out)
 
     def _run_spec(self, spec: tuple, args: tuple):
         shape, strides, dtype, alloc, size, device, kern, dense = spec
