@@ -311,6 +311,55 @@ def record_one(name: str, rule, params: dict, args: tuple, out: Array) -> Array:
     return out
 
 
+def _edge_of(a: Array):
+    """``a``'s edge, or None when it is not in the graph (a view adopts a history first)."""
+    if a._ag is None:
+        if a._base is None:
+            return None
+        _adopt(a)
+        if a._ag is None:
+            return None
+    return edge(a)
+
+
+def record_two(name: str, rule, x1: Array, x2: Array, out: Array) -> Array:
+    """record_one() for two arrays and a fresh floating output (elementwise calls: the output is
+    never an input, nor a view of one), written out: this is every recorded binary operation."""
+    e1, e2 = _edge_of(x1), _edge_of(x2)
+    if e1 is None and e2 is None:
+        return out
+    node = Node()
+    node.name = name
+    node.rule = rule
+    node.params = _NO_PARAMS
+    node.edges = (e1, e2)
+    node.input_meta = ((x1._shape, x1._dtype, x1._device), (x2._shape, x2._dtype, x2._device))
+    node.output_meta = ((out._shape, out._dtype, out._device),)
+    b1, b2 = x1._base, x2._base
+    v1 = (x1 if b1 is None else b1)._version
+    v2 = (x2 if b2 is None else b2)._version
+    if rule.save_inputs:
+        node.inputs = (x1, x2)
+        versions = [(x1, v1), (x2, v2)]
+    else:
+        node.inputs = None
+        versions = []
+    if rule.save_output:
+        node.outputs = (out,)
+        versions.append((out, 0))
+    else:
+        node.outputs = None
+    node.saved_versions = versions
+    node.released = False
+    node.retained = None
+    node.hooks = None
+    out._ag = AutogradMeta(node, 0, None)
+    return out
+
+
+_NO_PARAMS: dict = {}
+
+
 def _leaf_check(a: Array, what: str) -> None:
     for b in (a, root_of(a)):
         ag = b._ag

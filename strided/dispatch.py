@@ -32,7 +32,7 @@ from ._device import META, Device
 from ._errors import NAMED_ERRORS as _NAMED_ERRORS
 from ._errors import renamed as _renamed
 from ._shapes import contiguous_strides, prod
-from ._tape import Mode, record, record_one
+from ._tape import Mode, record, record_two
 
 __all__ = [
     "Primitive",
@@ -600,7 +600,7 @@ class Elementwise(Primitive):
         out = self._run_spec(spec, (x1, x2))
         if type(rule) is str or out._dtype.kind not in _FLOAT_KINDS:
             return out  # not differentiable, or no floating output to carry a gradient
-        return record_one(self.name, rule, _NO_PARAMS, (x1, x2), out)
+        return record_two(self.name, rule, x1, x2, out)
 
     def _run_spec(self, spec: tuple, args: tuple):
         shape, strides, dtype, alloc, size, device, kern, dense = spec
