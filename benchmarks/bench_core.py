@@ -123,6 +123,7 @@ def per_call_cases():
     m = xp.asarray(np.ones((4, 4)))
     ga = xp.asarray(a_np, requires_grad=True)
     gm = xp.asarray(np.ones((4, 4)), requires_grad=True)
+    g100 = xp.asarray(np.arange(100, dtype=np.float64), requires_grad=True)
     ma, mb = xp.ones(10, device="meta"), xp.ones(10, device="meta")
     try:
         import torch
@@ -132,6 +133,7 @@ def per_call_cases():
         tb, t100 = ta + 1, torch.arange(100, dtype=torch.float64)
         tm = torch.ones(4, 4, dtype=torch.float64)
         tga, tgm = ta.clone().requires_grad_(), tm.clone().requires_grad_()
+        tg100 = t100.clone().requires_grad_()
     except ImportError:
         torch = None
     t = torch is not None
@@ -143,7 +145,10 @@ def per_call_cases():
          1.0),
         ("4x4 matmul", lambda: m @ m, (lambda: tm @ tm) if t else None, 1.0),
         ("a + b, a requires grad", lambda: ga + b, (lambda: tga + tb) if t else None, 1.2),
-        ("a * 1.5, a requires grad", lambda: ga * 1.5, (lambda: tga * 1.5) if t else None, 1.2),
+        ("a + 1.5, a requires grad", lambda: ga + 1.5, (lambda: tga + 1.5) if t else None, 1.2),
+        ("x[1:], x requires grad", lambda: ga[1:], (lambda: tga[1:]) if t else None, 1.2),
+        ("xp.sum(x), x requires grad", lambda: xp.sum(g100), (lambda: torch.sum(tg100)) if t
+         else None, 1.2),
         ("4x4 matmul, requires grad", lambda: gm @ m, (lambda: tgm @ tm) if t else None, 1.2),
         ("a + b on meta", lambda: ma + mb, None, None),
     ]  # fmt: skip
