@@ -194,9 +194,11 @@ def _floor_divide(x, y):
         def impl_f(x, y):
             # NumPy's npy_divmod: floor(x / y) alone is off by one where x / y rounds onto an
             # integer (-6.2013426 // 0.016625583 is -374, float32 x / y is -373.0)
-            mod = np.fmod(x, y)
-            if y == 0:
+            if y == 0 or not (np.isfinite(x) and np.isfinite(y)):
+                # the standard's special cases: an infinite x1 over a finite x2 is +-infinity, a
+                # finite x1 over an infinite x2 is +-0 (NumPy gives -1.0 there), NaN propagates
                 return x / y
+            mod = np.fmod(x, y)
             div = (x - mod) / y
             if mod != 0 and (y < 0) != (mod < 0):
                 div -= 1
