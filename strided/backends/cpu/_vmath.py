@@ -486,8 +486,8 @@ def atanh(x):
 # The exp and log families are the activations and losses of nn training, and NumPy runs them in
 # float32 SIMD; widening to float64 halves the vector width, so they have float32 versions: the
 # same algorithms with float32 constants and shorter polynomials (Taylor terms; truncation error
-# below 0.1 ulp): exp and log within 1 ulp, expm1/log2/log10/sin/cos 2 ulp, tanh 2.5 ulp (measured
-# in tests/test_transcendentals.py).  (tan stays in float64: s / c in float32 reached 3.4 ulp.)
+# below 0.1 ulp): exp and log within 1 ulp, expm1/log2/log10/sin/cos/cosh 2 ulp, sinh/tanh 2.5 ulp
+# (measured in tests/test_transcendentals.py).  tan stays in float64 (s / c in float32: 3.4 ulp).
 F = np.float32
 F_INV_LN2 = F(1.4426950408889634)
 F_LN2_HI = F(0.693359375)  # 9 bits: k * F_LN2_HI is exact
@@ -562,6 +562,32 @@ def tanh_f32(x):
     res = -t / (t + F_TWO) if lt1 else F_ONE - F_TWO / (t + F_TWO)
     res = np.copysign(res, x)
     return res if (x == x and x != F_ZERO) else x
+
+
+@njit(**_OPTS)
+def sinh_f32(x):
+    a = abs(x)
+    ac = _clamp_f32(a, F_ZERO, F(90.0))
+    t = _expm1_finite_f32(ac if ac < F(10.0) else F(10.0))
+    res_small = F_HALF * (t + t / (t + F_ONE))
+    k, r, q = _exp_reduce_f32(ac)
+    res_big = _scale_f32(F_ONE + (r + q), k - F_ONE)  # exp(a) / 2: e^-a is below the last bit
+    res = res_big if a >= F(10.0) else res_small
+    res = np.copysign(res, x)
+    return res if (x == x and x != F_ZERO) else x
+
+
+@njit(**_OPTS)
+def cosh_f32(x):
+    a = abs(x)
+    ac = _clamp_f32(a, F_ZERO, F(90.0))
+    k, r, q = _exp_reduce_f32(ac)
+    e = F_ONE + (r + q)
+    res_big = _scale_f32(e, k - F_ONE)
+    ek = _scale_f32(e, k if k < F(20.0) else F(20.0))
+    res_small = F_HALF * ek + F_HALF / ek
+    res = res_big if a >= F(10.0) else res_small
+    return res if x == x else x
 
 
 @njit(**_OPTS)
