@@ -493,9 +493,9 @@ log10 = _vectorised(V.log10, lambda x: np.log10(x), vfn32=V.log10_f32)
 sin = _vectorised(V.sin, lambda x: np.sin(x), vfn32=V.sin_f32)
 cos = _vectorised(V.cos, lambda x: np.cos(x), vfn32=V.cos_f32)
 tan = _vectorised(V.tan, lambda x: np.tan(x))
-asin = _vectorised(V.asin, lambda x: np.arcsin(x))
-acos = _vectorised(V.acos, lambda x: _cacos(x.real, x.imag))
-atan = _vectorised(V.atan, lambda x: np.arctan(x))
+asin = _vectorised(V.asin, lambda x: np.arcsin(x), vfn32=V.asin_f32)
+acos = _vectorised(V.acos, lambda x: _cacos(x.real, x.imag), vfn32=V.acos_f32)
+atan = _vectorised(V.atan, lambda x: np.arctan(x), vfn32=V.atan_f32)
 sinh = _vectorised(V.sinh, lambda x: _csinh(x.real, x.imag), vfn32=V.sinh_f32)
 cosh = _vectorised(V.cosh, lambda x: _ccosh(x.real, x.imag), vfn32=V.cosh_f32)
 tanh = _vectorised(V.tanh, lambda x: _complex_tanh(x), vfn32=V.tanh_f32)
@@ -514,7 +514,7 @@ def hypot(x, y):
     return np.hypot(x, y)
 
 
-atan2 = _vectorised(V.atan2, lambda x, y: np.arctan2(x, y), arity=2)
+atan2 = _vectorised(V.atan2, lambda x, y: np.arctan2(x, y), arity=2, vfn32=V.atan2_f32)
 
 
 @njit(**_INLINE)

@@ -9,8 +9,8 @@ bits, and special cases chosen with selects, not branches.  LLVM inlines them in
 
 float64 results are within 4 ulp of a long-double reference (``ULP_BOUND`` in
 ``tests/test_transcendentals.py``; measured maxima 1.0-3.7 ulp).  Most functions also have a
-float32 version (see "float32 in float32" below, 1-2.5 ulp); the rest widen float32 inputs and
-round the float64 result once (within 1 ulp).  The standard's special cases (signed zeros,
+float32 version (see "float32 in float32" below, 1-3.5 ulp); tan widens float32 inputs and
+rounds the float64 result once (within 1 ulp).  The standard's special cases (signed zeros,
 infinities, NaN) hold: each function ends with selects for them.
 
 sin, cos and tan reduce ``|x| <= SINCOS_LIMIT`` with a three-part pi/2 (exact products); larger
@@ -486,8 +486,8 @@ def atanh(x):
 # float32 SIMD; widening to float64 halves the vector width, so they have float32 versions: the
 # same algorithms with float32 constants and shorter polynomials (Taylor terms; truncation error
 # below 0.1 ulp): exp and log within 1 ulp, expm1/log1p/log2/log10/sin/cos/cosh 2 ulp,
-# sinh/tanh/asinh/acosh/atanh 2.5 ulp (measured in tests/test_transcendentals.py).  tan stays in
-# float64 (s / c in float32: 3.4 ulp), and so do asin/acos/atan/atan2.
+# sinh/tanh/asinh/acosh/atanh/atan/atan2 2.5 ulp, asin/acos 3.5 ulp (measured in
+# tests/test_transcendentals.py).  tan stays in float64 (s / c in float32: 3.4 ulp).
 F = np.float32
 F_INV_LN2 = F(1.4426950408889634)
 F_LN2_HI = F(0.693359375)  # 9 bits: k * F_LN2_HI is exact
@@ -689,6 +689,61 @@ def atanh_f32(x):
     res = res if a < F_ONE else (F_INF if a == F_ONE else F_NAN)
     res = np.copysign(res, x)
     return res if (x == x and x != F_ZERO) else x
+
+
+# from _vmath_fit.py (F_ATAN_P): approximation error 0.04 float32 ulp
+F_ATAN_P = tuple(
+    F(c)
+    for c in (
+        -0.06451928208121749,
+        0.10743731490791084,
+        -0.1426395559798464,
+        0.19999540483648964,
+        -0.3333333176116852,
+    )
+)
+F_TAN_PI_8 = F(0.41421356237309503)
+F_PIO4 = F(0.7853981633974483)
+F_PIO4_LO = F(-2.1855695e-08)  # pi/4 - float32(pi/4)
+F_PIO2 = F(1.5707963267948966)
+F_PIO2_LO = F(-4.371139e-08)
+F_PI = F(3.141592653589793)
+F_PI_LO = F(-8.742278e-08)
+
+
+@njit(**_OPTS)
+def atan2_f32(y, x):
+    """atan2 in float32: the float64 algorithm (see ``atan2``) with float32 constants."""
+    ay = abs(y)
+    ax = abs(x)
+    swap = ay > ax
+    t = (ax if swap else ay) / (ay if swap else ax)
+    hi = t > F_TAN_PI_8
+    u = (t - F_ONE) / (t + F_ONE) if hi else t
+    z = u * u
+    p = u * z * _horner(F_ATAN_P, z)
+    r = (F_PIO4 + (F_PIO4_LO + (u + p))) if hi else u + p
+    r = r if not (ay == F_INF and ax == F_INF) else F_PIO4
+    r = r if not (ay == F_ZERO and ax == F_ZERO) else F_ZERO
+    neg_x = np.copysign(F_ONE, x) < F_ZERO
+    lo = (F_PIO2_LO + r) if neg_x else (F_PIO2_LO - r)
+    r = (F_PIO2 + lo) if swap else ((F_PI + (F_PI_LO - r)) if neg_x else r)
+    return np.copysign(r, y)
+
+
+@njit(**_OPTS)
+def atan_f32(x):
+    return atan2_f32(x, F_ONE)
+
+
+@njit(**_OPTS)
+def asin_f32(x):
+    return atan2_f32(x, np.sqrt((F_ONE - x) * (F_ONE + x)))
+
+
+@njit(**_OPTS)
+def acos_f32(x):
+    return atan2_f32(np.sqrt((F_ONE - x) * (F_ONE + x)), x)
 
 
 F_SIN_P = tuple(F(c) for c in (1.0 / 362880.0, -1.0 / 5040.0, 1.0 / 120.0, -1.0 / 6.0))
