@@ -58,6 +58,7 @@ TORCH_NAME = {
     "cumulative_sum": "cumsum",
     "cumulative_prod": "cumprod",
     "max": "amax",
+    "equal": "eq",
     "min": "amin",
 }
 

@@ -17,7 +17,7 @@ ROW = dict(error_model="numpy", fastmath={"reassoc", "contract"})
 SERIAL = dict(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
 PARALLEL = dict(SERIAL, parallel=True)
 
-SOURCE_HASH = '70bb63abdab05fef'
+SOURCE_HASH = '4ba20e2fcc8c8918'
 
 
 @njit(**SERIAL)
@@ -751,6 +751,7 @@ def minimum_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, 
 
 @njit(**SERIAL)
 def exp_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -760,6 +761,14 @@ def exp_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.exp(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.exp(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.exp(a[ab + k * as2]))
@@ -786,6 +795,15 @@ def exp_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.exp(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.exp(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.exp(a[ab + k * as2]))
@@ -793,6 +811,7 @@ def exp_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def expm1_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -802,6 +821,14 @@ def expm1_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.expm1(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.expm1(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.expm1(a[ab + k * as2]))
@@ -828,6 +855,15 @@ def expm1_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.expm1(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.expm1(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.expm1(a[ab + k * as2]))
@@ -835,6 +871,7 @@ def expm1_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def log_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -844,6 +881,14 @@ def log_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.log(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.log(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.log(a[ab + k * as2]))
@@ -870,6 +915,15 @@ def log_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.log(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.log(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.log(a[ab + k * as2]))
@@ -877,6 +931,7 @@ def log_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def log1p_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -886,6 +941,14 @@ def log1p_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.log1p(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.log1p(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.log1p(a[ab + k * as2]))
@@ -912,6 +975,15 @@ def log1p_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.log1p(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.log1p(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.log1p(a[ab + k * as2]))
@@ -919,6 +991,7 @@ def log1p_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def log2_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -928,6 +1001,14 @@ def log2_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.log2(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.log2(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.log2(a[ab + k * as2]))
@@ -954,6 +1035,15 @@ def log2_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.log2(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.log2(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.log2(a[ab + k * as2]))
@@ -961,6 +1051,7 @@ def log2_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def log10_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -970,6 +1061,14 @@ def log10_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.log10(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.log10(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.log10(a[ab + k * as2]))
@@ -996,6 +1095,15 @@ def log10_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.log10(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.log10(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.log10(a[ab + k * as2]))
@@ -1151,6 +1259,7 @@ def hypot_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0
 
 @njit(**SERIAL)
 def sin_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -1160,6 +1269,14 @@ def sin_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.sin(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.sin(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.sin(a[ab + k * as2]))
@@ -1187,6 +1304,15 @@ def sin_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.sin(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.sin(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.sin(a[ab + k * as2]))
@@ -1195,6 +1321,7 @@ def sin_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def cos_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -1204,6 +1331,14 @@ def cos_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.cos(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.cos(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.cos(a[ab + k * as2]))
@@ -1231,6 +1366,15 @@ def cos_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.cos(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.cos(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.cos(a[ab + k * as2]))
@@ -1239,6 +1383,7 @@ def cos_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def tan_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -1248,6 +1393,14 @@ def tan_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.tan(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.tan(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.tan(a[ab + k * as2]))
@@ -1275,6 +1428,15 @@ def tan_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.tan(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.tan(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.tan(a[ab + k * as2]))
@@ -1283,6 +1445,7 @@ def tan_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def asin_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -1292,6 +1455,14 @@ def asin_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.asin(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.asin(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.asin(a[ab + k * as2]))
@@ -1318,6 +1489,15 @@ def asin_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.asin(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.asin(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.asin(a[ab + k * as2]))
@@ -1325,6 +1505,7 @@ def asin_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def acos_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -1334,6 +1515,14 @@ def acos_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.acos(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.acos(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.acos(a[ab + k * as2]))
@@ -1360,6 +1549,15 @@ def acos_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.acos(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.acos(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.acos(a[ab + k * as2]))
@@ -1367,6 +1565,7 @@ def acos_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def atan_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -1376,6 +1575,14 @@ def atan_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.atan(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.atan(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.atan(a[ab + k * as2]))
@@ -1402,6 +1609,15 @@ def atan_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.atan(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.atan(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.atan(a[ab + k * as2]))
@@ -1462,6 +1678,7 @@ def atan2_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0
 
 @njit(**SERIAL)
 def sinh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -1471,6 +1688,14 @@ def sinh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.sinh(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.sinh(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.sinh(a[ab + k * as2]))
@@ -1497,6 +1722,15 @@ def sinh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.sinh(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.sinh(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.sinh(a[ab + k * as2]))
@@ -1504,6 +1738,7 @@ def sinh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def cosh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -1513,6 +1748,14 @@ def cosh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.cosh(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.cosh(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.cosh(a[ab + k * as2]))
@@ -1539,6 +1782,15 @@ def cosh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.cosh(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.cosh(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.cosh(a[ab + k * as2]))
@@ -1546,6 +1798,7 @@ def cosh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def tanh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -1555,6 +1808,14 @@ def tanh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.tanh(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.tanh(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.tanh(a[ab + k * as2]))
@@ -1581,6 +1842,15 @@ def tanh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.tanh(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.tanh(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.tanh(a[ab + k * as2]))
@@ -1588,6 +1858,7 @@ def tanh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def asinh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -1597,6 +1868,14 @@ def asinh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.asinh(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.asinh(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.asinh(a[ab + k * as2]))
@@ -1623,6 +1902,15 @@ def asinh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.asinh(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.asinh(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.asinh(a[ab + k * as2]))
@@ -1630,6 +1918,7 @@ def asinh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def acosh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -1639,6 +1928,14 @@ def acosh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.acosh(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.acosh(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.acosh(a[ab + k * as2]))
@@ -1665,6 +1962,15 @@ def acosh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.acosh(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.acosh(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.acosh(a[ab + k * as2]))
@@ -1672,6 +1978,7 @@ def acosh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def atanh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -1681,6 +1988,14 @@ def atanh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.atanh(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.atanh(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.atanh(a[ab + k * as2]))
@@ -1707,6 +2022,15 @@ def atanh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.atanh(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.atanh(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.atanh(a[ab + k * as2]))
