@@ -82,6 +82,49 @@ def {name}_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.{fn}(a[ab + k * as2])){fix_p}
 """
 
+# The _vmath functions vectorise only over unit-stride operands; a strided input row (a transposed
+# array) is gathered into a small contiguous buffer first, chunk by chunk, so the loop over it
+# vectorises too.
+VMATH_OPS = {
+    "exp", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh",
+    "asin", "acos", "atan", "asinh", "acosh", "atanh",
+}  # fmt: skip
+GATHER = 256
+GATHER_S = f"""
+            elif os2 == 1:
+                for c0 in range(0, n2, {GATHER}):
+                    m = min({GATHER}, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.{{fn}}(tmp[k]))"""
+GATHER_P = f"""
+        elif os2 == 1:
+            tmp = np.empty({GATHER}, a.dtype)
+            for c0 in range(k0, k1, {GATHER}):
+                m = min({GATHER}, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.{{fn}}(tmp[k]))"""
+
+
+def unary_vmath_template() -> str:
+    """UNARY with the gathered strided branch (and its buffer) for the _vmath functions."""
+    t = UNARY.replace(
+        "n0, n1, n2):\n    for i in range(n0):",
+        f"n0, n1, n2):\n    tmp = np.empty({GATHER} if as2 != 1 else 1, a.dtype)\n"
+        "    for i in range(n0):",
+    )
+    serial_else = "\n            else:\n                for k in range(n2):"
+    parallel_else = "\n        else:\n            for k in range(k0, k1):"
+    assert serial_else in t and parallel_else in t
+    t = t.replace(serial_else, GATHER_S + serial_else)
+    return t.replace(parallel_else, GATHER_P + parallel_else)
+
+
 # sin, cos and tan reduce |x| <= _vmath.SINCOS_LIMIT in the vectorised loop; a second pass redoes
 # larger arguments with libm
 SINCOS_FIX = {"sin": 0, "cos": 1, "tan": 2}
@@ -386,7 +429,8 @@ def generate() -> str:
         which = SINCOS_FIX.get(name)
         fix_s = "" if which is None else FIX_S.format(which=which)
         fix_p = "" if which is None else FIX_P.format(which=which)
-        parts.append(UNARY.format(name=name, fn=fn, fix_s=fix_s, fix_p=fix_p))
+        template = unary_vmath_template() if name in VMATH_OPS else UNARY
+        parts.append(template.format(name=name, fn=fn, fix_s=fix_s, fix_p=fix_p))
     # copy (with cast): the identity through store()
     parts.append(UNARY.format(name="copy", fn="positive", fix_s="", fix_p=""))
     parts.append(WHERE)

@@ -17,7 +17,7 @@ ROW = dict(error_model="numpy", fastmath={"reassoc", "contract"})
 SERIAL = dict(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
 PARALLEL = dict(SERIAL, parallel=True)
 
-SOURCE_HASH = 'fc387cacdd3294b1'
+SOURCE_HASH = 'a39d4ebb8e30cd04'
 
 
 @njit(**SERIAL)
@@ -274,6 +274,7 @@ def reciprocal_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def exp_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -283,6 +284,14 @@ def exp_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.exp(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.exp(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.exp(a[ab + k * as2]))
@@ -309,6 +318,15 @@ def exp_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.exp(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.exp(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.exp(a[ab + k * as2]))
@@ -316,6 +334,7 @@ def exp_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def expm1_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -325,6 +344,14 @@ def expm1_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.expm1(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.expm1(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.expm1(a[ab + k * as2]))
@@ -351,6 +378,15 @@ def expm1_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.expm1(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.expm1(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.expm1(a[ab + k * as2]))
@@ -358,6 +394,7 @@ def expm1_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def log_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -367,6 +404,14 @@ def log_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.log(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.log(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.log(a[ab + k * as2]))
@@ -393,6 +438,15 @@ def log_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.log(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.log(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.log(a[ab + k * as2]))
@@ -400,6 +454,7 @@ def log_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def log1p_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -409,6 +464,14 @@ def log1p_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.log1p(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.log1p(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.log1p(a[ab + k * as2]))
@@ -435,6 +498,15 @@ def log1p_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.log1p(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.log1p(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.log1p(a[ab + k * as2]))
@@ -442,6 +514,7 @@ def log1p_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def log2_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -451,6 +524,14 @@ def log2_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.log2(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.log2(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.log2(a[ab + k * as2]))
@@ -477,6 +558,15 @@ def log2_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.log2(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.log2(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.log2(a[ab + k * as2]))
@@ -484,6 +574,7 @@ def log2_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def log10_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -493,6 +584,14 @@ def log10_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.log10(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.log10(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.log10(a[ab + k * as2]))
@@ -519,6 +618,15 @@ def log10_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.log10(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.log10(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.log10(a[ab + k * as2]))
@@ -568,6 +676,7 @@ def sqrt_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def sin_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -577,6 +686,14 @@ def sin_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.sin(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.sin(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.sin(a[ab + k * as2]))
@@ -604,6 +721,15 @@ def sin_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.sin(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.sin(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.sin(a[ab + k * as2]))
@@ -612,6 +738,7 @@ def sin_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def cos_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -621,6 +748,14 @@ def cos_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.cos(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.cos(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.cos(a[ab + k * as2]))
@@ -648,6 +783,15 @@ def cos_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.cos(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.cos(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.cos(a[ab + k * as2]))
@@ -656,6 +800,7 @@ def cos_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def tan_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -665,6 +810,14 @@ def tan_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.tan(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.tan(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.tan(a[ab + k * as2]))
@@ -692,6 +845,15 @@ def tan_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.tan(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.tan(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.tan(a[ab + k * as2]))
@@ -700,6 +862,7 @@ def tan_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def asin_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -709,6 +872,14 @@ def asin_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.asin(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.asin(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.asin(a[ab + k * as2]))
@@ -735,6 +906,15 @@ def asin_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.asin(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.asin(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.asin(a[ab + k * as2]))
@@ -742,6 +922,7 @@ def asin_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def acos_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -751,6 +932,14 @@ def acos_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.acos(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.acos(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.acos(a[ab + k * as2]))
@@ -777,6 +966,15 @@ def acos_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.acos(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.acos(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.acos(a[ab + k * as2]))
@@ -784,6 +982,7 @@ def acos_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def atan_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -793,6 +992,14 @@ def atan_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.atan(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.atan(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.atan(a[ab + k * as2]))
@@ -819,6 +1026,15 @@ def atan_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.atan(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.atan(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.atan(a[ab + k * as2]))
@@ -826,6 +1042,7 @@ def atan_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def sinh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -835,6 +1052,14 @@ def sinh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.sinh(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.sinh(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.sinh(a[ab + k * as2]))
@@ -861,6 +1086,15 @@ def sinh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.sinh(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.sinh(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.sinh(a[ab + k * as2]))
@@ -868,6 +1102,7 @@ def sinh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def cosh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -877,6 +1112,14 @@ def cosh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.cosh(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.cosh(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.cosh(a[ab + k * as2]))
@@ -903,6 +1146,15 @@ def cosh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.cosh(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.cosh(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.cosh(a[ab + k * as2]))
@@ -910,6 +1162,7 @@ def cosh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def tanh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -919,6 +1172,14 @@ def tanh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.tanh(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.tanh(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.tanh(a[ab + k * as2]))
@@ -945,6 +1206,15 @@ def tanh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.tanh(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.tanh(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.tanh(a[ab + k * as2]))
@@ -952,6 +1222,7 @@ def tanh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def asinh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -961,6 +1232,14 @@ def asinh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.asinh(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.asinh(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.asinh(a[ab + k * as2]))
@@ -987,6 +1266,15 @@ def asinh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.asinh(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.asinh(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.asinh(a[ab + k * as2]))
@@ -994,6 +1282,7 @@ def asinh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def acosh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -1003,6 +1292,14 @@ def acosh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.acosh(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.acosh(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.acosh(a[ab + k * as2]))
@@ -1029,6 +1326,15 @@ def acosh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.acosh(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.acosh(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.acosh(a[ab + k * as2]))
@@ -1036,6 +1342,7 @@ def acosh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @njit(**SERIAL)
 def atanh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
+    tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
@@ -1045,6 +1352,14 @@ def atanh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.atanh(aseg[k]))
+            elif os2 == 1:
+                for c0 in range(0, n2, 256):
+                    m = min(256, n2 - c0)
+                    for k in range(m):
+                        tmp[k] = a[ab + (c0 + k) * as2]
+                    oseg = o[ob + c0 : ob + c0 + m]
+                    for k in range(m):
+                        store(oseg, k, S.atanh(tmp[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.atanh(a[ab + k * as2]))
@@ -1071,6 +1386,15 @@ def atanh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.atanh(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            tmp = np.empty(256, a.dtype)
+            for c0 in range(k0, k1, 256):
+                m = min(256, k1 - c0)
+                for k in range(m):
+                    tmp[k] = a[ab + (c0 + k) * as2]
+                oseg = o[ob + c0 : ob + c0 + m]
+                for k in range(m):
+                    store(oseg, k, S.atanh(tmp[k]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.atanh(a[ab + k * as2]))

@@ -539,21 +539,21 @@ def _complex_tanh(z):
 exp = _vectorised(V.exp, lambda x: np.exp(x), vfn32=V.exp_f32)
 expm1 = _vectorised(V.expm1, lambda x: _cexpm1(x.real, x.imag), vfn32=V.expm1_f32)
 log = _vectorised(V.log, lambda x: np.log(x), vfn32=V.log_f32)
-log1p = _vectorised(V.log1p, lambda x: np.log1p(x))
+log1p = _vectorised(V.log1p, lambda x: np.log1p(x), vfn32=V.log1p_f32)
 log2 = _vectorised(V.log2, lambda x: np.log2(x), vfn32=V.log2_f32)
 log10 = _vectorised(V.log10, lambda x: np.log10(x), vfn32=V.log10_f32)
 sin = _vectorised(V.sin, lambda x: np.sin(x), vfn32=V.sin_f32)
 cos = _vectorised(V.cos, lambda x: np.cos(x), vfn32=V.cos_f32)
 tan = _vectorised(V.tan, lambda x: np.tan(x))
-asin = _vectorised(V.asin, lambda x: np.arcsin(x))
-acos = _vectorised(V.acos, lambda x: _cacos(x.real, x.imag))
-atan = _vectorised(V.atan, lambda x: np.arctan(x))
-sinh = _vectorised(V.sinh, lambda x: _csinh(x.real, x.imag))
-cosh = _vectorised(V.cosh, lambda x: _ccosh(x.real, x.imag))
+asin = _vectorised(V.asin, lambda x: np.arcsin(x), vfn32=V.asin_f32)
+acos = _vectorised(V.acos, lambda x: _cacos(x.real, x.imag), vfn32=V.acos_f32)
+atan = _vectorised(V.atan, lambda x: np.arctan(x), vfn32=V.atan_f32)
+sinh = _vectorised(V.sinh, lambda x: _csinh(x.real, x.imag), vfn32=V.sinh_f32)
+cosh = _vectorised(V.cosh, lambda x: _ccosh(x.real, x.imag), vfn32=V.cosh_f32)
 tanh = _vectorised(V.tanh, lambda x: _complex_tanh(x), vfn32=V.tanh_f32)
-asinh = _vectorised(V.asinh, lambda x: _casinh(x.real, x.imag))
-acosh = _vectorised(V.acosh, lambda x: _cacosh(x.real, x.imag))
-atanh = _vectorised(V.atanh, lambda x: _catanh(x.real, x.imag))
+asinh = _vectorised(V.asinh, lambda x: _casinh(x.real, x.imag), vfn32=V.asinh_f32)
+acosh = _vectorised(V.acosh, lambda x: _cacosh(x.real, x.imag), vfn32=V.acosh_f32)
+atanh = _vectorised(V.atanh, lambda x: _catanh(x.real, x.imag), vfn32=V.atanh_f32)
 
 
 @njit(**_INLINE)
@@ -566,7 +566,7 @@ def hypot(x, y):
     return np.hypot(x, y)
 
 
-atan2 = _vectorised(V.atan2, lambda x, y: np.arctan2(x, y), arity=2)
+atan2 = _vectorised(V.atan2, lambda x, y: np.arctan2(x, y), arity=2, vfn32=V.atan2_f32)
 
 
 @njit(**_INLINE)

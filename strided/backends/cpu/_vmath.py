@@ -7,12 +7,11 @@ reduction, a polynomial (coefficients fitted by ``_vmath_fit.py``), the exponent
 bits, and special cases chosen with selects, not branches.  LLVM inlines them into the loops of
 ``_generated_kernels.py`` and vectorises the loops.
 
-They compute in float64; float32 inputs are widened and the result rounded once, so float32
-results are within 1 ulp (almost always correctly rounded) -- except exp, expm1, tanh, log, log2
-and log10, which have float32 versions (see "float32 in float32" below).  float64 results are
-within 4 ulp of a long-double reference (``ULP_BOUND`` in ``tests/test_transcendentals.py``;
-measured maxima 1.0-3.7 ulp).  The standard's
-special cases (signed zeros, infinities, NaN) hold: each function ends with selects for them.
+float64 results are within 4 ulp of a long-double reference (``ULP_BOUND`` in
+``tests/test_transcendentals.py``; measured maxima 1.0-3.7 ulp).  Most functions also have a
+float32 version (see "float32 in float32" below, 1-3.5 ulp); tan widens float32 inputs and
+rounds the float64 result once (within 1 ulp).  The standard's special cases (signed zeros,
+infinities, NaN) hold: each function ends with selects for them.
 
 sin, cos and tan reduce ``|x| <= SINCOS_LIMIT`` with a three-part pi/2 (exact products); larger
 arguments need a long reduction, which the kernels leave to libm in a second pass over the row
@@ -486,8 +485,9 @@ def atanh(x):
 # The exp and log families are the activations and losses of nn training, and NumPy runs them in
 # float32 SIMD; widening to float64 halves the vector width, so they have float32 versions: the
 # same algorithms with float32 constants and shorter polynomials (Taylor terms; truncation error
-# below 0.1 ulp): exp and log within 1 ulp, expm1/log2/log10/sin/cos 2 ulp, tanh 2.5 ulp (measured
-# in tests/test_transcendentals.py).  (tan stays in float64: s / c in float32 reached 3.4 ulp.)
+# below 0.1 ulp): exp and log within 1 ulp, expm1/log1p/log2/log10/sin/cos/cosh 2 ulp,
+# sinh/tanh/asinh/acosh/atanh/atan/atan2 2.5 ulp, asin/acos 3.5 ulp (measured in
+# tests/test_transcendentals.py).  tan stays in float64 (s / c in float32: 3.4 ulp).
 F = np.float32
 F_INV_LN2 = F(1.4426950408889634)
 F_LN2_HI = F(0.693359375)  # 9 bits: k * F_LN2_HI is exact
@@ -565,6 +565,32 @@ def tanh_f32(x):
 
 
 @njit(**_OPTS)
+def sinh_f32(x):
+    a = abs(x)
+    ac = _clamp_f32(a, F_ZERO, F(90.0))
+    t = _expm1_finite_f32(ac if ac < F(10.0) else F(10.0))
+    res_small = F_HALF * (t + t / (t + F_ONE))
+    k, r, q = _exp_reduce_f32(ac)
+    res_big = _scale_f32(F_ONE + (r + q), k - F_ONE)  # exp(a) / 2: e^-a is below the last bit
+    res = res_big if a >= F(10.0) else res_small
+    res = np.copysign(res, x)
+    return res if (x == x and x != F_ZERO) else x
+
+
+@njit(**_OPTS)
+def cosh_f32(x):
+    a = abs(x)
+    ac = _clamp_f32(a, F_ZERO, F(90.0))
+    k, r, q = _exp_reduce_f32(ac)
+    e = F_ONE + (r + q)
+    res_big = _scale_f32(e, k - F_ONE)
+    ek = _scale_f32(e, k if k < F(20.0) else F(20.0))
+    res_small = F_HALF * ek + F_HALF / ek
+    res = res_big if a >= F(10.0) else res_small
+    return res if x == x else x
+
+
+@njit(**_OPTS)
 def _log_parts_f32(x):
     """(e, lf) with x = 2^e (1 + f), lf = log(1 + f), for positive finite float32 x."""
     tiny = x < F(1.17549435e-38)
@@ -606,6 +632,118 @@ def log2_f32(x):
 def log10_f32(x):
     e, lf = _log_parts_f32(_clamp_f32(x, F(1e-45), F(3.4028235e38)))
     return _log_special_f32(x, e * F_LOG10_2_HI + (e * F_LOG10_2_LO + lf * F_INV_LN10))
+
+
+@njit(**_OPTS)
+def _log1p_finite_f32(x):
+    """log1p for float32 x > -1 finite (the callers select the special cases)."""
+    u = F_ONE + x
+    e, lf = _log_parts_f32(u)
+    c = (F_ONE - (u - x)) if u >= F_TWO else (x - (u - F_ONE))
+    c = F_ZERO if u >= F(16777216.0) else c / u
+    return e * F_LN2_HI + (lf + (c + e * F_LN2_LO))
+
+
+@njit(**_OPTS)
+def log1p_f32(x):
+    res = _log1p_finite_f32(_clamp_f32(x, F(-0.99999994), F(3.4028235e38)))
+    ok = x > -F_ONE and x < F_INF
+    special = -F_INF if x == -F_ONE else (F_NAN if x < -F_ONE else x)
+    res = res if ok else special
+    return x if x == F_ZERO else res
+
+
+F_BIG = F(16777216.0)  # 2^24: above it, x + 1 == x
+F_LN2 = F(0.6931471805599453)
+
+
+@njit(**_OPTS)
+def asinh_f32(x):
+    a = abs(x)
+    ac = a if a < F_BIG else F_ONE
+    w = ac + ac * ac / (F_ONE + np.sqrt(F_ONE + ac * ac))
+    huge = a >= F_BIG
+    res = _log1p_finite_f32(a if huge else w) + (F_LN2 if huge else F_ZERO)
+    res = res if a < F_INF else a
+    res = np.copysign(res, x)
+    return res if (x == x and x != F_ZERO) else x
+
+
+@njit(**_OPTS)
+def acosh_f32(x):
+    tc = _clamp_f32(x - F_ONE, F_ZERO, F_BIG)
+    w = tc + np.sqrt(tc * (tc + F_TWO))
+    huge = x >= F_BIG
+    res = _log1p_finite_f32(x if huge else w) + (F_LN2 if huge else F_ZERO)
+    res = res if x < F_INF else x
+    return res if x >= F_ONE else (x if x != x else F_NAN)
+
+
+@njit(**_OPTS)
+def atanh_f32(x):
+    a = abs(x)
+    ac = _clamp_f32(a, F_ZERO, F(0.99999994))
+    t = ac + ac
+    arg = t + t * ac / (F_ONE - ac) if ac < F_HALF else t / (F_ONE - ac)
+    res = F_HALF * _log1p_finite_f32(arg)
+    res = res if a < F_ONE else (F_INF if a == F_ONE else F_NAN)
+    res = np.copysign(res, x)
+    return res if (x == x and x != F_ZERO) else x
+
+
+# from _vmath_fit.py (F_ATAN_P): approximation error 0.04 float32 ulp
+F_ATAN_P = tuple(
+    F(c)
+    for c in (
+        -0.06451928208121749,
+        0.10743731490791084,
+        -0.1426395559798464,
+        0.19999540483648964,
+        -0.3333333176116852,
+    )
+)
+F_TAN_PI_8 = F(0.41421356237309503)
+F_PIO4 = F(0.7853981633974483)
+F_PIO4_LO = F(-2.1855695e-08)  # pi/4 - float32(pi/4)
+F_PIO2 = F(1.5707963267948966)
+F_PIO2_LO = F(-4.371139e-08)
+F_PI = F(3.141592653589793)
+F_PI_LO = F(-8.742278e-08)
+
+
+@njit(**_OPTS)
+def atan2_f32(y, x):
+    """atan2 in float32: the float64 algorithm (see ``atan2``) with float32 constants."""
+    ay = abs(y)
+    ax = abs(x)
+    swap = ay > ax
+    t = (ax if swap else ay) / (ay if swap else ax)
+    hi = t > F_TAN_PI_8
+    u = (t - F_ONE) / (t + F_ONE) if hi else t
+    z = u * u
+    p = u * z * _horner(F_ATAN_P, z)
+    r = (F_PIO4 + (F_PIO4_LO + (u + p))) if hi else u + p
+    r = r if not (ay == F_INF and ax == F_INF) else F_PIO4
+    r = r if not (ay == F_ZERO and ax == F_ZERO) else F_ZERO
+    neg_x = np.copysign(F_ONE, x) < F_ZERO
+    lo = (F_PIO2_LO + r) if neg_x else (F_PIO2_LO - r)
+    r = (F_PIO2 + lo) if swap else ((F_PI + (F_PI_LO - r)) if neg_x else r)
+    return np.copysign(r, y)
+
+
+@njit(**_OPTS)
+def atan_f32(x):
+    return atan2_f32(x, F_ONE)
+
+
+@njit(**_OPTS)
+def asin_f32(x):
+    return atan2_f32(x, np.sqrt((F_ONE - x) * (F_ONE + x)))
+
+
+@njit(**_OPTS)
+def acos_f32(x):
+    return atan2_f32(np.sqrt((F_ONE - x) * (F_ONE + x)), x)
 
 
 F_SIN_P = tuple(F(c) for c in (1.0 / 362880.0, -1.0 / 5040.0, 1.0 / 120.0, -1.0 / 6.0))
