@@ -23,7 +23,7 @@ from ._dtypes import FLOAT_KINDS
 from ._grad_state import AutogradMeta, Mode
 from ._shapes import is_c_contiguous
 
-__all__ = ["Mode", "Node", "AutogradMeta", "record", "tracked", "setitem", "RULES"]
+__all__ = ["Mode", "Node", "AutogradMeta", "record", "setitem", "RULES"]
 
 
 class Rule:
@@ -129,19 +129,6 @@ def in_graph(a: Array) -> bool:
     return b is not None and b._ag is not None
 
 
-def tracked(args) -> bool:
-    """True when some array among ``args`` (or in a list among them) is in the graph."""
-    for a in args:
-        if isinstance(a, Array):
-            if in_graph(a):
-                return True
-        elif type(a) in (list, tuple):
-            for b in a:
-                if isinstance(b, Array) and in_graph(b):
-                    return True
-    return False
-
-
 def _adopt(a: Array) -> None:
     """Give an untracked view a history if a recorded write changed its owner since it was
     taken (detached arrays, marked with version -1, never are)."""
@@ -163,10 +150,6 @@ def edge(a: Array):
             _regenerate_view(a, root)
             return (a._ag.node, 0)
     return (node, ag.index)
-
-
-def _is_float(a) -> bool:
-    return isinstance(a, Array) and a._dtype.kind in FLOAT_KINDS
 
 
 _SEQ = (list, tuple)
@@ -324,35 +307,25 @@ def _edge_of(a: Array):
 
 def record_two(name: str, rule, x1: Array, x2: Array, out: Array) -> Array:
     """record_one() for two arrays and a fresh floating output (elementwise calls: the output is
-    never an input, nor a view of one), written out: this is every recorded binary operation."""
+    never an input, nor a view of one): every recorded binary operation comes here."""
     e1, e2 = _edge_of(x1), _edge_of(x2)
     if e1 is None and e2 is None:
         return out
-    node = Node()
-    node.name = name
-    node.rule = rule
-    node.params = _NO_PARAMS
-    node.edges = (e1, e2)
-    node.input_meta = ((x1._shape, x1._dtype, x1._device), (x2._shape, x2._dtype, x2._device))
-    node.output_meta = ((out._shape, out._dtype, out._device),)
-    b1, b2 = x1._base, x2._base
-    v1 = (x1 if b1 is None else b1)._version
-    v2 = (x2 if b2 is None else b2)._version
-    if rule.save_inputs:
-        node.inputs = (x1, x2)
-        versions = [(x1, v1), (x2, v2)]
-    else:
-        node.inputs = None
-        versions = []
+    metas = ((x1._shape, x1._dtype, x1._device), (x2._shape, x2._dtype, x2._device))
+    saved = [x1, x2] if rule.save_inputs else []
     if rule.save_output:
-        node.outputs = (out,)
-        versions.append((out, 0))
-    else:
-        node.outputs = None
-    node.saved_versions = versions
-    node.released = False
-    node.retained = None
-    node.hooks = None
+        saved.append(out)
+    node = _node(
+        name,
+        rule,
+        _NO_PARAMS,
+        (e1, e2),
+        metas,
+        ((out._shape, out._dtype, out._device),),
+        (x1, x2) if rule.save_inputs else None,
+        (out,) if rule.save_output else None,
+        saved,
+    )
     out._ag = AutogradMeta(node, 0, None)
     return out
 

@@ -109,7 +109,6 @@ class Primitive:
         "vjp",
         "kernels",
         "params",
-        "nout",
         "memo_key",
         "_plans",
     )
@@ -121,7 +120,6 @@ class Primitive:
         accepts: str = "any",
         result: str = "same",
         rule: Callable | None = None,
-        nout: int = 1,
         **params,
     ):
         self.name = name
@@ -132,7 +130,6 @@ class Primitive:
         self.vjp = None
         self.kernels: dict[str, Callable] = {}
         self.params = params
-        self.nout = nout
         self.memo_key = None
         self._plans: dict = {}
 
@@ -230,7 +227,6 @@ def declare(
     accepts: str = "any",
     result: str = "same",
     rule: Callable | None = None,
-    nout: int = 1,
     **params,
 ) -> Primitive:
     """Declare a primitive (used by ``strided/_ops``); declaring a name twice is an error."""
@@ -243,7 +239,7 @@ def declare(
         "matmul": Contraction,
     }
     cls = classes.get(kind, Primitive)
-    p = cls(name, kind, accepts, result, rule, nout, **params)
+    p = cls(name, kind, accepts, result, rule, **params)
     _PRIMITIVES[name] = p
     return p
 

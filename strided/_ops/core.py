@@ -236,11 +236,6 @@ def elementwise_rule(prim: Primitive):
     return rule
 
 
-def elementwise(prim: Primitive, *args) -> Array:
-    """Apply an elementwise primitive (promotion, broadcasting, allocation, cast, kernel)."""
-    return prim(*args)
-
-
 def to_array(x, op: str) -> Array:
     if isinstance(x, Array):
         return x
