@@ -90,6 +90,9 @@ del _n, _p
 _UNARY_DUNDERS = ["__neg__", "__pos__", "__abs__", "__invert__"]
 
 
+_new_object = object.__new__
+
+
 def _in_graph(a) -> bool:
     """True when ``a`` tracks gradients or views memory whose owner does."""
     if a._ag is not None:
@@ -160,7 +163,14 @@ class Array:
         return self
 
     def _view(self, shape: tuple, strides: tuple, offset: int) -> Array:
-        v = Array._new(self._buf, shape, strides, offset, self._dtype, self._device)
+        v = _new_object(Array)  # Array._new written out: every view comes here
+        v._buf = self._buf
+        v._shape = shape
+        v._strides = strides
+        v._offset = offset
+        v._dtype = self._dtype
+        v._device = self._device
+        v._ag = None
         base = self._base
         if base is None:
             base = self
@@ -355,6 +365,20 @@ class Array:
 
     def _index_geometry(self, key) -> tuple:
         """(shape, strides, offset) of the view selected by a basic index."""
+        shape = self._shape
+        if key.__class__ is slice and shape:  # the commonest index: a slice of axis 0
+            start, stop, step = key.indices(shape[0])
+            if step == 1:
+                size = stop - start if stop > start else 0
+            else:
+                size = len(range(start, stop, step))
+            strides = self._strides
+            st = strides[0]
+            return (
+                (size,) + shape[1:],
+                (st * step,) + strides[1:],
+                self._offset + start * st if size else self._offset,
+            )
         if not isinstance(key, tuple):
             key = (key,)
         n_ell = 0
@@ -419,17 +443,26 @@ class Array:
 
     def __getitem__(self, key) -> Array:
         kc = key.__class__
-        if kc is slice and self._shape and self._ag is None and self._base is None:
-            # the commonest index, x[a:b:c] on an array outside the graph: a view of axis 0
-            n = self._shape[0]
-            start, stop, step = key.indices(n)
-            size = len(range(start, stop, step))
-            st = self._strides[0]
-            v = Array._new(self._buf, (size, *self._shape[1:]), (st * step, *self._strides[1:]),
+        if kc is slice and self._shape:
+            # the commonest index, x[a:b:c]: a view of axis 0
+            base = self._base
+            if self._ag is not None or (base is not None and base._ag is not None):
+                return OPERATIONS["getitem"](self, key)  # in the graph: recorded
+            shape = self._shape
+            start, stop, step = key.indices(shape[0])
+            if step == 1:
+                size = stop - start if stop > start else 0
+            else:
+                size = len(range(start, stop, step))
+            strides = self._strides
+            st = strides[0]
+            v = Array._new(self._buf, (size,) + shape[1:], (st * step,) + strides[1:],
                            self._offset + start * st if size else self._offset, self._dtype,
                            self._device)  # fmt: skip
-            v._base = self
-            v._version = self._version
+            if base is None:
+                base = self
+            v._base = base
+            v._version = base._version
             return v
         if kc is not tuple:
             if isinstance(key, Array):

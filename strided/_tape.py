@@ -294,6 +294,73 @@ def record_one(name: str, rule, params: dict, args: tuple, out: Array) -> Array:
     return out
 
 
+def record_unary(name: str, rule, params: dict, x: Array, out: Array) -> Array:
+    """record_one() for one array argument and a floating output that is not ``x`` itself (a
+    fresh result, or a view of ``x``'s memory): views, reductions and unary functions."""
+    ag = x._ag
+    if ag is not None and ag.node is None:
+        e = (None, x)  # a leaf
+    else:
+        e = _edge_of(x)
+        if e is None:
+            return out
+    if rule.save_inputs:
+        saved = [x, out] if rule.save_output else (x,)
+        inputs = (x,)
+    else:
+        saved = (out,) if rule.save_output else ()
+        inputs = None
+    node = _node(
+        name,
+        rule,
+        params,
+        (e,),
+        ((x._shape, x._dtype, x._device),),
+        ((out._shape, out._dtype, out._device),),
+        inputs,
+        (out,) if rule.save_output else None,
+        saved,
+    )
+    base = out._base
+    if base is not None:
+        if base is not (x if x._base is None else x._base):
+            out._base = base = None  # memory the op allocated itself (see record_one)
+        else:
+            out._ag = AutogradMeta(node, 0, base._version)
+            return out
+    out._ag = AutogradMeta(node, 0, None)
+    return out
+
+
+def record_scalar(name: str, rule, args: tuple, x: Array, out: Array) -> Array:
+    """record_one() for an array ``x`` and a Python scalar (in either order) giving a fresh
+    floating output: ``a * 2.0``, ``1.0 - a``."""
+    e = _edge_of(x)
+    if e is None:
+        return out
+    meta = (x._shape, x._dtype, x._device)
+    if args[0] is x:
+        edges, metas = (e, None), (meta, None)
+    else:
+        edges, metas = (None, e), (None, meta)
+    saved = [x] if rule.save_inputs else []
+    if rule.save_output:
+        saved.append(out)
+    node = _node(
+        name,
+        rule,
+        _NO_PARAMS,
+        edges,
+        metas,
+        ((out._shape, out._dtype, out._device),),
+        args if rule.save_inputs else None,
+        (out,) if rule.save_output else None,
+        saved,
+    )
+    out._ag = AutogradMeta(node, 0, None)
+    return out
+
+
 def _edge_of(a: Array):
     """``a``'s edge, or None when it is not in the graph (a view adopts a history first)."""
     if a._ag is None:
@@ -305,7 +372,9 @@ def _edge_of(a: Array):
     return edge(a)
 
 
-def record_two(name: str, rule, x1: Array, x2: Array, out: Array) -> Array:
+def record_two(
+    name: str, rule, x1: Array, x2: Array, out: Array, params: dict | None = None
+) -> Array:
     """record_one() for two arrays and a fresh floating output (elementwise calls: the output is
     never an input, nor a view of one): every recorded binary operation comes here."""
     e1, e2 = _edge_of(x1), _edge_of(x2)
@@ -318,7 +387,7 @@ def record_two(name: str, rule, x1: Array, x2: Array, out: Array) -> Array:
     node = _node(
         name,
         rule,
-        _NO_PARAMS,
+        _NO_PARAMS if params is None else params,
         (e1, e2),
         metas,
         ((out._shape, out._dtype, out._device),),

@@ -32,7 +32,7 @@ from ._device import META, Device
 from ._errors import NAMED_ERRORS as _NAMED_ERRORS
 from ._errors import renamed as _renamed
 from ._shapes import contiguous_strides, prod
-from ._tape import Mode, record, record_two
+from ._tape import Mode, Rule, record, record_scalar, record_two, record_unary
 
 __all__ = [
     "Primitive",
@@ -139,7 +139,7 @@ class Primitive:
             if a.__class__ is Array or isinstance(a, Array):
                 if a._ag is not None or (a._base is not None and a._base._ag is not None):
                     if Mode.enabled and self.vjp is not NOT_DIFFERENTIABLE:
-                        return record(self.name, self.vjp, self, args, params)
+                        return self.recorded_call(args, params)
                     break
             elif type(a) in _SEQUENCES and _in_graph_args(a):
                 if Mode.enabled and self.vjp is not NOT_DIFFERENTIABLE:
@@ -151,21 +151,50 @@ class Primitive:
             if key is not None:
                 spec = self._plans.get(key)
                 if spec is not None and spec[0] is args[0]._device:
-                    device, shape, strides, dtype, alloc, size, kern, kparams, dense, layout = spec
-                    if kern is None:  # meta: the rule was the whole computation
-                        return Array._new(None, shape, strides, 0, dtype, device)
-                    if dense is not None:
-                        # the backend's kernel for inputs laid out as when the plan was made
-                        for a, st in zip(args, layout):
-                            if a._strides != st:
-                                break
-                        else:
-                            return Array._new(dense(*args), shape, strides, 0, dtype, device)
-                    out = Array._new(alloc(size), shape, strides, 0, dtype, device)
-                    kern(out, *args, **kparams)
-                    return out
+                    return _from_spec(spec, args)
                 return self._memoized(key, args, params)
         return execute(self, args, params)
+
+    def recorded_call(self, args: tuple, params: dict):
+        """The pipeline for a call with a tracked input, grad mode on.  A view, or a call whose
+        plan is memoized, runs its kernel (which records nothing) and attaches one node directly;
+        anything else goes through :func:`record`, which runs the primitive with grad mode
+        off."""
+        rule = self.vjp
+        if rule.__class__ is Rule:
+            n = len(args)
+            if n == 1:
+                x = args[0]
+                if self.kind == "view":
+                    out = x._view(*_plan(self, args, params))
+                else:
+                    out = self._memo_hit(args, params)
+                    if out is None:
+                        return record(self.name, rule, self, args, params)
+                if out._dtype.kind in _FLOAT_KINDS:
+                    return record_unary(self.name, rule, params, x, out)
+                return out
+            if n == 2 and args[0].__class__ is Array and args[1].__class__ is Array:
+                out = self._memo_hit(args, params)
+                if out is not None:
+                    if out._dtype.kind in _FLOAT_KINDS:
+                        return record_two(self.name, rule, args[0], args[1], out, params)
+                    return out
+        return record(self.name, rule, self, args, params)
+
+    def _memo_hit(self, args: tuple, params: dict):
+        """The result of a call whose plan is memoized (its output is always fresh memory), or
+        None when there is no such plan."""
+        memo_key = self.memo_key
+        if memo_key is None:
+            return None
+        key = memo_key(*args, **params)
+        if key is None:
+            return None
+        spec = self._plans.get(key)
+        if spec is None or spec[0] is not args[0]._device or args[-1]._device is not spec[0]:
+            return None
+        return _from_spec(spec, args)
 
     def memoize(self, key: Callable) -> None:
         """Keep the rule's plans: ``key(*args, **params)`` names everything the rule's result
@@ -414,6 +443,23 @@ def _spec(prim: Primitive, plan: Plan, args: tuple) -> tuple:
             dense, layout)  # fmt: skip
 
 
+def _from_spec(spec: tuple, args: tuple) -> Array:
+    """Run a memoized plan (see :func:`_spec`) on ``args``."""
+    device, shape, strides, dtype, alloc, size, kern, kparams, dense, layout = spec
+    if kern is None:  # meta: the rule was the whole computation
+        return Array._new(None, shape, strides, 0, dtype, device)
+    if dense is not None:
+        # the backend's kernel for inputs laid out as when the plan was made
+        for a, st in zip(args, layout):
+            if a._strides != st:
+                break
+        else:
+            return Array._new(dense(*args), shape, strides, 0, dtype, device)
+    out = Array._new(alloc(size), shape, strides, 0, dtype, device)
+    kern(out, *args, **kparams)
+    return out
+
+
 def _needs_cast(args, casts) -> bool:
     """Whether casting ``args`` as ``casts`` says would change any of them."""
     if casts is None:
@@ -490,16 +536,15 @@ class Elementwise(Primitive):
             if x1.__class__ is Array:
                 c2 = x2.__class__
                 if c2 is Array:
-                    if (
+                    tracked = (
                         x1._ag is not None
                         or x2._ag is not None
                         or (x1._base is not None and x1._base._ag is not None)
                         or (x2._base is not None and x2._base._ag is not None)
-                    ) and Mode.enabled:  # the thread-local read only when an input is tracked
-                        return self._recorded(x1, x2)
+                    )
                     device = x1._device
                     if x2._device is not device:
-                        return execute(self, args, _NO_PARAMS)
+                        return apply(self, args, _NO_PARAMS)
                     d1, d2, s1, s2, spec = self._last
                     if (
                         d1 is x1._dtype
@@ -521,8 +566,15 @@ class Elementwise(Primitive):
                             out._device = device
                             out._ag = out._base = None
                             out._version = 0
-                            return out
-                        return self._run_spec(spec, args)
+                        else:
+                            out = self._run_spec(spec, args)
+                        if tracked and Mode.enabled:  # the thread-local read only when tracked
+                            rule = self.vjp
+                            if rule.__class__ is Rule and dtype.kind in _FLOAT_KINDS:
+                                return record_two(self.name, rule, x1, x2, out)
+                        return out
+                    if tracked and Mode.enabled:
+                        return self._recorded(x1, x2)
                     key = (x1._dtype, x2._dtype, x1._shape, x2._shape)
                     spec = self._specs.get(key)
                     if spec is not None:
@@ -531,7 +583,7 @@ class Elementwise(Primitive):
                     if (
                         x1._ag is not None or (x1._base is not None and x1._base._ag is not None)
                     ) and Mode.enabled:
-                        return record(self.name, self.vjp, self, args, _NO_PARAMS)
+                        return self._recorded_other(args, (x1._dtype, c2, x1._shape), x1)
                     if c2 is int and x1._dtype.kind in _INTEGER_KINDS:
                         return execute(self, args, _NO_PARAMS)  # the value's range is checked
                     device = x1._device
@@ -560,7 +612,7 @@ class Elementwise(Primitive):
                 if (
                     x2._ag is not None or (x2._base is not None and x2._base._ag is not None)
                 ) and Mode.enabled:
-                    return apply(self, args, _NO_PARAMS)
+                    return self._recorded_other(args, (x1.__class__, x2._dtype, x2._shape), x2)
                 if x1.__class__ is int and x2._dtype.kind in _INTEGER_KINDS:
                     return execute(self, args, _NO_PARAMS)
                 device = x2._device
@@ -572,7 +624,7 @@ class Elementwise(Primitive):
             if (
                 x1._ag is not None or (x1._base is not None and x1._base._ag is not None)
             ) and Mode.enabled:
-                return apply(self, args, _NO_PARAMS)
+                return self._recorded_other(args, (x1._dtype, x1._shape), x1)
             device = x1._device
             key = (x1._dtype, x1._shape)
         else:
@@ -593,10 +645,25 @@ class Elementwise(Primitive):
         spec = self._specs.get(key)
         if spec is None or spec[5] is not x1._device or x2._device is not x1._device:
             return record(self.name, rule, self, (x1, x2), _NO_PARAMS)
+        self._last = (x1._dtype, x2._dtype, x1._shape, x2._shape, spec)
         out = self._run_spec(spec, (x1, x2))
         if type(rule) is str or out._dtype.kind not in _FLOAT_KINDS:
             return out  # not differentiable, or no floating output to carry a gradient
         return record_two(self.name, rule, x1, x2, out)
+
+    def _recorded_other(self, args: tuple, key: tuple, x: Array):
+        """A recorded call with one array (and maybe a Python scalar) whose rule result is
+        memoized under ``key``: the kernel runs with grad mode on and one node is attached."""
+        rule = self.vjp
+        spec = self._specs.get(key)
+        if spec is None or spec[5] is not x._device or rule.__class__ is not Rule:
+            return record(self.name, rule, self, args, _NO_PARAMS)
+        out = self._run_spec(spec, args)
+        if out._dtype.kind not in _FLOAT_KINDS:
+            return out
+        if len(args) == 1:
+            return record_unary(self.name, rule, _NO_PARAMS, x, out)
+        return record_scalar(self.name, rule, args, x, out)
 
     def _run_spec(self, spec: tuple, args: tuple):
         shape, strides, dtype, alloc, size, device, kern, dense = spec
@@ -656,11 +723,7 @@ class Reduction(Primitive):
         self._last = (None, None, None, None, None, None)
 
     def __call__(self, x, /, *, axis=None, keepdims=False, dtype=None):
-        if (
-            x.__class__ is Array
-            and (x._ag is None or not Mode.enabled)
-            and (x._base is None or x._base._ag is None or not Mode.enabled)
-        ):
+        if x.__class__ is Array or isinstance(x, Array):
             d, shape, ax, kd, dt_, spec = self._last
             if (
                 d is x._dtype
@@ -681,12 +744,25 @@ class Reduction(Primitive):
                     out._device = spec[0]
                     out._ag = out._base = None
                     out._version = 0
-                    return out
+                else:
+                    out = _from_spec(spec, (x,))
+                if (
+                    x._ag is not None or (x._base is not None and x._base._ag is not None)
+                ) and Mode.enabled:
+                    rule = self.vjp
+                    if rule.__class__ is not Rule or out._dtype.kind not in _FLOAT_KINDS:
+                        return out  # not differentiable, or no floating output
+                    if dtype is None:
+                        params = {"axis": axis, "keepdims": keepdims}
+                    else:
+                        params = {"axis": axis, "keepdims": keepdims, "dtype": dtype}
+                    return record_unary(self.name, rule, params, x, out)
+                return out
         if dtype is None:
             out = Primitive.__call__(self, x, axis=axis, keepdims=keepdims)
         else:
             out = Primitive.__call__(self, x, axis=axis, keepdims=keepdims, dtype=dtype)
-        if x.__class__ is Array and out._ag is None and type(axis) is not list:
+        if isinstance(x, Array) and type(axis) is not list:
             spec = self._plans.get((x._dtype, x._shape, axis, keepdims, dtype))
             if spec is not None:
                 self._last = (x._dtype, x._shape, axis, keepdims, dtype, spec)
@@ -709,39 +785,43 @@ class Contraction(Primitive):
 
     def __call__(self, x1, x2, /):
         if x1.__class__ is Array and x2.__class__ is Array:
-            tracked = (
-                x1._ag is not None
-                or x2._ag is not None
-                or (x1._base is not None and x1._base._ag is not None)
-                or (x2._base is not None and x2._base._ag is not None)
-            )
-            if not tracked or not Mode.enabled:
-                d1, d2, s1, s2, spec = self._last
+            d1, d2, s1, s2, spec = self._last
+            if (
+                d1 is x1._dtype
+                and d2 is x2._dtype
+                and s1 == x1._shape
+                and s2 == x2._shape
+                and spec[0] is x1._device
+                and x2._device is x1._device
+            ):
+                dense, layout = spec[8], spec[9]
+                if dense is not None and x1._strides == layout[0] and x2._strides == layout[1]:
+                    out = _new_object(Array)
+                    out._buf = dense(x1, x2)
+                    out._shape = spec[1]
+                    out._strides = spec[2]
+                    out._offset = 0
+                    out._dtype = spec[3]
+                    out._device = spec[0]
+                    out._ag = out._base = None
+                    out._version = 0
+                else:
+                    out = _from_spec(spec, (x1, x2))
                 if (
-                    d1 is x1._dtype
-                    and d2 is x2._dtype
-                    and s1 == x1._shape
-                    and s2 == x2._shape
-                    and spec[0] is x1._device
-                    and x2._device is x1._device
-                ):
-                    dense, layout = spec[8], spec[9]
-                    if dense is not None and x1._strides == layout[0] and x2._strides == layout[1]:
-                        out = _new_object(Array)
-                        out._buf = dense(x1, x2)
-                        out._shape = spec[1]
-                        out._strides = spec[2]
-                        out._offset = 0
-                        out._dtype = spec[3]
-                        out._device = spec[0]
-                        out._ag = out._base = None
-                        out._version = 0
-                        return out
-                out = Primitive.__call__(self, x1, x2)
-                spec = self._plans.get((x1._dtype, x2._dtype, x1._shape, x2._shape))
-                if spec is not None:
-                    self._last = (x1._dtype, x2._dtype, x1._shape, x2._shape, spec)
+                    x1._ag is not None
+                    or x2._ag is not None
+                    or (x1._base is not None and x1._base._ag is not None)
+                    or (x2._base is not None and x2._base._ag is not None)
+                ) and Mode.enabled:
+                    rule = self.vjp
+                    if rule.__class__ is Rule and out._dtype.kind in _FLOAT_KINDS:
+                        return record_two(self.name, rule, x1, x2, out)
                 return out
+            out = Primitive.__call__(self, x1, x2)
+            spec = self._plans.get((x1._dtype, x2._dtype, x1._shape, x2._shape))
+            if spec is not None:
+                self._last = (x1._dtype, x2._dtype, x1._shape, x2._shape, spec)
+            return out
         return Primitive.__call__(self, x1, x2)
 
 

@@ -12,6 +12,7 @@ import operator
 from .. import _dtypes as dt
 from .._array import Array
 from .._device import as_device
+from .._grad_state import Mode
 from .._shapes import (
     broadcast_shapes as broadcast_shapes_rule,
 )
@@ -181,10 +182,6 @@ def _flip_rule(x: Array, /, *, axis=None) -> tuple:
     return x._shape, tuple(strides), offset
 
 
-def _getitem_rule(x: Array, /, key) -> tuple:
-    return to_array(x, "__getitem__")._index_geometry(key)
-
-
 def _as_strided_rule(x: Array, /, shape, strides, offset) -> tuple:
     x = to_array(x, "as_strided")
     if not x.is_contiguous():
@@ -198,7 +195,8 @@ EXPAND_DIMS = declare("expand_dims", "view", rule=_expand_dims_rule)
 SQUEEZE = declare("squeeze", "view", rule=_squeeze_rule)
 BROADCAST_TO = declare("broadcast_to", "view", rule=_broadcast_to_rule)
 FLIP = declare("flip", "view", rule=_flip_rule)
-GETITEM = declare("getitem", "view", rule=_getitem_rule)
+# Array.__getitem__ is the only caller (x is an array): its geometry method is the rule itself
+GETITEM = declare("getitem", "view", rule=Array._index_geometry)
 AS_STRIDED = declare("as_strided", "view", rule=_as_strided_rule)
 
 
@@ -323,7 +321,10 @@ def stack(arrays, /, *, axis: int = 0) -> Array:
 
 
 def getitem_basic(x: Array, key) -> Array:
-    """``x[key]`` for a basic index: a view (recorded when ``x`` tracks gradients)."""
+    """``x[key]`` for a basic index on an array in the graph (``Array.__getitem__`` takes
+    other views itself): a view, recorded while grad mode is on."""
+    if Mode.enabled:
+        return GETITEM.recorded_call((x,), {"key": key})
     return GETITEM(x, key=key)
 
 
