@@ -78,11 +78,14 @@ def _node(name, rule, params, edges, input_meta, output_meta, inputs=None, outpu
     node.output_meta = output_meta
     node.inputs = inputs
     node.outputs = outputs
-    versions = []
-    for a in saved:
-        b = a._base
-        versions.append((a, (a if b is None else b)._version))
-    node.saved_versions = versions
+    if saved:
+        versions = []
+        for a in saved:
+            b = a._base
+            versions.append((a, (a if b is None else b)._version))
+        node.saved_versions = versions
+    else:
+        node.saved_versions = ()
     node.released = False
     node.retained = None
     node.hooks = None

@@ -580,12 +580,16 @@ class Elementwise(Primitive):
                     if spec is not None:
                         self._last = (x1._dtype, x2._dtype, x1._shape, x2._shape, spec)
                 elif c2 in _PY_SCALARS:
-                    if (
-                        x1._ag is not None or (x1._base is not None and x1._base._ag is not None)
-                    ) and Mode.enabled:
-                        return self._recorded_other(args, (x1._dtype, c2, x1._shape), x1)
+                    tracked = x1._ag is not None or (
+                        x1._base is not None and x1._base._ag is not None
+                    )
                     if c2 is int and x1._dtype.kind in _INTEGER_KINDS:
-                        return execute(self, args, _NO_PARAMS)  # the value's range is checked
+                        # the value's range is checked (by the rule)
+                        return (
+                            apply(self, args, _NO_PARAMS)
+                            if tracked
+                            else execute(self, args, _NO_PARAMS)
+                        )
                     device = x1._device
                     d1, d2, s1, s2, spec = self._last
                     if d1 is x1._dtype and d2 is c2 and s1 == x1._shape and spec[5] is device:
@@ -600,8 +604,15 @@ class Elementwise(Primitive):
                             out._device = device
                             out._ag = out._base = None
                             out._version = 0
-                            return out
-                        return self._run_spec(spec, args)
+                        else:
+                            out = self._run_spec(spec, args)
+                        if tracked and Mode.enabled:
+                            rule = self.vjp
+                            if rule.__class__ is Rule and dtype.kind in _FLOAT_KINDS:
+                                return record_scalar(self.name, rule, args, x1, out)
+                        return out
+                    if tracked and Mode.enabled:
+                        return self._recorded_other(args, (x1._dtype, c2, x1._shape), x1)
                     key = (x1._dtype, c2, x1._shape)
                     spec = self._specs.get(key)
                     if spec is not None:
@@ -658,6 +669,8 @@ class Elementwise(Primitive):
         spec = self._specs.get(key)
         if spec is None or spec[5] is not x._device or rule.__class__ is not Rule:
             return record(self.name, rule, self, args, _NO_PARAMS)
+        if len(key) == 3 and key[0].__class__ is dt.DType:  # (dtype, scalar type, shape)
+            self._last = (key[0], key[1], key[2], None, spec)
         out = self._run_spec(spec, args)
         if out._dtype.kind not in _FLOAT_KINDS:
             return out
