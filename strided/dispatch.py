@@ -23,7 +23,9 @@ View primitives (reshape, permute_dims, basic indexing, ...) have rules that ret
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import threading
 from collections.abc import Callable
 
 from . import _dtypes as dt
@@ -45,6 +47,7 @@ __all__ = [
     "primitives",
     "primitive",
     "NOT_DIFFERENTIABLE",
+    "observe",
 ]
 
 #: Marker for primitives whose outputs carry no gradient (comparisons, integer results, ...).
@@ -866,6 +869,64 @@ def composite(name: str, n_data: int = 1):
         return call
 
     return deco
+
+
+# -- observing calls --------------------------------------------------------------------------
+_observers: list = []
+_observed_classes: dict = {}
+
+
+class _Depth(threading.local):
+    value = 0  # how many observed primitive calls the calling thread is inside
+
+
+_depth = _Depth()
+
+
+def _observed_class(cls: type) -> type:
+    """``cls`` with a ``__call__`` that reports each call to the observers (made once)."""
+    sub = _observed_classes.get(cls)
+    if sub is None:
+        call = cls.__call__
+
+        def __call__(self, *args, **params):
+            depth = _depth.value
+            _depth.value = depth + 1
+            try:
+                out = call(self, *args, **params)
+            finally:
+                _depth.value = depth
+            for fn in tuple(_observers):
+                fn(self, args, params, out, depth)
+            return out
+
+        sub = type(cls.__name__, (cls,), {"__slots__": (), "__call__": __call__})
+        sub.__module__ = cls.__module__
+        sub._unobserved = cls
+        _observed_classes[cls] = sub
+    return sub
+
+
+@contextlib.contextmanager
+def observe(callback: Callable):
+    """Within the block, call ``callback(primitive, args, params, out, depth)`` after every
+    primitive call that returns (in every thread).  ``depth`` is 0 for a call made outside any
+    primitive, and more for the calls a primitive makes itself (a composite's parts, and the
+    untracked re-run that recording does).  Used to count FLOPs and memory per module.
+
+    Observing costs nothing outside such a block: entering it swaps every primitive's class for
+    a subclass whose ``__call__`` reports, leaving it swaps them back."""
+    _observers.append(callback)
+    if len(_observers) == 1:
+        for prim in _PRIMITIVES.values():
+            prim.__class__ = _observed_class(prim.__class__)
+    try:
+        yield callback
+    finally:
+        _observers.remove(callback)
+        if not _observers:
+            for prim in _PRIMITIVES.values():
+                prim.__class__ = getattr(prim.__class__, "_unobserved", prim.__class__)
 
 
 def _empty_rule(*args, **params):

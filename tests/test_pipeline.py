@@ -212,3 +212,33 @@ def test_imports_point_one_way():
     for node in graph:
         if node not in state:
             visit(node, [])
+
+
+def test_observe_reports_every_primitive_call_and_leaves_no_trace():
+    x = xp.asarray(np.ones((3, 4)), requires_grad=True)
+    w = xp.asarray(np.ones((4, 5)))
+    for _ in range(2):  # the second round runs the memoized fast lanes
+        xp.sum(xp.tanh(x @ w) * 2.0)
+    calls = []
+
+    def seen(prim, args, params, out, depth):
+        calls.append((prim.name, depth, out.shape))
+
+    classes = {name: type(p) for name, p in dispatch.primitives().items()}
+    with dispatch.observe(seen):
+        y = xp.sum(xp.tanh(x @ w) * 2.0)
+        forward = [c for c in calls if c[1] == 0]
+        y.backward()
+    assert forward == [
+        ("matmul", 0, (3, 5)),
+        ("tanh", 0, (3, 5)),
+        ("multiply", 0, (3, 5)),
+        ("sum", 0, ()),
+    ]
+    backward = [c for c in calls if c[1] == 0][len(forward) :]
+    assert ("matmul", 0, (3, 4)) in backward  # the gradient of x
+    assert {name: type(p) for name, p in dispatch.primitives().items()} == classes
+    n = len(calls)
+    xp.sum(x)
+    assert len(calls) == n  # outside the block nothing is reported
+    np.testing.assert_allclose(np.asarray(x.grad), 2 * 5 * (1 - np.tanh(4.0) ** 2), rtol=1e-12)
