@@ -16,6 +16,7 @@ dispatch.install_backend("meta", _meta.kernel_for)
 del _cpu, _meta
 
 from . import autograd  # noqa: E402  (declares the backward rules; needs the whole namespace)
+from . import random  # noqa: E402  (PyTorch-style samplers; not part of the standard)
 
 # errors from inside a composition (std calls var, clip calls maximum) name the function called;
 # the elementwise functions, reductions and matmul call their primitive directly, whose rule's
