@@ -45,3 +45,6 @@ for _n in _shared:
     setattr(linalg, _n, globals()[_n])
 _name_errors(fft.__dict__, fft.__all__, "fft.")
 del _name_errors, _DIRECT, _shared, _n
+
+from . import optim, utils  # noqa: E402  (optimizers and schedulers; datasets and loaders)
+from .serialization import load_file, save_file  # noqa: E402  (safetensors checkpoints)
