@@ -57,9 +57,7 @@ def _host_arrays(tensors: Any, what: str) -> dict[str, np.ndarray]:
         if not isinstance(name, str):
             raise TypeError(f"{what}: keys must be strings, got {name!r}")
         if not isinstance(a, Array):
-            raise TypeError(
-                f"{what}: {name!r} is a {type(a).__name__}, not a strided array"
-            )
+            raise TypeError(f"{what}: {name!r} is a {type(a).__name__}, not a strided array")
         if a.device.type == "meta":
             raise ValueError(
                 f"{what}: {name!r} is a meta array (shape {a.shape}, dtype {a.dtype.name}); meta "
@@ -72,7 +70,9 @@ def _host_arrays(tensors: Any, what: str) -> dict[str, np.ndarray]:
             )
         if a.device.type != "cpu":
             a = a.to_device("cpu")
-        h = np.ascontiguousarray(np.asarray(a.detach() if a.requires_grad else a))
+        h = np.asarray(a.detach() if a.requires_grad else a)
+        if not h.flags.c_contiguous:  # (not ascontiguousarray: it turns 0-d into 1-d)
+            h = h.copy(order="C")
         if h.dtype.byteorder == ">":
             h = h.astype(h.dtype.newbyteorder("<"))
         out[name] = h
@@ -90,7 +90,9 @@ def _check_metadata(metadata: Any, what: str) -> dict[str, str] | None:
 
 
 def save_file(
-    tensors: Mapping[str, Array], filename: str | os.PathLike, metadata: dict[str, str] | None = None
+    tensors: Mapping[str, Array],
+    filename: str | os.PathLike,
+    metadata: dict[str, str] | None = None,
 ) -> None:
     """Write ``tensors`` (e.g. ``module.state_dict()``) to ``filename`` in safetensors format;
     ``metadata`` is an optional dict of strings stored in the header."""
@@ -265,9 +267,7 @@ def _check_with_package(path: str, source: str) -> None:
         with safe_open(path, framework="numpy") as f:
             f.keys()
     except Exception as e:  # the package's SafetensorError is not exported as a type
-        raise ValueError(
-            f"load_file: {source} is not a valid safetensors file: {e}"
-        ) from None
+        raise ValueError(f"load_file: {source} is not a valid safetensors file: {e}") from None
 
 
 def metadata(filename: str | os.PathLike) -> dict[str, str] | None:

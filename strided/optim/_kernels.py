@@ -38,8 +38,24 @@ def sgd(p, g, buf, neg_lr, sign, wd, momentum, damp1, nesterov, init):  # pragma
 
 @nb.njit(**_JIT)
 def adam(
-    p, g, m, v, vmax, sign, wd, decay, w1, w1c, small, beta2, w2, bc2_sqrt, eps, neg_step,
-    amsgrad, decoupled,
+    p,
+    g,
+    m,
+    v,
+    vmax,
+    sign,
+    wd,
+    decay,
+    w1,
+    w1c,
+    small,
+    beta2,
+    w2,
+    bc2_sqrt,
+    eps,
+    neg_step,
+    amsgrad,
+    decoupled,
 ):  # pragma: no cover
     for i in range(p.size):
         x = p[i]

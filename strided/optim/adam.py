@@ -151,4 +151,3 @@ def _lerp_(a, end, w: float) -> None:
         a += w * (end - a)
     else:
         a[...] = end - (end - a) * (1 - w)
-

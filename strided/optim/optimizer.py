@@ -74,7 +74,9 @@ def _check_param(name: str, p: object) -> None:
             f"{type(p).__name__}"
         )
     if not p.is_leaf:
-        raise ValueError(f"{name}: can't optimize a non-leaf array (it was computed by an operation)")
+        raise ValueError(
+            f"{name}: can't optimize a non-leaf array (it was computed by an operation)"
+        )
     if p.dtype.kind not in ("real floating", "complex floating"):
         raise TypeError(f"{name}: can't optimize an array of dtype {p.dtype.name}")
 

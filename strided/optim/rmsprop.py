@@ -104,7 +104,13 @@ class RMSprop(Optimizer):
                     if fused:
                         hosts = [
                             _host(a)
-                            for a in (p, g, sq, sq if ga is None else ga, sq if buf is None else buf)
+                            for a in (
+                                p,
+                                g,
+                                sq,
+                                sq if ga is None else ga,
+                                sq if buf is None else buf,
+                            )
                         ]
                         if any(h is None for h in hosts):
                             hosts = None

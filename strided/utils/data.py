@@ -257,11 +257,7 @@ class BatchSampler(Sampler):
     unless ``drop_last``)."""
 
     def __init__(self, sampler: Iterable[int], batch_size: int, drop_last: bool) -> None:
-        if (
-            not isinstance(batch_size, int)
-            or isinstance(batch_size, bool)
-            or batch_size <= 0
-        ):
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
             raise ValueError(
                 "BatchSampler: batch_size should be a positive integer value, but got "
                 f"batch_size={batch_size}"
@@ -346,7 +342,9 @@ def default_collate(batch: Sequence[Any]) -> Any:
     if isinstance(elem, Sequence):
         size = len(elem)
         if any(len(e) != size for e in batch):
-            raise RuntimeError("default_collate: each element in list of batch should be of equal size")
+            raise RuntimeError(
+                "default_collate: each element in list of batch should be of equal size"
+            )
         return [default_collate(list(s)) for s in zip(*batch)]
     raise TypeError(
         "default_collate: batch must contain strided or NumPy arrays, numbers, dicts or lists; "
@@ -523,8 +521,10 @@ def random_split(
     generator = _as_generator(generator, "random_split")
     n = len(dataset)  # type: ignore[arg-type]
     lengths = list(lengths)
-    if lengths and all(isinstance(x, float) for x in lengths) or (
-        math.isclose(sum(lengths), 1) and sum(lengths) <= 1
+    if (
+        lengths
+        and all(isinstance(x, float) for x in lengths)
+        or (math.isclose(sum(lengths), 1) and sum(lengths) <= 1)
     ):
         if any(not 0 <= f <= 1 for f in lengths):
             raise ValueError(f"random_split: fractions must be between 0 and 1, got {lengths}")

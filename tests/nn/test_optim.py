@@ -168,7 +168,7 @@ def test_param_groups_and_changing_lr():
         [{"params": tp[:2]}, {"params": tp[2:], "lr": 0.5, "momentum": 0.9}], lr=0.1, momentum=0.3
     )
     assert so.param_groups[1]["lr"] == 0.5 and so.param_groups[0]["momentum"] == 0.3
-    for i in range(4):
+    for _ in range(4):
         _feed(sp, tp)
         so.step()
         to.step()
@@ -201,16 +201,17 @@ def test_named_parameters_and_parameters_without_grad():
 def _torch_sd_to_strided(sd):
     return {
         "state": {
-            k: {n: (xp.asarray(v.numpy()) if isinstance(v, torch.Tensor) else v) for n, v in s.items()}
+            k: {
+                n: (xp.asarray(v.numpy()) if isinstance(v, torch.Tensor) else v)
+                for n, v in s.items()
+            }
             for k, s in sd["state"].items()
         },
         "param_groups": [dict(g) for g in sd["param_groups"]],
     }
 
 
-@pytest.mark.parametrize(
-    "case", [CASES[2], CASES[6], CASES[11], CASES[15], CASES[17]], ids=_ids
-)
+@pytest.mark.parametrize("case", [CASES[2], CASES[6], CASES[11], CASES[15], CASES[17]], ids=_ids)
 def test_state_dict_round_trip_continues_identically(case):
     name, kw = case
     sp, tp = _pair()
