@@ -14,7 +14,9 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-_JIT = {"cache": True, "nogil": True}
+# error_model="numpy": a division by zero gives inf/nan (as in PyTorch) instead of a Python
+# exception, whose per-element check would keep the loops from vectorising
+_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
 
 
 @nb.njit(**_JIT)

@@ -211,3 +211,26 @@ def test_unsupported_dtype_in_file(tmp_path):
     safetensors.numpy.save_file({"h": np.ones(3, np.float16)}, p)
     with pytest.raises(TypeError, match="F16"):
         xp.load_file(p)
+
+
+class _Net(xp.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = xp.nn.Parameter(xp.asarray(RNG.standard_normal((4, 3)).astype(np.float32)))
+        self.bias = xp.nn.Parameter(xp.asarray(RNG.standard_normal(4).astype(np.float32)))
+        self.register_buffer("count", xp.asarray(np.arange(3, dtype=np.int64)))
+
+
+def test_module_state_dict_round_trip(tmp_path):
+    a, b = _Net(), _Net()
+    path = tmp_path / "net.safetensors"
+    xp.save_file(a.state_dict(), path)
+    weight = b.weight
+    b.load_state_dict(xp.load_file(path))
+    assert b.weight is weight and isinstance(b.weight, xp.nn.Parameter)  # loaded in place
+    for (k, va), (k2, vb) in zip(a.state_dict().items(), b.state_dict().items()):
+        assert k == k2 and _bits(va) == _bits(vb)
+    # strict loading still reports missing keys of a partial checkpoint
+    xp.save_file({"weight": a.weight}, path)
+    with pytest.raises(RuntimeError, match="bias"):
+        b.load_state_dict(xp.load_file(path))

@@ -383,3 +383,46 @@ def test_validation_matches_torch():
     p.grad = xp.ones(3, dtype=xp.float64)
     with pytest.raises(RuntimeError, match="does not match its parameter"):
         o.step()
+
+
+class _TwoLayer(xp.nn.Module):
+    """A small MLP made of Parameters (the layers' own tests live with nn)."""
+
+    def __init__(self, w1, b1, w2):
+        super().__init__()
+        self.w1 = xp.nn.Parameter(xp.asarray(w1.copy()))
+        self.b1 = xp.nn.Parameter(xp.asarray(b1.copy()))
+        self.w2 = xp.nn.Parameter(xp.asarray(w2.copy()))
+
+    def forward(self, x):
+        h = xp.matmul(x, xp.matrix_transpose(self.w1)) + self.b1
+        return xp.matmul(xp.maximum(h, 0.0), xp.matrix_transpose(self.w2))
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"])
+def test_training_a_module_matches_torch(name):
+    w1 = RNG.standard_normal((8, 5)).astype(np.float32) * 0.5
+    b1 = RNG.standard_normal(8).astype(np.float32) * 0.1
+    w2 = RNG.standard_normal((3, 8)).astype(np.float32) * 0.5
+    x = RNG.standard_normal((16, 5)).astype(np.float32)
+    y = RNG.standard_normal((16, 3)).astype(np.float32)
+    model = _TwoLayer(w1, b1, w2)
+    tw = [torch.tensor(a, requires_grad=True) for a in (w1, b1, w2)]
+    kw = {"SGD": dict(lr=0.05, momentum=0.9)}.get(name, dict(lr=0.01))
+    so = getattr(optim, name)(model.parameters(), **kw)  # a generator, as in PyTorch
+    to = getattr(torch.optim, name)(tw, **kw)
+    assert all(isinstance(p, xp.nn.Parameter) for p in so.param_groups[0]["params"])
+    sx, sy, tx, ty = xp.asarray(x), xp.asarray(y), torch.tensor(x), torch.tensor(y)
+    for _ in range(5):
+        so.zero_grad()
+        to.zero_grad()
+        loss = xp.mean((model(sx) - sy) ** 2)
+        loss.backward()
+        h = torch.relu(tx @ tw[0].T + tw[1])
+        tl = ((h @ tw[2].T - ty) ** 2).mean()
+        tl.backward()
+        so.step()
+        to.step()
+        np.testing.assert_allclose(float(loss), tl.item(), rtol=1e-4)
+    _close([model.w1, model.b1, model.w2], tw, rtol=1e-4, atol=1e-5)
+    assert all(isinstance(p, xp.nn.Parameter) and p.is_leaf for p in model.parameters())
