@@ -100,7 +100,7 @@ def save_file(
 
     host = _host_arrays(tensors, "save_file")
     meta = _check_metadata(metadata, "save_file")
-    path = os.fspath(filename)
+    path = _path(filename, "save_file")
     # write a new file and rename it over the old one: arrays loaded from the old file map its
     # pages, which truncating it in place would pull from under them (and a crash mid-write
     # leaves the previous checkpoint intact)
@@ -115,6 +115,15 @@ def save_file(
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def _path(filename: Any, what: str) -> str:
+    if not isinstance(filename, (str, bytes, os.PathLike)):
+        raise TypeError(
+            f"{what}: filename must be a str or os.PathLike path, got {type(filename).__name__}"
+        )
+    path = os.fspath(filename)
+    return path.decode() if isinstance(path, bytes) else path
 
 
 def _umask() -> int:
@@ -236,18 +245,23 @@ def load_file(filename: str | os.PathLike, device: Any = "cpu") -> dict[str, Arr
     arrays of the right shapes and dtypes without reading any data.  A missing file raises
     ``FileNotFoundError``; a file that is not valid safetensors, ``ValueError`` naming it.
     """
-    path = os.fspath(filename)
-    source = repr(path)
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"load_file: no such file: {source}")
-    if os.path.isdir(path):
-        raise IsADirectoryError(f"load_file: {source} is a directory, not a safetensors file")
-    if os.path.getsize(path) == 0:
-        raise ValueError(f"load_file: {source} is not a valid safetensors file: it is empty")
-    raw = np.memmap(path, dtype=np.uint8, mode="c")
+    path, source, raw = _map(filename, "load_file")
     header, start = _header(raw, source, "load_file")
     _check_with_package(path, source)
     return _arrays(raw, header, start, device, source, "load_file")
+
+
+def _map(filename: str | os.PathLike, what: str) -> tuple[str, str, np.ndarray]:
+    """The file mapped copy-on-write as bytes, after the checks that give clear errors."""
+    path = _path(filename, what)
+    source = repr(path)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{what}: no such file: {source}")
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"{what}: {source} is a directory, not a safetensors file")
+    if os.path.getsize(path) == 0:
+        raise ValueError(f"{what}: {source} is not a valid safetensors file: it is empty")
+    return path, source, np.memmap(path, dtype=np.uint8, mode="c")
 
 
 def load(data: bytes, device: Any = "cpu") -> dict[str, Array]:
@@ -272,7 +286,6 @@ def _check_with_package(path: str, source: str) -> None:
 
 def metadata(filename: str | os.PathLike) -> dict[str, str] | None:
     """The ``__metadata__`` strings of a safetensors file (None when it has none)."""
-    path = os.fspath(filename)
-    raw = np.memmap(path, dtype=np.uint8, mode="r")
-    header, _ = _header(raw, repr(path), "metadata")
+    _, source, raw = _map(filename, "metadata")
+    header, _ = _header(raw, source, "metadata")
     return header.get("__metadata__")

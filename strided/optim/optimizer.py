@@ -13,6 +13,8 @@ import copy
 from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from typing import Any
 
+import numpy as np
+
 from .._array import Array
 from ..autograd import enable_grad
 
@@ -77,8 +79,11 @@ def _check_param(name: str, p: object) -> None:
         raise ValueError(
             f"{name}: can't optimize a non-leaf array (it was computed by an operation)"
         )
-    if p.dtype.kind not in ("real floating", "complex floating"):
-        raise TypeError(f"{name}: can't optimize an array of dtype {p.dtype.name}")
+    if p.dtype.kind != "real floating":
+        raise TypeError(
+            f"{name}: can't optimize an array of dtype {p.dtype.name} (shape {p.shape}); "
+            "parameters must have a real floating-point dtype"
+        )
 
 
 class Optimizer:
@@ -268,12 +273,18 @@ class Optimizer:
 
 
 def _cast_state(key: str, value: Any, p: Array) -> Any:
-    """A loaded state entry: arrays copied onto the parameter's device, floating ones cast to
-    its dtype (``step`` is kept as it is, as PyTorch does)."""
+    """A loaded state entry: arrays (strided, NumPy, or another library's CPU tensors such as
+    PyTorch's) copied onto the parameter's device, floating ones cast to its dtype; ``step``
+    becomes a Python float."""
     from .. import _namespace as xp
 
     if key == "step":
         return _as_step(value)
+    if not isinstance(value, Array) and (
+        isinstance(value, np.ndarray) or hasattr(value, "__dlpack__")
+    ):
+        # a NumPy array, or another library's tensor (a PyTorch optimizer's state dict)
+        value = xp.asarray(np.asarray(value))
     if isinstance(value, Array):
         if value.dtype.kind in ("real floating", "complex floating"):
             value = xp.astype(value, p.dtype, copy=True)
@@ -303,14 +314,6 @@ def _host(a: Array):
     for s in a._shape:
         n *= s
     return a._buf[a._offset : a._offset + n]
-
-
-def _check_real(name: str, p: Array) -> None:
-    if p.dtype.kind != "real floating":
-        raise TypeError(
-            f"{name}: parameters must have a real floating-point dtype, got {p.dtype.name} "
-            f"(shape {p.shape})"
-        )
 
 
 def _check_grad(name: str, p: Array, g: Array) -> None:

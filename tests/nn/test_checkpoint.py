@@ -157,6 +157,10 @@ def test_save_errors(tmp_path):
         xp.save_file({"a": np.zeros(2)}, path)
     with pytest.raises(TypeError, match="metadata"):
         xp.save_file({"a": xp.zeros(2)}, path, metadata={"k": 1})
+    with pytest.raises(TypeError, match="save_file: filename"):
+        xp.save_file({"a": xp.zeros(2)}, 3)
+    with pytest.raises(TypeError, match="load_file: filename"):
+        xp.load_file(xp.zeros(2))
     assert not path.exists()
     assert os.listdir(tmp_path) == []  # no temporary file left behind
 
@@ -191,6 +195,10 @@ def test_damaged_and_foreign_files(tmp_path):
         _expect_bad(p)
     with pytest.raises(FileNotFoundError, match="missing.safetensors"):
         xp.load_file(tmp_path / "missing.safetensors")
+    with pytest.raises(ValueError, match="empty"):
+        serialization.metadata(tmp_path / "empty.bin")
+    with pytest.raises(IsADirectoryError, match="directory"):
+        xp.load_file(tmp_path)
 
 
 def test_a_pickle_is_refused_without_running_it(tmp_path):

@@ -241,9 +241,13 @@ def test_state_dict_round_trip_continues_identically(case):
     sp3 = [xp.asarray(np.asarray(p).copy(), requires_grad=True) for p in sp]
     so3 = getattr(optim, name)(sp3, **kw)
     so3.load_state_dict(_torch_sd_to_strided(tsd))
+    # or PyTorch's own state dict as it is (its tensors are converted on load)
+    sp4 = [xp.asarray(np.asarray(p).copy(), requires_grad=True) for p in sp]
+    so4 = getattr(optim, name)(sp4, **kw)
+    so4.load_state_dict(tsd)
     for _ in range(3):
         grads = [RNG.standard_normal(s).astype(np.float32) for s in SHAPES]
-        for ps in (sp, sp2, sp3):
+        for ps in (sp, sp2, sp3, sp4):
             for p, g in zip(ps, grads):
                 p.grad = xp.asarray(g)
         for t, g in zip(tp, grads):
@@ -251,10 +255,12 @@ def test_state_dict_round_trip_continues_identically(case):
         so.step()
         so2.step()
         so3.step()
+        so4.step()
         to.step()
         for a, b in zip(sp, sp2):
             np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
         _close(sp3, tp)
+        _close(sp4, tp)
         _close(sp, tp)
 
 
@@ -377,6 +383,10 @@ def test_validation_matches_torch():
         optim.SGD([np.ones(3)], lr=0.1)
     with pytest.raises(ValueError, match="non-leaf"):
         optim.SGD([p * 2], lr=0.1)
+    with pytest.raises(TypeError, match="complex64"):
+        optim.Adam([xp.asarray(np.ones(2, np.complex64), requires_grad=True)])
+    with pytest.raises(TypeError, match="int64"):
+        optim.Adam([xp.asarray(np.ones(2, np.int64))])
     with pytest.raises(ValueError, match="twice"):
         optim.SGD([p, p], lr=0.1)
     o = optim.SGD([p], lr=0.1)
