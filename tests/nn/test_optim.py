@@ -436,3 +436,17 @@ def test_training_a_module_matches_torch(name):
         np.testing.assert_allclose(float(loss), tl.item(), rtol=1e-4)
     _close([model.w1, model.b1, model.w2], tw, rtol=1e-4, atol=1e-5)
     assert all(isinstance(p, xp.nn.Parameter) and p.is_leaf for p in model.parameters())
+
+
+def test_step_hooks():
+    p = xp.asarray(np.ones(3, np.float32), requires_grad=True)
+    o = optim.SGD([p], lr=0.5)
+    calls = []
+    h1 = o.register_step_pre_hook(lambda opt, a, k: calls.append(("pre", opt is o)))
+    o.register_step_post_hook(lambda opt, a, k: calls.append(("post", float(p[0]))))
+    p.grad = xp.ones(3, dtype=xp.float32)
+    o.step()
+    assert calls == [("pre", True), ("post", 0.5)]
+    h1.remove()
+    o.step()
+    assert calls[-1] == ("post", 0.0) and len(calls) == 3
