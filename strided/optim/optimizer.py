@@ -269,6 +269,12 @@ class Optimizer:
                 continue
             p = id_map[k]
             new_state[p] = {key: _cast_state(key, val, p) for key, val in v.items()}
+            for key, val in new_state[p].items():
+                if isinstance(val, Array) and val.shape != p.shape:
+                    raise ValueError(
+                        f"{name}.load_state_dict: the state {key!r} of parameter {k} has shape "
+                        f"{val.shape}, but the parameter has shape {p.shape}"
+                    )
         new_groups = []
         for g, sg in zip(groups, saved_groups):
             ng = {k: copy.deepcopy(v) for k, v in sg.items() if k != "params"}
@@ -349,10 +355,14 @@ def _as_step(value: Any) -> float:
     return float(value)
 
 
-def _host(a: Array):
+def _host(a: Array, like: Array | None = None):
     """The flat NumPy view of a dense real-float cpu array (what the fused loops take), or None
-    when the array lives elsewhere, is strided, or has another dtype (the namespace path)."""
+    when the array lives elsewhere, is strided, has another dtype, or has another shape or dtype
+    than ``like`` (its parameter): then the namespace path runs, which checks shapes, where the
+    fused loop would index past a smaller state array."""
     if a._device.type != "cpu" or a._dtype.name not in ("float32", "float64"):
+        return None
+    if like is not None and (a._shape != like._shape or a._dtype is not like._dtype):
         return None
     if not a.is_contiguous():
         return None

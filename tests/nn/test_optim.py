@@ -450,3 +450,20 @@ def test_step_hooks():
     h1.remove()
     o.step()
     assert calls[-1] == ("post", 0.0) and len(calls) == 3
+
+
+def test_state_of_the_wrong_shape_is_refused():
+    sp, _ = _pair()
+    o = optim.Adam(sp)
+    _grads(sp)
+    o.step()
+    sd = o.state_dict()
+    sd["state"][0]["exp_avg"] = xp.zeros((4, 5), dtype=xp.float32)  # (5, 4) parameter
+    with pytest.raises(ValueError, match="exp_avg"):
+        optim.Adam(sp).load_state_dict(sd)
+    # state set by hand with a wrong shape never reaches the fused loop (which would index past
+    # it): the namespace path raises instead
+    o.state[sp[1]]["exp_avg_sq"] = xp.zeros((2,), dtype=xp.float32)
+    _grads(sp)
+    with pytest.raises(ValueError):
+        o.step()
