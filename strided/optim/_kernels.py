@@ -75,7 +75,8 @@ def adam(
         vi = v[i] * beta2 + w2 * d * d
         v[i] = vi
         if amsgrad:
-            vi = max(vmax[i], vi)
+            vm = vmax[i]
+            vi = vm if (vm > vi or vm != vm) else vi  # NaN-propagating, as torch.maximum
             vmax[i] = vi
         denom = np.sqrt(vi) / bc2_sqrt + eps
         p[i] = x + neg_step * (mi / denom)

@@ -467,3 +467,26 @@ def test_state_of_the_wrong_shape_is_refused():
     _grads(sp)
     with pytest.raises(ValueError):
         o.step()
+
+
+@pytest.mark.parametrize("fused", [None, False], ids=["fused", "namespace"])
+def test_non_finite_gradients_propagate_as_in_torch(fused):
+    sp, tp = _pair([(6,)])
+    so = optim.Adam(sp, lr=0.1, amsgrad=True, fused=fused)
+    to = torch.optim.Adam(tp, lr=0.1, amsgrad=True)
+    grads = [
+        np.array([1, 2, 3, 4, 5, 6], np.float32),
+        np.array([np.nan, 1, np.inf, -np.inf, 0, 1], np.float32),
+        np.array([1, 1, 1, 1, 1, 1], np.float32),
+    ]
+    for g in grads:
+        sp[0].grad = xp.asarray(g)
+        tp[0].grad = torch.tensor(g)
+        so.step()
+        to.step()
+        np.testing.assert_array_equal(np.isnan(np.asarray(sp[0])), tp[0].detach().isnan().numpy())
+        _close(sp, tp)
+        st, tt = so.state[sp[0]], to.state[tp[0]]
+        np.testing.assert_array_equal(
+            np.isnan(np.asarray(st["max_exp_avg_sq"])), tt["max_exp_avg_sq"].isnan().numpy()
+        )
