@@ -25,6 +25,7 @@ import numpy as np
 
 from . import _namespace as xp
 from ._array import Array
+from ._device import as_device
 
 __all__ = ["save_file", "load_file", "save", "load"]
 
@@ -213,7 +214,13 @@ def _arrays(raw: np.ndarray, header: dict, start: int, device: Any, source: str,
         ((k, v) for k, v in header.items() if k != "__metadata__"),
         key=lambda kv: kv[1]["data_offsets"][0],
     )
-    meta = device is not None and str(device) == "meta"
+    try:
+        dev = as_device("cpu" if device is None else device)
+        if dev.type == "cuda":
+            xp.empty((0,), device=dev)  # refuses a device that is not available
+    except (TypeError, ValueError, RuntimeError) as e:
+        raise type(e)(f"{what}: {e}") from None
+    meta = dev.type == "meta"
     for name, info in entries:
         dtype = info["dtype"]
         if dtype not in _FROM_NAME:
@@ -231,8 +238,8 @@ def _arrays(raw: np.ndarray, header: dict, start: int, device: Any, source: str,
         # a view of the mapped file when aligned for the dtype; the array layer copies otherwise
         h = chunk.view(np_dtype).reshape(shape)
         a = xp.asarray(h)
-        if device is not None and str(device) != "cpu":
-            a = a.to_device(device)
+        if dev.type != "cpu":
+            a = a.to_device(dev)
         out[name] = a
     return out
 

@@ -142,6 +142,9 @@ def test_requires_grad_arrays_and_meta_loading(tmp_path):
     meta = xp.load_file(path, device="meta")
     assert meta["w"].device.type == "meta" and meta["w"].shape == (2, 3)
     assert meta["w"].dtype == xp.float32
+    assert xp.load_file(path, device=meta["w"].device)["w"].device.type == "meta"
+    with pytest.raises(ValueError, match="load_file: unknown device"):
+        xp.load_file(path, device="gpu")
 
 
 def test_save_errors(tmp_path):
