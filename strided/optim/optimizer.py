@@ -301,7 +301,16 @@ def _with_step_hooks(step: Callable) -> Callable:
 
     @functools.wraps(step)
     def wrapper(self, *args: Any, **kwargs: Any) -> Any:
+        if self.__dict__.get("_in_step"):  # a subclass's step calling super().step()
+            return step(self, *args, **kwargs)
         self._opt_called = True
+        self._in_step = True
+        try:
+            return _hooked(self, args, kwargs)
+        finally:
+            self._in_step = False
+
+    def _hooked(self, args: tuple, kwargs: dict) -> Any:
         pre = self.__dict__.get("_step_pre_hooks")
         if pre:
             for hook in tuple(pre.values()):

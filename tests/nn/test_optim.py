@@ -490,3 +490,20 @@ def test_non_finite_gradients_propagate_as_in_torch(fused):
         np.testing.assert_array_equal(
             np.isnan(np.asarray(st["max_exp_avg_sq"])), tt["max_exp_avg_sq"].isnan().numpy()
         )
+
+
+def test_subclass_step_calling_super_runs_hooks_once():
+    class Clipped(optim.SGD):
+        def step(self, closure=None):
+            for p in self.param_groups[0]["params"]:
+                p.grad = xp.clip(p.grad, -1.0, 1.0)
+            return super().step(closure)
+
+    p = xp.asarray(np.zeros(2, np.float32), requires_grad=True)
+    o = Clipped([p], lr=1.0)
+    calls = []
+    o.register_step_post_hook(lambda *a: calls.append(1))
+    p.grad = xp.asarray(np.array([5.0, -0.5], np.float32))
+    o.step()
+    assert calls == [1]
+    np.testing.assert_array_equal(np.asarray(p), [-1.0, 0.5])
