@@ -38,6 +38,7 @@ __all__ = [
     "SequentialSampler",
     "RandomSampler",
     "SubsetRandomSampler",
+    "WeightedRandomSampler",
     "BatchSampler",
     "DataLoader",
     "default_collate",
@@ -251,6 +252,61 @@ class SubsetRandomSampler(Sampler):
 
     def __len__(self) -> int:
         return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices drawn with probabilities proportional to ``weights`` (with
+    replacement by default), new each iteration."""
+
+    def __init__(
+        self,
+        weights: Sequence[float],
+        num_samples: int,
+        replacement: bool = True,
+        generator: Any = None,
+    ) -> None:
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(
+                "WeightedRandomSampler: num_samples should be a positive integer value, but got "
+                f"num_samples={num_samples}"
+            )
+        if not isinstance(replacement, bool):
+            raise ValueError(
+                f"WeightedRandomSampler: replacement should be a boolean value, but got "
+                f"{replacement!r}"
+            )
+        w = np.asarray(weights, dtype=np.float64)
+        if w.ndim != 1:
+            raise ValueError(
+                f"WeightedRandomSampler: weights should be a 1-d sequence but given weights have "
+                f"shape {w.shape}"
+            )
+        if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
+            raise ValueError(
+                "WeightedRandomSampler: weights must be finite, non-negative and not all zero"
+            )
+        if not replacement and num_samples > np.count_nonzero(w):
+            raise ValueError(
+                f"WeightedRandomSampler: cannot draw {num_samples} samples without replacement "
+                f"from {np.count_nonzero(w)} non-zero weights"
+            )
+        self.weights = w
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = _as_generator(generator, "WeightedRandomSampler")
+
+    def __iter__(self) -> Iterator[int]:
+        g = _fresh_generator(self.generator)
+        draws = g._rng.choice(
+            self.weights.size,
+            size=self.num_samples,
+            replace=self.replacement,
+            p=self.weights / self.weights.sum(),
+        )
+        return iter(draws.tolist())
+
+    def __len__(self) -> int:
+        return self.num_samples
 
 
 class BatchSampler(Sampler):

@@ -272,3 +272,22 @@ def test_split_loader_batches_equal_stacked_rows():
         np.testing.assert_array_equal(_np(fx), _np(sx))
         np.testing.assert_array_equal(_np(fy), _np(sy))
         np.testing.assert_array_equal(_np(fx), x[_np(fy) // 7])
+
+
+def test_weighted_random_sampler():
+    w = [0.0, 1.0, 3.0, 0.0]
+    s = sud.WeightedRandomSampler(w, 4000, generator=2)
+    draws = np.array(list(s))
+    assert len(s) == 4000 and set(draws.tolist()) <= {1, 2}
+    assert abs((draws == 2).mean() - 0.75) < 0.03  # proportional to the weights
+    assert list(sud.WeightedRandomSampler(w, 50, generator=2)) == list(
+        sud.WeightedRandomSampler(w, 50, generator=2)
+    )
+    no_rep = list(sud.WeightedRandomSampler([1, 2, 3], 3, replacement=False, generator=0))
+    assert sorted(no_rep) == [0, 1, 2]
+    with pytest.raises(ValueError, match="without replacement"):
+        sud.WeightedRandomSampler(w, 3, replacement=False)
+    with pytest.raises(ValueError, match="num_samples"):
+        sud.WeightedRandomSampler(w, 0)
+    with pytest.raises(ValueError):
+        tud.WeightedRandomSampler(w, 0)
