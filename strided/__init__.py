@@ -46,7 +46,7 @@ _name_errors(fft.__dict__, fft.__all__, "fft.")
 del _name_errors, _DIRECT, _shared, _n
 
 # outside the standard, above the namespace: PyTorch-style samplers (strided.random) and layers
-# (strided.nn, as torch.nn)
-from . import nn, random  # noqa: E402
-from . import optim, utils  # noqa: E402  (optimizers and schedulers; datasets and loaders)
-from .serialization import load_file, save_file  # noqa: E402  (safetensors checkpoints)
+# (strided.nn, as torch.nn); optimizers and schedulers (strided.optim), datasets and loaders
+# (strided.utils.data) and safetensors checkpoints (strided.save_file / load_file)
+from . import nn, optim, random, utils  # noqa: E402
+from .serialization import load_file, save_file  # noqa: E402
