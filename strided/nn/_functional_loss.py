@@ -40,6 +40,10 @@ def _reduction(fn: str, size_average, reduce, reduction: str, allowed=_REDUCTION
     """PyTorch's reduction argument, with the deprecated ``size_average``/``reduce`` pair
     mapped as ``_Reduction.legacy_get_string`` does."""
     if size_average is not None or reduce is not None:
+        warnings.warn(
+            f"{fn}: size_average and reduce args will be deprecated, please use reduction= instead",
+            stacklevel=3,
+        )
         size_average = True if size_average is None else size_average
         reduce = True if reduce is None else reduce
         if not reduce:
@@ -273,7 +277,8 @@ def _check_index_target(fn: str, input: Array, target: Array, ignore_index: int)
         return
     bad = xp.logical_and(target != ignore_index, xp.logical_or(target < 0, target >= c))
     if bool(xp.any(bad)):
-        value = int(xp.reshape(target, (-1,))[int(xp.argmax(xp.reshape(bad, (-1,))))])
+        first = int(xp.argmax(xp.reshape(xp.astype(bad, xp.int8), (-1,))))
+        value = int(xp.reshape(target, (-1,))[first])
         raise IndexError(
             f"{fn}: target {value} is out of bounds for {c} classes (input of shape "
             f"{tuple(input.shape)}, target of shape {tuple(target.shape)}; ignore_index="
