@@ -3,6 +3,7 @@ and the gradients of input (and target where PyTorch has one), extreme values, m
 error messages."""
 
 import warnings
+from functools import partial
 
 import numpy as np
 import pytest
@@ -87,8 +88,8 @@ def test_cross_entropy_unbatched_and_non_contiguous():
     x = rng.standard_normal(5).astype(np.float32)
     for red in REDUCTIONS:
         _check(
-            lambda a, b: F.cross_entropy(a, b, reduction=red),
-            lambda a, b: TF.cross_entropy(a, b, reduction=red),
+            partial(F.cross_entropy, reduction=red),
+            partial(TF.cross_entropy, reduction=red),
             [x, np.array(3)],
             [1, 0],
         )
@@ -151,14 +152,14 @@ def test_nll_loss(reduction):
     for ignore in (-100, 2):
         kw = dict(reduction=reduction, ignore_index=ignore)
         _check(
-            lambda a, b, c: F.nll_loss(a, b, c, **kw),
-            lambda a, b, c: TF.nll_loss(a, b, c, **kw),
+            partial(F.nll_loss, **kw),
+            partial(TF.nll_loss, **kw),
             [x, t, w],
             [1, 0, 0],
         )
         _check(
-            lambda a, b: F.nll_loss(a, b, **kw),
-            lambda a, b: TF.nll_loss(a, b, **kw),
+            partial(F.nll_loss, **kw),
+            partial(TF.nll_loss, **kw),
             [x[:, :, 0], t[:, 0]],
             [1, 0],
         )
@@ -171,15 +172,15 @@ def test_legacy_size_average_and_reduce():
     t = rng.integers(0, 3, 4)
     for sa, rd in [(False, None), (None, False), (True, True), (False, True)]:
         _check(
-            lambda a, b: F.cross_entropy(a, b, size_average=sa, reduce=rd),
-            lambda a, b: TF.cross_entropy(a, b, size_average=sa, reduce=rd),
+            partial(F.cross_entropy, size_average=sa, reduce=rd),
+            partial(TF.cross_entropy, size_average=sa, reduce=rd),
             [x, t],
             [1, 0],
         )
         y = rng.standard_normal((4, 3)).astype(np.float32)
         _check(
-            lambda a, b: F.mse_loss(a, b, size_average=sa, reduce=rd),
-            lambda a, b: TF.mse_loss(a, b, size_average=sa, reduce=rd),
+            partial(F.mse_loss, size_average=sa, reduce=rd),
+            partial(TF.mse_loss, size_average=sa, reduce=rd),
             [x, y],
             [1, 1],
         )
@@ -269,16 +270,16 @@ def test_regression_losses(reduction):
     ]
     for fn, tfn, kw in cases:
         _check(
-            lambda a, b: fn(a, b, reduction=reduction, **kw),
-            lambda a, b: tfn(a, b, reduction=reduction, **kw),
+            partial(fn, reduction=reduction, **kw),
+            partial(tfn, reduction=reduction, **kw),
             [x, y],
             [1, 1],
         )
     w = (rng.random((4, 5)) + 0.5).astype(np.float32)
     for fn, tfn in ((F.mse_loss, TF.mse_loss), (F.l1_loss, TF.l1_loss)):
         _check(
-            lambda a, b, c: fn(a, b, reduction=reduction, weight=c),
-            lambda a, b, c: tfn(a, b, reduction=reduction, weight=c),
+            lambda a, b, c, fn=fn: fn(a, b, reduction=reduction, weight=c),
+            lambda a, b, c, tfn=tfn: tfn(a, b, reduction=reduction, weight=c),
             [x, y, w],
             [1, 1, 0],
         )
