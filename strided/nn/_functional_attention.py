@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import math
 
-import strided as xp
 from strided._array import Array
 from strided.autograd import Function, is_grad_enabled
 
+from .. import _namespace as xp
 from ._functional_core import linear
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
@@ -103,7 +103,7 @@ def _mask_to_bias(fn: str, mask: Array, dtype, *, true_means_keep: bool) -> Arra
 
 def _dropout_keep(p: float, shape: tuple, dtype, device) -> Array:
     """The inverted-dropout multiplier: 0 with probability p, else 1/(1-p)."""
-    from strided import random
+    from .. import random
 
     if p >= 1.0:
         return xp.zeros(shape, dtype=dtype, device=device)

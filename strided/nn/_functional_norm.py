@@ -12,9 +12,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-import strided as xp
 from strided._array import Array
 from strided.autograd import Function, is_grad_enabled, no_grad
+
+from .. import _namespace as xp
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "rms_norm"]
 

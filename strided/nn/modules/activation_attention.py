@@ -3,9 +3,9 @@ names, shapes and initialisation, so a torch state dict loads as it is)."""
 
 from __future__ import annotations
 
-import strided as xp
 from strided._array import Array
 
+from ... import _namespace as xp
 from .. import _functional_attention as F
 from .. import init
 from ..parameter import Parameter

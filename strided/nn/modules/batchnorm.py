@@ -3,10 +3,10 @@ parameters, buffers and running-statistics semantics)."""
 
 from __future__ import annotations
 
-import strided as xp
 from strided._array import Array
 from strided.autograd import no_grad
 
+from ... import _namespace as xp
 from .. import _functional_norm as F
 from .. import init
 from ..parameter import Parameter
