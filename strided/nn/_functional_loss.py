@@ -370,6 +370,9 @@ class _NLL(Function):
         if reduction == "mean":
             denom = float(loss.size) if wt is None else xp.sum(wt)
             out = xp.sum(loss) / denom
+            if wt is not None:
+                # every target ignored (or weighted 0): the loss is NaN, its gradient zero
+                denom = xp.where(denom == 0.0, 1.0, denom)
         elif reduction == "sum":
             out = xp.sum(loss)
         else:

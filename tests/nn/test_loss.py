@@ -123,6 +123,19 @@ def test_cross_entropy_probabilities(reduction, smoothing):
     )
 
 
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_cross_entropy_all_targets_ignored(reduction):
+    x = _rng(16).standard_normal((3, 4)).astype(np.float32)
+    t = np.array([-100, -100, -100])
+    w = np.ones(4, dtype=np.float32)
+    for smoothing in (0.0, 0.2):
+        kw = dict(reduction=reduction, label_smoothing=smoothing)
+        _check(partial(F.cross_entropy, **kw), partial(TF.cross_entropy, **kw), [x, t], [1, 0])
+        _check(
+            partial(F.cross_entropy, **kw), partial(TF.cross_entropy, **kw), [x, t, w], [1, 0, 0]
+        )
+
+
 def test_cross_entropy_is_stable_for_huge_logits():
     x = np.array([[1000.0, -1000.0, 0.0], [-1e30, 1e30, 5.0]], dtype=np.float32)
     t = np.array([1, 1])
