@@ -97,7 +97,7 @@ def _mask_to_bias(fn: str, mask: Array, dtype, *, true_means_keep: bool) -> Arra
         return mask if mask.dtype == dtype else xp.astype(mask, dtype)
     raise TypeError(
         f"{fn}: only bool and floating-point masks are supported, got a mask of dtype "
-        f"{mask.dtype} and shape {tuple(mask.shape)}"
+        f"{mask.dtype.name} and shape {tuple(mask.shape)}"
     )
 
 
@@ -137,11 +137,11 @@ def scaled_dot_product_attention(
         if a.ndim < 2:
             raise ValueError(f"{fn}: {name} must have at least 2 dimensions, got shape {a.shape}")
     if not xp.isdtype(query.dtype, "real floating"):
-        raise TypeError(f"{fn}: expected floating-point query, got dtype {query.dtype}")
+        raise TypeError(f"{fn}: expected floating-point query, got dtype {query.dtype.name}")
     if not (query.dtype == key.dtype == value.dtype):
         raise TypeError(
-            f"{fn}: expected query, key and value to have the same dtype, got {query.dtype}, "
-            f"{key.dtype} and {value.dtype}"
+            f"{fn}: expected query, key and value to have the same dtype, got {query.dtype.name}, "
+            f"{key.dtype.name} and {value.dtype.name}"
         )
     if query.shape[-1] != key.shape[-1] or key.shape[-2] != value.shape[-2]:
         raise ValueError(
@@ -275,6 +275,14 @@ def multi_head_attention_forward(
             f"{fn}: need attn_mask if specifying the is_causal hint (for a causal mask, pass "
             "both attn_mask and is_causal=True)"
         )
+
+    w0 = in_proj_weight if not use_separate_proj_weight else q_proj_weight
+    for name, a in (("query", query), ("key", key), ("value", value)):
+        if w0 is not None and a.dtype != w0.dtype:
+            raise TypeError(
+                f"{fn}: {name} of dtype {a.dtype.name} and shape {tuple(a.shape)} differs from the "
+                f"projection weights' dtype {w0.dtype.name}; cast the input or the module"
+            )
 
     # input projections
     if not use_separate_proj_weight:

@@ -72,7 +72,7 @@ def _check_inputs(fn: str, input, target) -> None:
             raise TypeError(f"{fn}: {name} must be a strided array, got {type(a).__name__}")
     if not xp.isdtype(input.dtype, "real floating"):
         raise TypeError(
-            f"{fn}: expected a real floating-point input, got input of dtype {input.dtype} "
+            f"{fn}: expected a real floating-point input, got input of dtype {input.dtype.name} "
             f"and shape {tuple(input.shape)}"
         )
 
@@ -90,8 +90,8 @@ def _float_target(fn: str, input: Array, target: Array) -> Array:
     an integer or bool target is refused, as PyTorch does)."""
     if not xp.isdtype(target.dtype, "real floating"):
         raise TypeError(
-            f"{fn}: expected a floating-point target like the input ({input.dtype}), got "
-            f"target of dtype {target.dtype} and shape {tuple(target.shape)}"
+            f"{fn}: expected a floating-point target like the input ({input.dtype.name}), got "
+            f"target of dtype {target.dtype.name} and shape {tuple(target.shape)}"
         )
     return target if target.dtype == input.dtype else xp.astype(target, input.dtype)
 
@@ -430,7 +430,7 @@ def _index_target_dtype(fn: str, input: Array, target: Array) -> None:
     if not xp.isdtype(target.dtype, "integral"):
         raise TypeError(
             f"{fn}: expected a class-index target of an integer dtype for the input of shape "
-            f"{tuple(input.shape)}, got target of dtype {target.dtype} and shape "
+            f"{tuple(input.shape)}, got target of dtype {target.dtype.name} and shape "
             f"{tuple(target.shape)}"
         )
 
@@ -483,7 +483,7 @@ def cross_entropy(
             raise ValueError(
                 f"{fn}: a floating-point target holds class probabilities and must have the "
                 f"input's shape {tuple(input.shape)}, got target of shape "
-                f"{tuple(target.shape)} and dtype {target.dtype} (class indices need an "
+                f"{tuple(target.shape)} and dtype {target.dtype.name} (class indices need an "
                 "integer dtype)"
             )
         return _cross_entropy_probs(fn, input, target, weight, reduction, float(label_smoothing))

@@ -29,7 +29,7 @@ def _check_array(fn: str, name: str, a, *, optional: bool = False) -> None:
 
 def _check_float(fn: str, x: Array) -> None:
     if not xp.isdtype(x.dtype, "real floating"):
-        raise TypeError(f"{fn}: expected a real floating-point input, got dtype {x.dtype}")
+        raise TypeError(f"{fn}: expected a real floating-point input, got dtype {x.dtype.name}")
 
 
 def _stats(x: Array, axes: tuple, eps: float):

@@ -463,6 +463,8 @@ def test_attention_errors():
         m(x, x, x, key_padding_mask=xp.zeros((3, 5), dtype=xp.bool))
     with pytest.raises(RuntimeError, match="need attn_mask if specifying the is_causal hint"):
         m(x, x, x, is_causal=True)
+    with pytest.raises(TypeError, match=r"query of dtype float64 .* differs"):
+        m(xp.astype(x, xp.float64), x, x)
     with pytest.raises(ValueError, match="must be divisible by num_heads"):
         nn.MultiheadAttention(10, 3)
     with pytest.raises(RuntimeError, match="activation should be relu/gelu"):
