@@ -44,3 +44,7 @@ for _n in _shared:
     setattr(linalg, _n, globals()[_n])
 _name_errors(fft.__dict__, fft.__all__, "fft.")
 del _name_errors, _DIRECT, _shared, _n
+
+# outside the standard, above the namespace: PyTorch-style samplers (strided.random) and layers
+# (strided.nn, as torch.nn)
+from . import nn, random  # noqa: E402
