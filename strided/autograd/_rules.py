@@ -273,14 +273,16 @@ def _subtract(ctx, g):
 @rule("multiply")
 def _multiply(ctx, g):
     x1, x2 = ctx.inputs
-    return (g * _cj(x2), g * _cj(x1))
+    e1, e2 = ctx.edges
+    # only the gradients something needs (an input outside the graph has no edge)
+    return (g * _cj(x2) if e1 is not None else None, g * _cj(x1) if e2 is not None else None)
 
 
 @rule("divide")
 def _divide(ctx, g):
     x1, x2 = ctx.inputs
     g1 = g / _cj(x2)
-    return (g1, -g1 * _cj(x1 / x2))
+    return (g1, -g1 * _cj(x1 / x2) if ctx.edges[1] is not None else None)
 
 
 def _as_array(v, like: Array) -> Array:
@@ -668,7 +670,7 @@ def _sort(ctx, g):
 def _matmul(ctx, g):
     xp = _xp
     a, b = ctx.inputs
-    ca, cb = _cj(a), _cj(b)
+    ca, cb = _cj(a), _cj(b)  # (the identity for real arrays)
     if a.ndim == 1 and b.ndim == 1:
         return (g * cb, g * ca)
     if a.ndim == 1:  # (k) @ (..., k, n) -> (..., n)
@@ -681,7 +683,11 @@ def _matmul(ctx, g):
         ga = g2 * cb
         gb = xp.matmul(xp.matrix_transpose(ca), g2)[..., 0]
         return (ga, gb)
-    return (xp.matmul(g, xp.matrix_transpose(cb)), xp.matmul(xp.matrix_transpose(ca), g))
+    e1, e2 = ctx.edges  # only the gradients something needs (the data of a first layer: none)
+    return (
+        xp.matmul(g, xp.matrix_transpose(cb)) if e1 is not None else None,
+        xp.matmul(xp.matrix_transpose(ca), g) if e2 is not None else None,
+    )
 
 
 # -- the fft extension's primitives ---------------------------------------------------------------

@@ -10,11 +10,15 @@ from .modules import *  # noqa: F403
 from .modules import __all__ as _modules_all
 from .modules.module import register_module_forward_hook, register_module_forward_pre_hook
 from .parameter import Buffer, Parameter
+from ._summary import ModuleCost, Summary, summary
 
 __all__ = [
     "Parameter",
     "Buffer",
     "register_module_forward_hook",
     "register_module_forward_pre_hook",
+    "summary",
+    "Summary",
+    "ModuleCost",
     *_modules_all,
 ]
