@@ -4,8 +4,8 @@
 ``nn.functional``; everything runs on every device, meta included.
 """
 
-# strided.nn.init and strided.nn.modules, as torch.nn.init and torch.nn.modules
-from . import init, modules  # noqa: F401
+# strided.nn.functional, .init, .modules and .utils, as in torch.nn
+from . import functional, init, modules, utils  # noqa: F401
 from .modules import *  # noqa: F403
 from .modules import __all__ as _modules_all
 from .modules.module import register_module_forward_hook, register_module_forward_pre_hook

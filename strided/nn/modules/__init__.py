@@ -1,6 +1,16 @@
 """The layers of ``strided.nn`` (each file owns a family, as in PyTorch's ``torch.nn.modules``)."""
 
+from .activation import *  # noqa: F403
+from .activation import __all__ as _activation_all
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
+from .container import *  # noqa: F403
+from .container import __all__ as _container_all
+from .dropout import *  # noqa: F403
+from .dropout import __all__ as _dropout_all
+from .flatten import *  # noqa: F403
+from .flatten import __all__ as _flatten_all
+from .linear import *  # noqa: F403
+from .linear import __all__ as _linear_all
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -14,8 +24,18 @@ from .loss import (
 )
 from .module import Module
 from .normalization import GroupNorm, LayerNorm, RMSNorm
+from .sparse import *  # noqa: F403
+from .sparse import __all__ as _sparse_all
 
-__all__ = ["Module"]
+__all__ = [
+    "Module",
+    *_activation_all,
+    *_container_all,
+    *_dropout_all,
+    *_flatten_all,
+    *_linear_all,
+    *_sparse_all,
+]
 __all__ += ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm", "RMSNorm"]
 __all__ += ["MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss"]
 __all__ += ["BCELoss", "BCEWithLogitsLoss", "KLDivLoss"]
