@@ -187,8 +187,9 @@ def scaled_dot_product_attention(
 
 
 def _linear(x: Array, w: Array, b: Array | None) -> Array:
-    y = xp.matmul(x, xp.matrix_transpose(w))
-    return y if b is None else y + b
+    from ._functional_core import linear  # one fused node per projection
+
+    return linear(x, w, b)
 
 
 def multi_head_attention_forward(

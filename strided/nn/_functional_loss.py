@@ -260,21 +260,31 @@ def _class_weight(fn: str, weight, c: int, input: Array):
     return weight if weight.dtype == input.dtype else xp.astype(weight, input.dtype)
 
 
-def _check_index_target(fn: str, input: Array, target: Array, ignore_index: int) -> None:
+def _check_index_target(fn: str, input: Array, target: Array, ignore_index: int) -> bool:
     """Class-index targets: shape (N, d1, ...) for an (N, C, d1, ...) input, every value in
-    [0, C) or equal to ``ignore_index`` (checked on devices with data)."""
+    [0, C) or equal to ``ignore_index`` (checked on devices with data).  Returns True when
+    no target can equal ``ignore_index`` (False when unknown).
+
+    The common case costs one reduction: with non-negative targets and a negative
+    ``ignore_index`` only values >= C can be wrong, and ``take_along_axis`` refuses those
+    (the caller turns its IndexError into ``_raise_out_of_range``'s message)."""
     expected = (input.shape[0],) + tuple(input.shape[2:])
     if tuple(target.shape) != expected:
         raise ValueError(
             f"{fn}: expected a class-index target of shape {expected} for the input of shape "
             f"{tuple(input.shape)}, got target of shape {tuple(target.shape)}"
         )
-    c = input.shape[1]
     if target.device == "meta" or target.size == 0:
-        return
-    lo, hi = int(xp.min(target)), int(xp.max(target))
-    if lo >= 0 and hi < c:
-        return
+        return False
+    if ignore_index < 0 and int(xp.min(target)) >= 0:
+        return True
+    _raise_out_of_range(fn, input, target, ignore_index)
+    return False
+
+
+def _raise_out_of_range(fn: str, input: Array, target: Array, ignore_index: int) -> None:
+    """Raise IndexError naming the first target outside [0, C) that is not ignore_index."""
+    c = input.shape[1]
     bad = xp.logical_and(target != ignore_index, xp.logical_or(target < 0, target >= c))
     if bool(xp.any(bad)):
         first = int(xp.argmax(xp.reshape(xp.astype(bad, xp.int8), (-1,))))
@@ -286,73 +296,121 @@ def _check_index_target(fn: str, input: Array, target: Array, ignore_index: int)
         )
 
 
+def _nll_apply(fn, input, target, weight, ignore_index, reduction, smoothing, from_logits):
+    all_valid = _check_index_target(fn, input, target, ignore_index)
+    try:
+        return _NLL.apply(
+            input, target, weight, ignore_index, reduction, smoothing, from_logits, all_valid
+        )
+    except IndexError:
+        _raise_out_of_range(fn, input, target, ignore_index)
+        raise
+
+
+_CLASSES: dict = {}
+
+
+def _classes(c: int, ndim: int, dtype, device) -> Array:
+    """arange(c) shaped (1, c, 1, ...): compared with targets it gives the one-hot mask (kept
+    per shape, dtype and device: it is never written to)."""
+    key = (c, ndim, dtype, str(device))
+    a = _CLASSES.get(key)
+    if a is None:
+        a = xp.reshape(xp.arange(c, dtype=dtype, device=device), (1, c) + (1,) * (ndim - 2))
+        _CLASSES[key] = a
+    return a
+
+
 class _NLL(Function):
     """Negative log-likelihood of class-index targets, optionally from logits (then the
     log-softmax over axis 1 is fused in: that is cross entropy) and with label smoothing.
 
-    ``x``: (N, C, *) logits or log-probabilities; ``target``: (N, *) integer classes.
+    ``x``: (N, C, *) logits or log-probabilities; ``target``: (N, *) integer classes;
+    ``all_valid``: no target equals ``ignore_index`` (known from the range check), which
+    skips the masking.  Per-sample values keep the class axis (N, 1, *) so that they
+    broadcast against ``x`` without further reshapes.
     """
 
     @staticmethod
-    def forward(ctx, x, target, weight, ignore_index, reduction, smoothing, from_logits):
+    def forward(ctx, x, target, weight, ignore_index, reduction, smoothing, from_logits, all_valid):
         c = x.shape[1]
-        logp = _log_softmax_values(x, 1) if from_logits else x
-        valid = target != ignore_index
-        safe = xp.where(valid, target, 0)
-        picked = xp.squeeze(xp.take_along_axis(logp, xp.expand_dims(safe, axis=1), axis=1), axis=1)
-        if weight is None:
-            wt = xp.astype(valid, x.dtype)
+        if all_valid:
+            safe1, valid1 = xp.expand_dims(target, axis=1), None
         else:
-            picked_w = xp.take(weight, xp.reshape(safe, (-1,)), axis=0)
-            wt = xp.where(valid, xp.reshape(picked_w, safe.shape), 0.0)
-        loss = -(picked * wt)
-        validf = None
+            valid = target != ignore_index
+            safe1 = xp.expand_dims(xp.where(valid, target, 0), axis=1)
+            valid1 = xp.expand_dims(valid, axis=1)
+        e = s = ls = None
+        if from_logits:
+            sh = x - xp.max(x, axis=1, keepdims=True)
+            e = xp.exp(sh)
+            s = xp.sum(e, axis=1, keepdims=True)
+            ls = xp.log(s)
+            picked = xp.take_along_axis(sh, safe1, axis=1) - ls
+        else:
+            sh = x
+            picked = xp.take_along_axis(x, safe1, axis=1)
+        if weight is None:
+            wt = None if valid1 is None else xp.astype(valid1, x.dtype)
+        else:
+            wt = xp.reshape(xp.take(weight, xp.reshape(safe1, (-1,)), axis=0), safe1.shape)
+            if valid1 is not None:
+                wt = xp.where(valid1, wt, 0.0)
+        loss = -picked if wt is None else -(picked * wt)
         if smoothing > 0.0:
-            validf = wt if weight is None else xp.astype(valid, x.dtype)
-            wb = None if weight is None else xp.reshape(weight, (1, c) + (1,) * (x.ndim - 2))
-            smooth = -xp.sum(logp if wb is None else logp * wb, axis=1)
-            smooth = xp.where(valid, smooth, 0.0)
-            loss = (1.0 - smoothing) * loss + (smoothing / c) * smooth
+            logp = sh if ls is None else sh - ls
+            if weight is not None:
+                logp = logp * xp.reshape(weight, (1, c) + (1,) * (x.ndim - 2))
+            smooth = -xp.sum(logp, axis=1, keepdims=True)
+            if valid1 is not None:
+                smooth = xp.where(valid1, smooth, 0.0)
+            loss = loss * (1.0 - smoothing) + smooth * (smoothing / c)
         denom = None
         if reduction == "mean":
-            denom = xp.sum(wt)
+            denom = float(loss.size) if wt is None else xp.sum(wt)
             out = xp.sum(loss) / denom
         elif reduction == "sum":
             out = xp.sum(loss)
         else:
-            out = loss
-        ctx.save_for_backward(x, logp, weight, safe, wt, denom, validf)
-        ctx.args = (reduction, smoothing, from_logits)
+            out = xp.squeeze(loss, axis=1)
+        ctx.save_for_backward(x, e, s, weight, safe1, wt, valid1)
+        ctx.args = (reduction, smoothing, from_logits, denom)
         return out
 
     @staticmethod
     def backward(ctx, g):
-        x, logp, weight, safe, wt, denom, validf = ctx.saved_tensors
-        reduction, smoothing, from_logits = ctx.args
         if not ctx.needs_input_grad[0]:
-            return (None,) * 7
+            return (None,) * 8
+        x, e, s, weight, safe1, wt, valid1 = ctx.saved_tensors
+        reduction, smoothing, from_logits, denom = ctx.args
         c = x.shape[1]
-        if from_logits and is_grad_enabled():
-            logp = _log_softmax_values(x, 1)  # create_graph: differentiable in x
+        if from_logits:
+            if is_grad_enabled():
+                # create_graph: recompute the softmax from x with recorded operations
+                e = xp.exp(x - xp.max(x, axis=1, keepdims=True))
+                s = xp.sum(e, axis=1, keepdims=True)
+            p = e / s
         if reduction == "mean":
             g = g / denom
-        gs = g if reduction == "none" else xp.broadcast_to(g, wt.shape)
-        classes = xp.reshape(
-            xp.arange(c, dtype=safe.dtype, device=x.device), (1, c) + (1,) * (x.ndim - 2)
-        )
-        onehot = xp.astype(xp.expand_dims(safe, axis=1) == classes, x.dtype)
-        coef = xp.expand_dims(gs * wt, axis=1)  # d loss / d logp[target] = -coef
+        elif reduction == "none":
+            g = xp.expand_dims(g, axis=1)
+        # g is 0-d or (N, 1, *); coef = -d loss / d logp[target]
+        coef = g if wt is None else g * wt
+        onehot = safe1 == _classes(c, x.ndim, safe1.dtype, x.device)
+        if from_logits and smoothing == 0.0:
+            return xp.where(onehot, p - 1.0, p) * coef, None, None, None, None, None, None, None
         if smoothing > 0.0:
             coef = coef * (1.0 - smoothing)
-        gx = -(onehot * coef)
+        glogp = xp.where(onehot, -coef, 0.0)
         if smoothing > 0.0:
-            sm = xp.expand_dims(gs * validf, axis=1) * (smoothing / c)
-            wb = None if weight is None else xp.reshape(weight, (1, c) + (1,) * (x.ndim - 2))
-            gx = gx - (sm if wb is None else sm * wb)
+            sm = (g if valid1 is None else g * xp.astype(valid1, x.dtype)) * (smoothing / c)
+            if weight is not None:
+                sm = sm * xp.reshape(weight, (1, c) + (1,) * (x.ndim - 2))
+            glogp = glogp - sm
         if from_logits:
             # through log_softmax: dx = dlogp - softmax * sum(dlogp)
-            gx = gx - xp.exp(logp) * xp.sum(gx, axis=1, keepdims=True)
-        return gx, None, None, None, None, None, None
+            glogp = glogp - p * xp.sum(glogp, axis=1, keepdims=True)
+        return glogp, None, None, None, None, None, None, None
 
 
 def _as_batched(fn: str, input: Array, target: Array):
@@ -390,9 +448,8 @@ def nll_loss(
     reduction = _reduction(fn, size_average, reduce, reduction)
     _index_target_dtype(fn, input, target)
     input, target, unbatched = _as_batched(fn, input, target)
-    _check_index_target(fn, input, target, ignore_index)
     w = _class_weight(fn, weight, input.shape[1], input)
-    out = _NLL.apply(input, target, w, int(ignore_index), reduction, 0.0, False)
+    out = _nll_apply(fn, input, target, w, int(ignore_index), reduction, 0.0, False)
     return xp.squeeze(out, axis=0) if unbatched and reduction == "none" else out
 
 
@@ -428,9 +485,9 @@ def cross_entropy(
         return _cross_entropy_probs(fn, input, target, weight, reduction, float(label_smoothing))
     _index_target_dtype(fn, input, target)
     input, target, unbatched = _as_batched(fn, input, target)
-    _check_index_target(fn, input, target, ignore_index)
     w = _class_weight(fn, weight, input.shape[1], input)
-    out = _NLL.apply(input, target, w, int(ignore_index), reduction, float(label_smoothing), True)
+    smoothing = float(label_smoothing)
+    out = _nll_apply(fn, input, target, w, int(ignore_index), reduction, smoothing, True)
     return xp.squeeze(out, axis=0) if unbatched and reduction == "none" else out
 
 

@@ -32,12 +32,19 @@ def _check_float(fn: str, x: Array) -> None:
 
 
 def _stats(x: Array, axes: tuple, eps: float):
-    """Biased mean and variance over ``axes`` (kept), the centred input and 1/sqrt(var + eps)."""
-    mean = xp.mean(x, axis=axes, keepdims=True)
+    """Biased mean and variance over ``axes`` (kept), the centred input and 1/sqrt(var + eps).
+
+    Sums times 1/n rather than ``xp.mean`` and ``pow(., -0.5)``: fewer operations per call."""
+    inv_n = 1.0 / max(math.prod(x.shape[a] for a in axes), 1)
+    mean = xp.sum(x, axis=axes, keepdims=True) * inv_n
     xc = x - mean
-    var = xp.mean(xc * xc, axis=axes, keepdims=True)
-    rstd = 1.0 / xp.sqrt(var + eps)
+    var = xp.sum(xc * xc, axis=axes, keepdims=True) * inv_n
+    rstd = xp.pow(var + eps, -0.5)
     return mean, var, xc, rstd
+
+
+def _view(p: Array, shape: tuple) -> Array:
+    return p if p.shape == shape else xp.reshape(p, shape)
 
 
 class _Normalize(Function):
@@ -54,9 +61,9 @@ class _Normalize(Function):
         xhat = xc * rstd
         y = xhat
         if weight is not None:
-            y = y * xp.reshape(weight, wshape)
+            y = y * _view(weight, wshape)
         if bias is not None:
-            y = y + xp.reshape(bias, wshape)
+            y = y + _view(bias, wshape)
         if running is not None:
             _update_running(x, axes, mean, var, *running)
         ctx.save_for_backward(x, weight, xhat, rstd)
@@ -75,16 +82,18 @@ class _Normalize(Function):
         needs = ctx.needs_input_grad
         gx = gw = gb = None
         if needs[0]:
-            g = gy if weight is None else gy * xp.reshape(weight, wshape)
-            gx = rstd * (
-                g
-                - xp.mean(g, axis=axes, keepdims=True)
-                - xhat * xp.mean(g * xhat, axis=axes, keepdims=True)
-            )
+            # rstd * (g - mean(g) - xhat * mean(g * xhat)), the means folded into one scale
+            g = gy if weight is None else gy * _view(weight, wshape)
+            inv_n = 1.0 / max(math.prod(x.shape[a] for a in axes), 1)
+            sg = xp.sum(g, axis=axes, keepdims=True)
+            sgx = xp.sum(g * xhat, axis=axes, keepdims=True)
+            gx = (g - (xhat * sgx + sg) * inv_n) * rstd
         if weight is not None and needs[1]:
-            gw = xp.reshape(xp.sum(gy * xhat, axis=waxes), weight.shape)
+            gw = _view(xp.sum(gy * xhat, axis=waxes), weight.shape)
         if has_bias and needs[2]:
-            gb = xp.reshape(xp.sum(gy, axis=waxes), wshape if weight is None else weight.shape)
+            gb = xp.sum(gy, axis=waxes)
+            if weight is not None:
+                gb = _view(gb, weight.shape)
         return gx, gw, gb, None, None, None, None, None
 
 

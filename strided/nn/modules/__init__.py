@@ -2,7 +2,8 @@
 
 from .activation import *  # noqa: F403
 from .activation import __all__ as _activation_all
-from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
+from .batchnorm import *  # noqa: F403
+from .batchnorm import __all__ as _batchnorm_all
 from .container import *  # noqa: F403
 from .container import __all__ as _container_all
 from .dropout import *  # noqa: F403
@@ -11,31 +12,23 @@ from .flatten import *  # noqa: F403
 from .flatten import __all__ as _flatten_all
 from .linear import *  # noqa: F403
 from .linear import __all__ as _linear_all
-from .loss import (
-    BCELoss,
-    BCEWithLogitsLoss,
-    CrossEntropyLoss,
-    HuberLoss,
-    KLDivLoss,
-    L1Loss,
-    MSELoss,
-    NLLLoss,
-    SmoothL1Loss,
-)
+from .loss import *  # noqa: F403
+from .loss import __all__ as _loss_all
 from .module import Module
-from .normalization import GroupNorm, LayerNorm, RMSNorm
+from .normalization import *  # noqa: F403
+from .normalization import __all__ as _normalization_all
 from .sparse import *  # noqa: F403
 from .sparse import __all__ as _sparse_all
 
 __all__ = [
     "Module",
     *_activation_all,
+    *_batchnorm_all,
     *_container_all,
     *_dropout_all,
     *_flatten_all,
     *_linear_all,
+    *_loss_all,
+    *_normalization_all,
     *_sparse_all,
 ]
-__all__ += ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm", "RMSNorm"]
-__all__ += ["MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss"]
-__all__ += ["BCELoss", "BCEWithLogitsLoss", "KLDivLoss"]
