@@ -89,7 +89,7 @@ class Adagrad(Optimizer):
                     clr = lr / (1 + (step - 1) * lr_decay)
                     hosts = None
                     if fused:
-                        hosts = [_host(a) for a in (p, g, s)]
+                        hosts = [_host(a, p) for a in (p, g, s)]
                         if any(h is None for h in hosts):
                             hosts = None
                     if hosts is not None:

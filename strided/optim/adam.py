@@ -113,7 +113,7 @@ class Adam(Optimizer):
                     w1 = 1 - beta1
                     hosts = None
                     if fused:
-                        hosts = [_host(a) for a in (p, g, m, v, vmax if amsgrad else v)]
+                        hosts = [_host(a, p) for a in (p, g, m, v, vmax if amsgrad else v)]
                         if any(h is None for h in hosts):
                             hosts = None
                     if hosts is not None:

@@ -88,6 +88,14 @@ class LRScheduler:
     def step(self, epoch: int | None = None) -> None:
         """Advance one step (or jump to ``epoch``, deprecated in PyTorch) and set the groups'
         learning rates."""
+        if self._step_count == 1 and not getattr(self.optimizer, "_opt_called", True):
+            warnings.warn(
+                "Detected call of `lr_scheduler.step()` before `optimizer.step()`: call them in "
+                "the opposite order (optimizer.step() first), or the first value of the "
+                "learning rate schedule is skipped (as in PyTorch)",
+                UserWarning,
+                stacklevel=2,
+            )
         self._step_count += 1
         if epoch is not None:
             warnings.warn(

@@ -10,12 +10,15 @@ hyperparameters).  ``state`` maps each parameter to its per-parameter state (a d
 from __future__ import annotations
 
 import copy
+import functools
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from typing import Any
 
 import numpy as np
 
 from .._array import Array
+from .._tape import RemovableHandle
 from ..autograd import enable_grad
 
 __all__ = ["Optimizer", "required"]
@@ -96,7 +99,15 @@ class Optimizer:
         defaults: the default value of every hyperparameter of a group.
     """
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "step" in cls.__dict__:
+            cls.step = _with_step_hooks(cls.__dict__["step"])
+
     def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
+        self._step_pre_hooks: OrderedDict = OrderedDict()
+        self._step_post_hooks: OrderedDict = OrderedDict()
+        self._opt_called = False  # set by the first step(); schedulers check it
         self.defaults = defaults
         self.state: _StateDict = _StateDict()
         self.param_groups: list[dict[str, Any]] = []
@@ -181,6 +192,20 @@ class Optimizer:
         enabled) is called first when given, and its result returned."""
         raise NotImplementedError
 
+    def register_step_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """Call ``hook(optimizer, args, kwargs)`` before each ``step``; a returned
+        ``(args, kwargs)`` pair replaces the step's arguments.  Returns a removable handle."""
+        handle = RemovableHandle(self._step_pre_hooks)
+        self._step_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_step_post_hook(self, hook: Callable) -> RemovableHandle:
+        """Call ``hook(optimizer, args, kwargs)`` after each ``step``.  Returns a removable
+        handle."""
+        handle = RemovableHandle(self._step_post_hooks)
+        self._step_post_hooks[handle.id] = hook
+        return handle
+
     @staticmethod
     def _closure(closure: Callable[[], Any] | None) -> Any:
         if closure is None:
@@ -244,6 +269,12 @@ class Optimizer:
                 continue
             p = id_map[k]
             new_state[p] = {key: _cast_state(key, val, p) for key, val in v.items()}
+            for key, val in new_state[p].items():
+                if isinstance(val, Array) and val.shape != p.shape:
+                    raise ValueError(
+                        f"{name}.load_state_dict: the state {key!r} of parameter {k} has shape "
+                        f"{val.shape}, but the parameter has shape {p.shape}"
+                    )
         new_groups = []
         for g, sg in zip(groups, saved_groups):
             ng = {k: copy.deepcopy(v) for k, v in sg.items() if k != "params"}
@@ -254,13 +285,6 @@ class Optimizer:
         self.state = new_state
         self.param_groups = new_groups
 
-    def __getstate__(self) -> dict[str, Any]:
-        return {
-            "defaults": self.defaults,
-            "state": self.state,
-            "param_groups": self.param_groups,
-        }
-
     def __repr__(self) -> str:
         lines = [type(self).__name__ + " ("]
         for i, group in enumerate(self.param_groups):
@@ -270,6 +294,34 @@ class Optimizer:
                     lines.append(f"    {key}: {group[key]}")
         lines.append(")")
         return "\n".join(lines)
+
+
+def _with_step_hooks(step: Callable) -> Callable:
+    """``step`` running the optimizer's step hooks around it (and noting that it ran)."""
+
+    @functools.wraps(step)
+    def wrapper(self, *args: Any, **kwargs: Any) -> Any:
+        self._opt_called = True
+        pre = self.__dict__.get("_step_pre_hooks")
+        if pre:
+            for hook in tuple(pre.values()):
+                r = hook(self, args, kwargs)
+                if r is not None:
+                    if not (isinstance(r, tuple) and len(r) == 2):
+                        raise RuntimeError(
+                            f"{type(self).__name__}.step: a step pre-hook must return None or "
+                            f"a tuple (new_args, new_kwargs), got {r!r}"
+                        )
+                    args, kwargs = r
+        out = step(self, *args, **kwargs)
+        post = self.__dict__.get("_step_post_hooks")
+        if post:
+            for hook in tuple(post.values()):
+                hook(self, args, kwargs)
+        return out
+
+    wrapper._with_step_hooks = True  # type: ignore[attr-defined]
+    return wrapper
 
 
 def _cast_state(key: str, value: Any, p: Array) -> Any:
@@ -303,10 +355,14 @@ def _as_step(value: Any) -> float:
     return float(value)
 
 
-def _host(a: Array):
+def _host(a: Array, like: Array | None = None):
     """The flat NumPy view of a dense real-float cpu array (what the fused loops take), or None
-    when the array lives elsewhere, is strided, or has another dtype (the namespace path)."""
+    when the array lives elsewhere, is strided, has another dtype, or has another shape or dtype
+    than ``like`` (its parameter): then the namespace path runs, which checks shapes, where the
+    fused loop would index past a smaller state array."""
     if a._device.type != "cpu" or a._dtype.name not in ("float32", "float64"):
+        return None
+    if like is not None and (a._shape != like._shape or a._dtype is not like._dtype):
         return None
     if not a.is_contiguous():
         return None

@@ -103,7 +103,7 @@ class RMSprop(Optimizer):
                     hosts = None
                     if fused:
                         hosts = [
-                            _host(a)
+                            _host(a, p)
                             for a in (
                                 p,
                                 g,

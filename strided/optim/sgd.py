@@ -83,10 +83,10 @@ class SGD(Optimizer):
                     state = self.state[p] if momentum != 0 else None
                     buf = None if state is None else state.get("momentum_buffer")
                     hp = _host(p) if fused else None
-                    hg = _host(g) if hp is not None else None
+                    hg = _host(g, p) if hp is not None else None
                     hb = hp
                     if hg is not None and buf is not None:
-                        hb = _host(buf)
+                        hb = _host(buf, p)
                         if hb is None:
                             hg = None  # a state array that the fused loop cannot take
                     if hg is not None:

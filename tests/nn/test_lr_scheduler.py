@@ -120,6 +120,7 @@ def test_sequential_lr(which):
     assert ss.get_last_lr() == ts.get_last_lr()
     for _ in range(12):
         to.step()
+        so.step()
         ss.step()
         ts.step()
         assert ss.get_last_lr() == pytest.approx(ts.get_last_lr(), rel=1e-15, abs=0)
@@ -150,6 +151,7 @@ def test_sequential_state_dict():
     so, _ = _optimizers()
     ss = _sequential(sls, so, 0)
     for _ in range(4):
+        so.step()
         ss.step()
     sd = ss.state_dict()
     assert len(sd["_schedulers"]) == 2 and "optimizer" not in sd["_schedulers"][0]
@@ -206,6 +208,7 @@ def test_errors():
     with pytest.raises(ValueError, match="momentum"):
         sls.OneCycleLR(ada, max_lr=0.1, total_steps=5)
     s = sls.OneCycleLR(so, max_lr=0.1, total_steps=3)
+    so.step()
     s.step()
     s.step()
     s.step()
@@ -220,3 +223,16 @@ def test_errors():
     other, _ = _optimizers()
     with pytest.raises(ValueError, match="same optimizer"):
         sls.SequentialLR(so2, [a, sls.StepLR(other, step_size=2)], milestones=[2])
+
+
+def test_warns_when_stepped_before_the_optimizer():
+    so, _ = _optimizers()
+    s = sls.StepLR(so, step_size=2)
+    with pytest.warns(UserWarning, match="before `optimizer.step\\(\\)`"):
+        s.step()
+    so2, _ = _optimizers()
+    s2 = sls.StepLR(so2, step_size=2)
+    so2.step()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        s2.step()

@@ -436,3 +436,34 @@ def test_training_a_module_matches_torch(name):
         np.testing.assert_allclose(float(loss), tl.item(), rtol=1e-4)
     _close([model.w1, model.b1, model.w2], tw, rtol=1e-4, atol=1e-5)
     assert all(isinstance(p, xp.nn.Parameter) and p.is_leaf for p in model.parameters())
+
+
+def test_step_hooks():
+    p = xp.asarray(np.ones(3, np.float32), requires_grad=True)
+    o = optim.SGD([p], lr=0.5)
+    calls = []
+    h1 = o.register_step_pre_hook(lambda opt, a, k: calls.append(("pre", opt is o)))
+    o.register_step_post_hook(lambda opt, a, k: calls.append(("post", float(p[0]))))
+    p.grad = xp.ones(3, dtype=xp.float32)
+    o.step()
+    assert calls == [("pre", True), ("post", 0.5)]
+    h1.remove()
+    o.step()
+    assert calls[-1] == ("post", 0.0) and len(calls) == 3
+
+
+def test_state_of_the_wrong_shape_is_refused():
+    sp, _ = _pair()
+    o = optim.Adam(sp)
+    _grads(sp)
+    o.step()
+    sd = o.state_dict()
+    sd["state"][0]["exp_avg"] = xp.zeros((4, 5), dtype=xp.float32)  # (5, 4) parameter
+    with pytest.raises(ValueError, match="exp_avg"):
+        optim.Adam(sp).load_state_dict(sd)
+    # state set by hand with a wrong shape never reaches the fused loop (which would index past
+    # it): the namespace path raises instead
+    o.state[sp[1]]["exp_avg_sq"] = xp.zeros((2,), dtype=xp.float32)
+    _grads(sp)
+    with pytest.raises(ValueError):
+        o.step()
