@@ -143,6 +143,14 @@ class GPT(nn.Module):
         return F.cross_entropy(xp.reshape(logits, (b * t, v)), xp.reshape(targets, (b * t,)))
 
 
+def gpt(config: str = "gpt3-175b", device=None, dtype=None, **overrides) -> GPT:
+    """The model of a named configuration (``CONFIGS``), with any field overridden:
+    ``gpt("gpt2", n_layer=4)``.  The factory ``python -m strided.summary`` calls."""
+    if config not in CONFIGS:
+        raise ValueError(f"gpt: unknown configuration {config!r}; expected one of {sorted(CONFIGS)}")
+    return GPT(**{**CONFIGS[config], **overrides}, device=device, dtype=dtype)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", default="gpt3-175b", choices=sorted(CONFIGS))

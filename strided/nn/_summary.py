@@ -118,7 +118,9 @@ def _table(s: Summary) -> str:
     )
     lines = [f"{s.model} on {s.device}", header, "-" * len(header)]
     for r in s.rows:
-        name = ("  " * r.depth + (r.path.rsplit(".", 1)[-1] if r.path else "(model)"))[:38]
+        name = r.path or "(model)"
+        if len(name) > 38:
+            name = "..." + name[-35:]
         lines.append(
             f"{name:38s} {r.type[:22]:22s} {_shapes(r.output_shapes):28s} {_count(r.params):>9s} "
             f"{_count(r.forward_flops):>10s} {_count(r.backward_flops):>10s} "
@@ -174,6 +176,19 @@ def _nodes_from(outputs: list) -> list:
             if e is not None and e[0] is not None and id(e[0]) not in seen:
                 stack.append(e[0])
     return list(seen.values())
+
+
+def _claim(outputs: list, path, node_module: dict) -> None:
+    """Give ``path`` every node behind ``outputs`` that no module has claimed yet."""
+    stack = [a._ag.node for a in outputs if a._ag is not None and a._ag.node is not None]
+    while stack:
+        node = stack.pop()
+        if id(node) in node_module:
+            continue
+        node_module[id(node)] = path
+        for e in node.edges:
+            if e is not None and e[0] is not None and id(e[0]) not in node_module:
+                stack.append(e[0])
 
 
 def _arrays(out) -> list:
@@ -237,6 +252,8 @@ def summary(
     def pre(module, args):
         path = paths.get(id(module))
         if path is not None:
+            # what the arguments bring along was recorded by the module running now
+            _claim(_arrays(args), stack[-1] if stack else "", node_module)
             row(path, module)
             stack.append(path)
 
@@ -244,8 +261,12 @@ def summary(
         path = paths.get(id(module))
         if path is not None and stack and stack[-1] == path:
             stack.pop()
+            outs = _arrays(output)
             if not rows[path].output_shapes:
-                rows[path].output_shapes = [a.shape for a in _arrays(output)]
+                rows[path].output_shapes = [a.shape for a in outs]
+            # the nodes this call recorded and no submodule claimed are this module's (inner
+            # modules return first, so each node goes to the innermost module recording it)
+            _claim(outs, path, node_module)
 
     def charge(path: str | None, field: str, n: int) -> None:
         # a module's cost includes its submodules': charge the path and each of its parents
@@ -267,17 +288,14 @@ def summary(
             uncounted[prim.name] = uncounted.get(prim.name, 0) + 1
             n = 0
         if state["phase"] == "forward":
-            path = stack[-1] if stack else ""
-            charge(path, "forward_flops", n)
-            for a in _arrays(out):
-                ag = a._ag
-                if ag is not None and ag.node is not None and id(ag.node) not in node_module:
-                    node_module[id(ag.node)] = path
+            charge(stack[-1] if stack else "", "forward_flops", n)
         else:
             charge(state["backward_module"] or "", "backward_flops", n)
 
     handles = [register_module_forward_pre_hook(pre), register_module_forward_hook(post)]
     try:
+        # history the inputs bring along belongs to no module of this model
+        _claim(_arrays(inputs) + _arrays(kwargs), None, node_module)
         with dispatch.observe(seen):
             row("", model)
             output = model(*inputs, **kwargs)
@@ -290,10 +308,14 @@ def summary(
                     target = _xp.sum(outs[0])
                     for o in outs[1:]:
                         target = target + _xp.sum(o)
+                _claim([target], "", node_module)  # the loss: the model's own
                 nodes = _nodes_from([target])
-                _charge_saved(nodes, node_module, charge)
+                state_arrays = [*model.parameters(), *model.buffers()]
+                _charge_saved(nodes, node_module, charge, state_arrays)
                 for node in nodes:
-                    node.rule = _RuleInModule(node.rule, node_module.get(id(node), ""), state)
+                    path = node_module.get(id(node))
+                    if path is not None:
+                        node.rule = _RuleInModule(node.rule, path, state)
                 state["phase"] = "backward"
                 target.backward()
     finally:
@@ -331,19 +353,24 @@ def summary(
     )
 
 
-def _charge_saved(nodes: list, node_module: dict, charge) -> None:
-    """Charge each array saved for backward (not a parameter or other leaf that requires grad)
-    to the module whose node saved it first, once per memory owner."""
-    owners: set = set()
-    for node in reversed(nodes):  # roughly the order forward recorded them
+def _charge_saved(nodes: list, node_module: dict, charge, state_arrays: list) -> None:
+    """Charge each array saved for backward to the module that produced its memory (the one
+    that saved it when no node did: the model's inputs), once per memory owner.  Parameters,
+    buffers, leaves that require grad and views of them are weights, not activations."""
+    owners = {id(root_of(a)) for a in state_arrays}
+    for node in nodes:
         for a, _ in node.saved_versions:
             root = root_of(a)
-            if root._ag is not None and root._ag.node is None:
-                continue  # a parameter (or a view of one): weights, not activations
-            if id(root) in owners:
+            if id(root) in owners or (a._ag is not None and a._ag.node is None):
                 continue
             owners.add(id(root))
-            charge(node_module.get(id(node), ""), "saved_bytes", _nbytes(root))
+            ag = root._ag
+            producer = ag.node if ag is not None and ag.node is not None else None
+            if producer is None and a._ag is not None:
+                producer = a._ag.node  # a view of an input: the module that took the view
+            path = node_module.get(id(producer)) if producer is not None else None
+            charge(path if path is not None else node_module.get(id(node)), "saved_bytes",
+                   _nbytes(root))  # fmt: skip
 
 
 def _nbytes(a: Array) -> int:
