@@ -29,7 +29,9 @@ from .nn._summary import parse_inputs, summary
 def _load(target: str):
     where, _, attr = target.rpartition(":")
     if not where or not attr:
-        raise SystemExit(f"summary: TARGET must be file.py:factory or module:factory, not {target!r}")
+        raise SystemExit(
+            f"summary: TARGET must be file.py:factory or module:factory, not {target!r}"
+        )
     if where.endswith(".py"):
         path = pathlib.Path(where)
         if not path.is_file():

@@ -6,11 +6,11 @@
 
 # strided.nn.functional, .init, .modules and .utils, as in torch.nn
 from . import functional, init, modules, utils  # noqa: F401
+from ._summary import ModuleCost, Summary, summary
 from .modules import *  # noqa: F403
 from .modules import __all__ as _modules_all
 from .modules.module import register_module_forward_hook, register_module_forward_pre_hook
 from .parameter import Buffer, Parameter
-from ._summary import ModuleCost, Summary, summary
 
 __all__ = [
     "Parameter",

@@ -389,7 +389,9 @@ def parse_inputs(spec: str, device) -> list:
         try:
             shape = tuple(int(s) for s in shape_text.split(",") if s.strip())
         except ValueError:
-            raise ValueError(f"--input {part!r}: the shape must be integers separated by commas")
+            raise ValueError(
+                f"--input {part!r}: the shape must be integers separated by commas"
+            ) from None
         name = dtype_text.strip() or "float32"
         dtype = getattr(dt, name, None)
         if not isinstance(dtype, dt.DType):
