@@ -47,5 +47,6 @@ del _name_errors, _DIRECT, _shared, _n
 
 # outside the standard, above the namespace: PyTorch-style samplers (strided.random) and layers
 # (strided.nn, as torch.nn)
-from . import nn, optim, random, utils  # noqa: E402  # noqa: E402  (optimizers and schedulers; datasets and loaders)
+from . import nn, random  # noqa: E402
+from . import optim, utils  # noqa: E402  (optimizers and schedulers; datasets and loaders)
 from .serialization import load_file, save_file  # noqa: E402  (safetensors checkpoints)

@@ -171,12 +171,7 @@ def _conv_nd(x, weight, bias, stride, padding, dilation, groups, n: int, op: str
     if n == 1:  # a row of a 2-D image
         x = xp.expand_dims(x, axis=2)
         weight4 = xp.expand_dims(weight, axis=2)
-        kernel, stride, dilation, pads = (
-            (1,) + kernel,
-            (1,) + stride,
-            (1,) + dilation,
-            ((0, 0),) + pads,
-        )
+        kernel, stride, dilation, pads = (1,) + kernel, (1,) + stride, (1,) + dilation, ((0, 0),) + pads
     else:
         weight4 = weight
     nb, _, h, w = x._shape
@@ -333,10 +328,8 @@ def conv_transpose2d(
 # -- pooling -------------------------------------------------------------------------------------
 def _pool_args(kernel_size, stride, padding, dilation, n: int, op: str) -> tuple:
     kernel = _tuple(kernel_size, n, "kernel_size", op)
-    stride = (
-        kernel
-        if stride is None or (not isinstance(stride, int) and len(stride) == 0)
-        else (_tuple(stride, n, "stride", op))
+    stride = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) else (
+        _tuple(stride, n, "stride", op)
     )
     pad = _tuple(padding, n, "padding", op)
     dil = _tuple(dilation, n, "dilation", op)
@@ -702,7 +695,9 @@ def _interp_sizes(x: Array, size, scale_factor, n: int, op: str) -> tuple[tuple,
             raise ValueError(f"{op}: scale_factor must be positive, got {scale_factor!r}")
         out = tuple(int(math.floor(s * f)) for s, f in zip(spatial, scales))
     if any(o <= 0 for o in out):
-        raise ValueError(f"{op}: input of shape {x._shape} gives a non-positive output size {out}")
+        raise ValueError(
+            f"{op}: input of shape {x._shape} gives a non-positive output size {out}"
+        )
     return out, scales
 
 
@@ -770,7 +765,8 @@ def interpolate(
             )
     elif mode not in ("nearest", "nearest-exact", "area"):
         raise NotImplementedError(
-            f"{op}: mode {mode!r} is not supported (nearest, nearest-exact, linear, bilinear, area)"
+            f"{op}: mode {mode!r} is not supported (nearest, nearest-exact, linear, bilinear, "
+            "area)"
         )
     elif align_corners is not None:
         raise ValueError(
