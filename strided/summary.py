@@ -8,8 +8,8 @@ not know (``--config gpt3-175b``, ``--n-layer 4``) are passed to the factory as 
 (dashes become underscores; integers and floats are converted).  The factory is called with
 ``device=`` (meta by default) when it accepts it, and the model is moved there otherwise.
 ``--input`` lists the example inputs as ``shape:dtype`` separated by ``;`` (zeros; dtype float32
-when left out).  ``--eval`` costs forward only; ``--optimizer`` and ``--state-dtype`` set the
-memory estimate's optimizer state; ``--csv`` prints the rows as CSV instead of the table.
+when left out).  ``--eval`` costs forward only; ``--optimizer`` and ``--precision`` (native or
+mixed) set the memory estimate; ``--csv`` prints the rows as CSV instead of the table.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ import inspect
 import pathlib
 import sys
 
-from . import _dtypes as dt
 from .nn._summary import parse_inputs, summary
 
 
@@ -89,7 +88,7 @@ def main(argv=None) -> int:
     parser.add_argument("--device", default="meta")
     parser.add_argument("--eval", action="store_true", help="forward only (no backward)")
     parser.add_argument("--optimizer", default="adamw")
-    parser.add_argument("--state-dtype", default=None, help="optimizer state dtype, e.g. float32")
+    parser.add_argument("--precision", choices=["native", "mixed"], default="native")
     parser.add_argument("--csv", action="store_true", help="the rows as CSV")
     args, extra = parser.parse_known_args(argv)
     factory = _load(args.target)
@@ -104,14 +103,9 @@ def main(argv=None) -> int:
     if not accepts_device:
         model = model.to(device=args.device)
     inputs = parse_inputs(args.input, args.device)
-    state_dtype = None
-    if args.state_dtype:
-        state_dtype = getattr(dt, args.state_dtype, None)
-        if not isinstance(state_dtype, dt.DType):
-            raise SystemExit(f"summary: unknown dtype {args.state_dtype!r}")
     optimizer = None if args.optimizer.lower() == "none" else args.optimizer.lower()
     result = summary(
-        model, *inputs, train=not args.eval, optimizer=optimizer, state_dtype=state_dtype
+        model, *inputs, train=not args.eval, optimizer=optimizer, precision=args.precision
     )
     if args.csv:
         rows = result.as_dicts()

@@ -70,6 +70,7 @@ class Summary:
     gradient_bytes: int
     optimizer_bytes: int
     optimizer: str | None
+    precision: str
     uncounted: dict  # primitive name -> number of calls without a FLOP formula
 
     @property
@@ -128,11 +129,12 @@ def _table(s: Summary) -> str:
         )
     lines.append("-" * len(header))
     opt = f" ({s.optimizer} state)" if s.optimizer else ""
+    mixed = ", mixed precision" if s.precision == "mixed" else ""
     lines += [
         f"parameters: {s.params:,} ({s.trainable:,} trainable)",
         f"FLOPs per step: {s.flops:.4e} (forward {s.forward_flops:.4e}, "
         f"backward {s.backward_flops:.4e})",
-        f"memory: weights {_bytes(s.weight_bytes)}, gradients {_bytes(s.gradient_bytes)}, "
+        f"memory{mixed}: weights {_bytes(s.weight_bytes)}, gradients {_bytes(s.gradient_bytes)}, "
         f"optimizer{opt} {_bytes(s.optimizer_bytes)}, saved activations "
         f"{_bytes(s.saved_bytes)}; peak training memory {_bytes(s.peak_bytes)}",
     ]
@@ -207,7 +209,7 @@ def summary(
     train: bool = True,
     loss: Callable | None = None,
     optimizer: str | None = "adamw",
-    state_dtype=None,
+    precision: str = "native",
     **kwargs,
 ) -> Summary:
     """Run ``model(*inputs, **kwargs)`` once (plus one backward when ``train``) and return its
@@ -215,14 +217,19 @@ def summary(
     counted from the backward that runs, and the activation memory saved for backward; with
     totals for parameters, FLOPs per step and peak training memory = weights + gradients +
     ``optimizer`` state (``"adamw"``, ``"adam"``, ``"sgd"``, ``"sgd-momentum"``, ``"rmsprop"``,
-    ``"adagrad"`` or None; kept in ``state_dtype``, by default the parameters' dtype — pass
-    float32 for mixed precision with 16-bit weights) + saved activations.
+    ``"adagrad"`` or None) + saved activations.
+
+    ``precision="native"`` counts every array in its own dtype; ``"mixed"`` estimates mixed
+    precision training: 16-bit weights, gradients and activations, plus a float32 master copy
+    of the weights and float32 optimizer state (AdamW: 16 bytes per parameter in all).
 
     Works on any device; on ``meta`` nothing is computed, so any size of model costs little.
     ``loss(output)`` gives the scalar to differentiate (by default the sum of the output).
     """
     if not isinstance(model, Module):
         raise TypeError(f"summary: expected a strided.nn.Module, got {type(model).__name__}")
+    if precision not in ("native", "mixed"):
+        raise ValueError(f"summary: precision must be 'native' or 'mixed', got {precision!r}")
     if optimizer is not None and optimizer not in _OPTIMIZER_STATES:
         raise ValueError(
             f"summary: unknown optimizer {optimizer!r}; expected one of "
@@ -324,16 +331,23 @@ def summary(
     params = list(model.parameters())
     n_params = sum(prod(p.shape) for p in params)
     trainable = [p for p in params if p.requires_grad]
-    weight_bytes = sum(prod(p.shape) * p.dtype.bits // 8 for p in params)
-    grad_bytes = sum(prod(p.shape) * p.dtype.bits // 8 for p in trainable) if train else 0
+    mixed = precision == "mixed"
+
+    def nbytes(p) -> int:
+        return prod(p.shape) * (2 if mixed else p.dtype.bits // 8)
+
+    weight_bytes = sum(nbytes(p) for p in params)
+    grad_bytes = sum(nbytes(p) for p in trainable) if train else 0
     opt_bytes = 0
     if train and optimizer is not None:
         per = _OPTIMIZER_STATES[optimizer]
         for p in trainable:
-            bits = (state_dtype.bits if state_dtype is not None else p.dtype.bits) // 8
-            opt_bytes += per * prod(p.shape) * bits
-            if state_dtype is not None and state_dtype.bits > p.dtype.bits:
-                opt_bytes += prod(p.shape) * bits  # mixed precision keeps a master copy
+            # mixed precision keeps the states and a master copy of the weights in float32
+            opt_bytes += (per + 1) * prod(p.shape) * 4 if mixed else per * nbytes(p)
+    top = rows[""]
+    if mixed:  # activations are kept in 16 bits
+        for r in rows.values():
+            r.saved_bytes //= 2
     top = rows[""]
     device = str(params[0].device) if params else str(outs[0].device if outs else "cpu")
     return Summary(
@@ -349,6 +363,7 @@ def summary(
         gradient_bytes=grad_bytes,
         optimizer_bytes=opt_bytes,
         optimizer=optimizer if train else None,
+        precision=precision,
         uncounted=uncounted,
     )
 

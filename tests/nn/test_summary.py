@@ -223,3 +223,18 @@ def test_backward_errors_name_the_module_whose_forward_recorded_the_node():
     y = Outer()(xp.ones((2, 4), dtype=xp.float32))
     with pytest.raises(ValueError, match=r"^inner \(Inner\): in backward: matmul: shapes"):
         xp.sum(y).backward()
+
+
+def test_mixed_precision_memory_estimate():
+    model = nn.Sequential(nn.Linear(8, 8, device="meta"), nn.ReLU(), nn.Linear(8, 2, device="meta"))
+    x = xp.zeros((4, 8), dtype=xp.float32, device="meta")
+    native = nn.summary(model, x, optimizer="adamw")
+    mixed = nn.summary(model, x, optimizer="adamw", precision="mixed")
+    n = native.params
+    assert native.weight_bytes + native.gradient_bytes + native.optimizer_bytes == 16 * n
+    # 2 (16-bit weights) + 2 (16-bit gradients) + 4 (float32 master) + 8 (two float32 moments)
+    assert mixed.weight_bytes + mixed.gradient_bytes + mixed.optimizer_bytes == 16 * n
+    assert mixed.weight_bytes == 2 * n and mixed.optimizer_bytes == 12 * n
+    assert mixed.saved_bytes * 2 == native.saved_bytes
+    with pytest.raises(ValueError, match="precision"):
+        nn.summary(model, x, precision="fp8")
