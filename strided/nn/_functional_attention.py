@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import math
 
-import strided as xp
 from strided._array import Array
 from strided.autograd import Function, is_grad_enabled
+
+from .. import _namespace as xp
+from ._functional_core import linear
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
@@ -101,7 +103,7 @@ def _mask_to_bias(fn: str, mask: Array, dtype, *, true_means_keep: bool) -> Arra
 
 def _dropout_keep(p: float, shape: tuple, dtype, device) -> Array:
     """The inverted-dropout multiplier: 0 with probability p, else 1/(1-p)."""
-    from strided import random
+    from .. import random
 
     if p >= 1.0:
         return xp.zeros(shape, dtype=dtype, device=device)
@@ -187,9 +189,7 @@ def scaled_dot_product_attention(
 
 
 def _linear(x: Array, w: Array, b: Array | None) -> Array:
-    from ._functional_core import linear  # one fused node per projection
-
-    return linear(x, w, b)
+    return linear(x, w, b)  # nn-core's fused Function: one node per projection
 
 
 def multi_head_attention_forward(
@@ -236,6 +236,7 @@ def multi_head_attention_forward(
     if static_k is not None or static_v is not None:
         raise NotImplementedError(f"{fn}: static_k and static_v are not supported")
     batched = query.ndim == 3
+    self_attention = query is key and key is value  # one packed projection
     if query.ndim not in (2, 3) or key.ndim != query.ndim or value.ndim != query.ndim:
         raise ValueError(
             f"{fn}: expected query, key and value of 3 dimensions (batched) or 2 (unbatched), "
@@ -250,8 +251,6 @@ def multi_head_attention_forward(
                     f"{tuple(key_padding_mask.shape)}"
                 )
             key_padding_mask = xp.expand_dims(key_padding_mask, axis=0)
-        if attn_mask is not None and attn_mask.ndim == 3:
-            pass  # (num_heads, L, S) for the batch of one
     elif not batch_first:
         # (L, N, E) -> (N, L, E): every shape below is batch first
         query, key, value = (xp.permute_dims(a, (1, 0, 2)) for a in (query, key, value))
@@ -281,7 +280,7 @@ def multi_head_attention_forward(
     if not use_separate_proj_weight:
         if in_proj_weight is None:
             raise ValueError(f"{fn}: use_separate_proj_weight is False but in_proj_weight is None")
-        if query is key and key is value:
+        if self_attention:
             qkv = _linear(query, in_proj_weight, in_proj_bias)
             q, k, v = qkv[..., :e], qkv[..., e : 2 * e], qkv[..., 2 * e :]
         else:

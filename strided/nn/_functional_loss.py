@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import warnings
 
-import strided as xp
 from strided._array import Array
 from strided.autograd import Function, is_grad_enabled
+
+from .. import _namespace as xp
 
 __all__ = [
     "mse_loss",

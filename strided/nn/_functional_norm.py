@@ -12,9 +12,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-import strided as xp
 from strided._array import Array
 from strided.autograd import Function, is_grad_enabled, no_grad
+
+from .. import _namespace as xp
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "rms_norm"]
 
@@ -101,15 +102,18 @@ def _update_running(x, axes, mean, var, running_mean, running_var, momentum) -> 
     """PyTorch's running-statistics update: an exponential average with ``momentum`` of the
     batch mean and of the *unbiased* batch variance (written in place, never recorded)."""
     n = math.prod(x.shape[a] for a in axes)
-    with no_grad():
+    with no_grad():  # one write per buffer: each in-place operator would be a copy more
         if running_mean is not None:
             m = xp.reshape(mean, running_mean.shape)
-            running_mean *= 1.0 - momentum
-            running_mean += xp.astype(m, running_mean.dtype) * momentum
+            if m.dtype != running_mean.dtype:
+                m = xp.astype(m, running_mean.dtype)
+            running_mean[...] = running_mean * (1.0 - momentum) + m * momentum
         if running_var is not None:
-            v = xp.reshape(var, running_var.shape) * (n / max(n - 1, 1))
-            running_var *= 1.0 - momentum
-            running_var += xp.astype(v, running_var.dtype) * momentum
+            v = xp.reshape(var, running_var.shape)
+            if v.dtype != running_var.dtype:
+                v = xp.astype(v, running_var.dtype)
+            unbiased = n / max(n - 1, 1)
+            running_var[...] = running_var * (1.0 - momentum) + v * (unbiased * momentum)
 
 
 def _check_channel_param(fn: str, name: str, p, c: int, x: Array) -> None:

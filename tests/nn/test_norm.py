@@ -288,6 +288,22 @@ def test_batchnorm_running_stats_over_steps_then_eval(cls, shape, kw):
     assert int(m.num_batches_tracked) == 3
 
 
+def test_batchnorm_channels_last_view():
+    # an (N, H, W, C) buffer seen as (N, C, H, W): strides that are not C-contiguous
+    rng = _rng(15)
+    m, tm = nn.BatchNorm2d(3), torch.nn.BatchNorm2d(3)
+    _randomize(tm, rng)
+    _load_from_torch(m, tm)
+    x, tx = _pair(rng.standard_normal((2, 4, 5, 3)).astype(np.float32))
+    y = m(xp.permute_dims(x, (0, 3, 1, 2)))
+    ty = tm(tx.permute(0, 3, 1, 2))
+    _close(y, ty)
+    _backward_both(y, ty, rng)
+    _close(x.grad, tx.grad)
+    _close(m.weight.grad, tm.weight.grad)
+    _close(m.running_var, tm.running_var)
+
+
 def test_batchnorm_without_running_stats_uses_batch_stats_in_eval():
     rng = _rng(12)
     m = nn.BatchNorm2d(3, track_running_stats=False)
@@ -357,6 +373,7 @@ def test_modules_float64_and_to():
         (lambda: nn.RMSNorm(4), (3, 4)),
         (lambda: nn.BatchNorm1d(4), (5, 4)),
         (lambda: nn.BatchNorm2d(4), (2, 4, 3, 3)),
+        (lambda: nn.BatchNorm1d(4, momentum=None), (3, 4, 2)),
     ],
 )
 @pytest.mark.parametrize("train", [True, False])

@@ -2,6 +2,8 @@
 
 from .activation import *  # noqa: F403
 from .activation import __all__ as _activation_all
+from .activation_attention import *  # noqa: F403
+from .activation_attention import __all__ as _attention_all
 from .batchnorm import *  # noqa: F403
 from .batchnorm import __all__ as _batchnorm_all
 from .container import *  # noqa: F403
@@ -19,10 +21,13 @@ from .normalization import *  # noqa: F403
 from .normalization import __all__ as _normalization_all
 from .sparse import *  # noqa: F403
 from .sparse import __all__ as _sparse_all
+from .transformer import *  # noqa: F403
+from .transformer import __all__ as _transformer_all
 
 __all__ = [
     "Module",
     *_activation_all,
+    *_attention_all,
     *_batchnorm_all,
     *_container_all,
     *_dropout_all,
@@ -31,4 +36,5 @@ __all__ = [
     *_loss_all,
     *_normalization_all,
     *_sparse_all,
+    *_transformer_all,
 ]

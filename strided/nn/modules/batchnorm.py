@@ -3,10 +3,10 @@ parameters, buffers and running-statistics semantics)."""
 
 from __future__ import annotations
 
-import strided as xp
 from strided._array import Array
 from strided.autograd import no_grad
 
+from ... import _namespace as xp
 from .. import _functional_norm as F
 from .. import init
 from ..parameter import Parameter
@@ -105,8 +105,8 @@ class _BatchNorm(Module):
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             with no_grad():
                 self.num_batches_tracked += 1
-            if self.momentum is None:  # cumulative moving average
-                factor = 1.0 / int(self.num_batches_tracked)
+            if self.momentum is None and self.num_batches_tracked.device != "meta":
+                factor = 1.0 / int(self.num_batches_tracked)  # cumulative moving average
         if self.training:
             bn_training = True
         else:

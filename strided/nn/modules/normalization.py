@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import strided as xp
 from strided._array import Array
 
+from ... import _namespace as xp
 from .. import _functional_norm as F
 from .. import init
 from ..parameter import Parameter
