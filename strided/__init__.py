@@ -16,7 +16,6 @@ dispatch.install_backend("meta", _meta.kernel_for)
 del _cpu, _meta
 
 from . import autograd  # noqa: E402  (declares the backward rules; needs the whole namespace)
-from . import random  # noqa: E402  (PyTorch-style samplers; not part of the standard)
 
 # errors from inside a composition (std calls var, clip calls maximum) name the function called;
 # the elementwise functions, reductions and matmul call their primitive directly, whose rule's
@@ -45,3 +44,7 @@ for _n in _shared:
     setattr(linalg, _n, globals()[_n])
 _name_errors(fft.__dict__, fft.__all__, "fft.")
 del _name_errors, _DIRECT, _shared, _n
+
+# outside the standard, above the namespace: PyTorch-style samplers (strided.random) and layers
+# (strided.nn, as torch.nn)
+from . import nn, random  # noqa: E402

@@ -1,0 +1,8 @@
+"""``strided.nn.functional`` (PyTorch's ``torch.nn.functional``): the stateless operations the
+layers are built from.  Each family lives in a private ``_functional_*.py`` module; this module
+only re-exports them."""
+
+from ._functional_core import *  # noqa: F403
+from ._functional_core import __all__ as _core_all
+
+__all__ = [*_core_all]

@@ -1,0 +1,25 @@
+"""The layers of ``strided.nn`` (each file owns a family, as in PyTorch's ``torch.nn.modules``)."""
+
+from .activation import *  # noqa: F403
+from .activation import __all__ as _activation_all
+from .container import *  # noqa: F403
+from .container import __all__ as _container_all
+from .dropout import *  # noqa: F403
+from .dropout import __all__ as _dropout_all
+from .flatten import *  # noqa: F403
+from .flatten import __all__ as _flatten_all
+from .linear import *  # noqa: F403
+from .linear import __all__ as _linear_all
+from .module import Module
+from .sparse import *  # noqa: F403
+from .sparse import __all__ as _sparse_all
+
+__all__ = [
+    "Module",
+    *_activation_all,
+    *_container_all,
+    *_dropout_all,
+    *_flatten_all,
+    *_linear_all,
+    *_sparse_all,
+]
