@@ -3,7 +3,8 @@
 Six primitives over batches of images laid out (N, C, H, W), every one of them a pair with its
 adjoint so that each is the other's backward rule (``strided.autograd._rules_nn_conv``):
 
-* ``im2col`` / ``col2im``: PyTorch's ``unfold``/``fold`` (columns (N, C*kh*kw, OH*OW)), with
+* ``im2col`` / ``col2im``: PyTorch's ``unfold``/``fold`` (columns (N, C*kh*kw, OH*OW), or
+  (C*kh*kw, N, OH*OW) for a convolution's single matrix product), with
   zero padding given per side (top, bottom, left, right) so that ``padding="same"`` with an even
   kernel needs no copy; a convolution is ``im2col`` followed by a BLAS matrix product;
 * ``max_pool2d`` (values and flat indices in each plane) / ``max_pool2d_backward``;
@@ -57,7 +58,7 @@ def pool_output_size(size: int, k: int, pad: int, stride: int, dilation: int, ce
 
 
 # -- im2col / col2im -----------------------------------------------------------------------------
-def _im2col_rule(x, /, *, kernel_size, dilation, padding, stride) -> Plan:
+def _im2col_rule(x, /, *, kernel_size, dilation, padding, stride, channels_first=False) -> Plan:
     x = to_array(x, "im2col")
     _check_images("im2col", x)
     n, c, h, w = x._shape
@@ -74,9 +75,11 @@ def _im2col_rule(x, /, *, kernel_size, dilation, padding, stride) -> Plan:
         "dilation": (dh, dw),
         "padding": (pt, pb, pl, pr),
         "stride": (sh, sw),
+        "channels_first": bool(channels_first),
         "out_hw": (oh, ow),
     }
-    return Plan(x._device, ((n, c * kh * kw, oh * ow), x._dtype), (x,), None, params)
+    shape = (c * kh * kw, n, oh * ow) if channels_first else (n, c * kh * kw, oh * ow)
+    return Plan(x._device, (shape, x._dtype), (x,), None, params)
 
 
 def _col2im_rule(cols, /, *, output_size, kernel_size, dilation, padding, stride) -> Plan:
@@ -115,10 +118,25 @@ IM2COL = declare("im2col", "nn", "real floating", rule=_im2col_rule)
 COL2IM = declare("col2im", "nn", "real floating", rule=_col2im_rule)
 
 
-def im2col(x: Array, kernel_size: tuple, dilation: tuple, padding: tuple, stride: tuple) -> Array:
-    """Sliding blocks of ``x`` (N, C, H, W) as columns (N, C*kh*kw, L); ``padding`` is
+def im2col(
+    x: Array,
+    kernel_size: tuple,
+    dilation: tuple,
+    padding: tuple,
+    stride: tuple,
+    channels_first: bool = False,
+) -> Array:
+    """Sliding blocks of ``x`` (N, C, H, W) as columns (N, C*kh*kw, L), or (C*kh*kw, N, L) with
+    ``channels_first`` (what a convolution multiplies in one matrix product); ``padding`` is
     (top, bottom, left, right)."""
-    return IM2COL(x, kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride)
+    return IM2COL(
+        x,
+        kernel_size=kernel_size,
+        dilation=dilation,
+        padding=padding,
+        stride=stride,
+        channels_first=bool(channels_first),
+    )
 
 
 def col2im(

@@ -273,16 +273,14 @@ def _subtract(ctx, g):
 @rule("multiply")
 def _multiply(ctx, g):
     x1, x2 = ctx.inputs
-    e1, e2 = ctx.edges
-    # only the gradients something needs (an input outside the graph has no edge)
-    return (g * _cj(x2) if e1 is not None else None, g * _cj(x1) if e2 is not None else None)
+    return (g * _cj(x2), g * _cj(x1))
 
 
 @rule("divide")
 def _divide(ctx, g):
     x1, x2 = ctx.inputs
     g1 = g / _cj(x2)
-    return (g1, -g1 * _cj(x1 / x2) if ctx.edges[1] is not None else None)
+    return (g1, -g1 * _cj(x1 / x2))
 
 
 def _as_array(v, like: Array) -> Array:
@@ -670,7 +668,7 @@ def _sort(ctx, g):
 def _matmul(ctx, g):
     xp = _xp
     a, b = ctx.inputs
-    ca, cb = _cj(a), _cj(b)  # (the identity for real arrays)
+    ca, cb = _cj(a), _cj(b)
     if a.ndim == 1 and b.ndim == 1:
         return (g * cb, g * ca)
     if a.ndim == 1:  # (k) @ (..., k, n) -> (..., n)
@@ -683,11 +681,10 @@ def _matmul(ctx, g):
         ga = g2 * cb
         gb = xp.matmul(xp.matrix_transpose(ca), g2)[..., 0]
         return (ga, gb)
-    e1, e2 = ctx.edges  # only the gradients something needs (the data of a first layer: none)
-    return (
-        xp.matmul(g, xp.matrix_transpose(cb)) if e1 is not None else None,
-        xp.matmul(xp.matrix_transpose(ca), g) if e2 is not None else None,
-    )
+    # only the products an input needs: the data operand of a layer often has no gradient
+    ga = xp.matmul(g, xp.matrix_transpose(cb)) if ctx.edges[0] is not None else None
+    gb = xp.matmul(xp.matrix_transpose(ca), g) if ctx.edges[1] is not None else None
+    return (ga, gb)
 
 
 # -- the fft extension's primitives ---------------------------------------------------------------

@@ -16,6 +16,8 @@ from ._rules import attach, rule
 def _im2col(ctx, g):
     p = ctx.params
     hw = ctx.input_meta[0][0][2:]
+    if p.get("channels_first"):
+        g = _xp.permute_dims(g, (1, 0, 2))  # a view: col2im reads rows at any stride
     return (_nc.col2im(g, hw, p["kernel_size"], p["dilation"], p["padding"], p["stride"]),)
 
 

@@ -179,17 +179,20 @@ def _conv_nd(x, weight, bias, stride, padding, dilation, groups, n: int, op: str
     (pt, pb), (pl, pr) = pads
     oh = _nc.conv_output_size(h, kh, pt, pb, sh, dh)
     ow = _nc.conv_output_size(w, kw, pl, pr, sw, dw)
-    if kh == kw == 1 and sh == sw == 1 and pt == pb == pl == pr == 0:
-        cols = xp.reshape(x, (nb, in_c, h * w))  # a 1x1 convolution reads the input as it is
-    else:
-        cols = _nc.im2col(x, (kh, kw), (dh, dw), (pt, pb, pl, pr), (sh, sw))
+    # columns (C*kh*kw, N, L): one matrix product per group covers the whole batch (a BLAS
+    # call per image would be many small, badly threaded products)
+    cols = _nc.im2col(x, (kh, kw), (dh, dw), (pt, pb, pl, pr), (sh, sw), channels_first=True)
     k = cin_g * kh * kw
+    length = nb * oh * ow
     if groups == 1:
-        y = xp.matmul(xp.reshape(weight4, (out_c, k)), cols)  # (N, O, L)
+        y = xp.matmul(xp.reshape(weight4, (out_c, k)), xp.reshape(cols, (k, length)))
     else:
         wg = xp.reshape(weight4, (groups, out_c // groups, k))
-        y = xp.matmul(wg, xp.reshape(cols, (nb, groups, k, oh * ow)))  # (N, G, O/G, L)
-    y = xp.reshape(y, (nb, out_c, oh, ow) if n == 2 else (nb, out_c, ow))
+        y = xp.matmul(wg, xp.reshape(cols, (groups, k, length)))  # (G, O/G, N*L)
+    # (O, N, OH, OW) seen as (N, O, OH, OW): a view, which the next operation reads in place
+    y = xp.permute_dims(xp.reshape(y, (out_c, nb, oh, ow)), (1, 0, 2, 3))
+    if n == 1:
+        y = xp.squeeze(y, axis=2)
     if bias is not None:
         y = y + xp.reshape(bias, (out_c,) + (1,) * n)
     return _unbatch(y, added)
@@ -290,9 +293,10 @@ def _conv_transpose_nd(
     kh, kw = kernel
     k = cout_g * kh * kw
     wg = xp.reshape(weight, (groups, in_c // groups, k))
-    xg = xp.reshape(x, (nb, groups, in_c // groups, h * w))
-    cols = xp.matmul(xp.matrix_transpose(wg), xg)  # (N, G, C_out/G*kh*kw, H*W)
-    cols = xp.reshape(cols, (nb, out_c * kh * kw, h * w))
+    # the input as (G, C_in/G, N*H*W): one matrix product per group for the whole batch
+    xg = xp.reshape(xp.permute_dims(x, (1, 0, 2, 3)), (groups, in_c // groups, nb * h * w))
+    cols = xp.matmul(xp.matrix_transpose(wg), xg)  # (G, C_out/G*kh*kw, N*H*W)
+    cols = xp.permute_dims(xp.reshape(cols, (out_c * kh * kw, nb, h * w)), (1, 0, 2))
     # output padding lengthens the output at the end: the end's padding shrinks by as much
     pads = (pad[0], pad[0] - out_pad[0], pad[1], pad[1] - out_pad[1])
     y = _nc.col2im(cols, out_hw, (kh, kw), dilation, pads, stride)

@@ -1,11 +1,15 @@
 """numba kernels of the convolution and pooling primitives (``strided._ops.nn_conv``).
 
-Every kernel works on C-contiguous buffers that start at element 0 (the wrappers in
-``_nn_conv.py`` slice or copy): an image batch is ``N*C`` planes of ``H*W`` elements, and the
-work is split over planes with ``prange`` (no two planes write the same output element, so the
-scatter-style kernels need no atomics).  Inside a plane, rows are sliced out of the buffer before
-the inner loops so that numba indexes them from 0 (computed signed offsets into the whole buffer
-keep the loops from vectorising).
+The kernels work on buffers that start at element 0 (the wrappers in ``_nn_conv.py`` slice or
+copy): an image batch is ``N*C`` dense planes of ``H*W`` elements (im2col's planes, and the rows
+of its columns, may lie anywhere in their buffers).  Each kernel is a per-plane body inlined
+into two drivers: a serial loop (``*_s``) for small batches, and a ``prange`` over planes
+(``*_p``) for large ones (no two planes write the same output element, so the scatter-style
+kernels need no atomics).  Only the driver a call needs is compiled.
+
+Rows of small images are 4-8 elements long, so per-row work (array slicing) would dominate:
+indices are computed directly, and only long unit-stride rows are copied as slices (which
+vectorise).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import numpy as np
 from numba import njit, prange
 
 _OPTS = dict(cache=True, nogil=True, error_model="numpy")
+_LONG_ROW = 16  # rows at least this long are copied as slices
 
 
 @njit(inline="always")
@@ -33,111 +38,163 @@ def _valid_cols(off, step, n_in, n_out):
     return lo, hi
 
 
-@njit(parallel=True, **_OPTS)
-def im2col(o, x, planes, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW):
-    """``o`` (N, C*kh*kw, OH*OW) from ``x`` (N, C, H, W): PyTorch's ``unfold`` layout, where
-    padding reads as zeros."""
-    L = OH * OW
-    block = kh * kw * L
-    for p in prange(planes):
-        src = x[p * H * W : (p + 1) * H * W]
-        dst = o[p * block : (p + 1) * block]
-        for ki in range(kh):
-            for kj in range(kw):
-                offw = kj * dw - pl
-                lo, hi = _valid_cols(offw, sw, W, OW)
-                r0 = (ki * kw + kj) * L
-                for oh in range(OH):
-                    ih = oh * sh - pt + ki * dh
-                    row = dst[r0 + oh * OW : r0 + (oh + 1) * OW]
-                    if ih < 0 or ih >= H:
-                        row[:] = 0
-                        continue
-                    line = src[ih * W : (ih + 1) * W]
-                    for ow in range(lo):
-                        row[ow] = 0
-                    if sw == 1:
-                        row[lo:hi] = line[lo + offw : hi + offw]
-                    else:
-                        for ow in range(lo, hi):
-                            row[ow] = line[ow * sw + offw]
-                    for ow in range(hi, OW):
-                        row[ow] = 0
+# -- im2col / col2im -----------------------------------------------------------------------------
+@njit(inline="always")
+def _im2col_plane(p, o, osn, osr, x, xsn, xsc, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW):
+    n = p // C
+    c = p - n * C
+    xb = n * xsn + c * xsc
+    kk = kh * kw
+    for ki in range(kh):
+        for kj in range(kw):
+            offw = kj * dw - pl
+            lo, hi = _valid_cols(offw, sw, W, OW)
+            base = n * osn + (c * kk + ki * kw + kj) * osr
+            for oh in range(OH):
+                ih = oh * sh - pt + ki * dh
+                r = base + oh * OW
+                if ih < 0 or ih >= H:
+                    for ow in range(OW):
+                        o[r + ow] = 0
+                    continue
+                src = xb + ih * W + offw
+                for ow in range(lo):
+                    o[r + ow] = 0
+                if sw == 1 and hi - lo >= _LONG_ROW:
+                    o[r + lo : r + hi] = x[src + lo : src + hi]
+                else:
+                    for ow in range(lo, hi):
+                        o[r + ow] = x[src + ow * sw]
+                for ow in range(hi, OW):
+                    o[r + ow] = 0
+
+
+@njit(**_OPTS)
+def im2col_s(o, osn, osr, x, xsn, xsc, N, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW):
+    """Columns of PyTorch's ``unfold``: entry (n, (c*kh + ki)*kw + kj, oh*OW + ow) of ``o``,
+    at ``n*osn + row*osr + l``, is ``x[n, c, oh*sh - pt + ki*dh, ow*sw - pl + kj*dw]`` (zero in
+    the padding).  Image (n, c) starts at ``n*xsn + c*xsc`` and is a dense (H, W) plane."""
+    for p in range(N * C):
+        _im2col_plane(p, o, osn, osr, x, xsn, xsc, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
 
 
 @njit(parallel=True, **_OPTS)
-def col2im(o, c, planes, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW):
-    """The adjoint of :func:`im2col`: ``o`` (N, C, H, W) accumulates every column entry of ``c``
-    (N, C*kh*kw, OH*OW) at the input position it was read from (padding is dropped)."""
-    L = OH * OW
-    block = kh * kw * L
-    for p in prange(planes):
-        dst = o[p * H * W : (p + 1) * H * W]
-        dst[:] = 0
-        src = c[p * block : (p + 1) * block]
-        for ki in range(kh):
-            for kj in range(kw):
-                offw = kj * dw - pl
-                lo, hi = _valid_cols(offw, sw, W, OW)
-                r0 = (ki * kw + kj) * L
-                for oh in range(OH):
-                    ih = oh * sh - pt + ki * dh
-                    if ih < 0 or ih >= H:
-                        continue
-                    row = src[r0 + oh * OW : r0 + (oh + 1) * OW]
-                    line = dst[ih * W : (ih + 1) * W]
-                    if sw == 1:
-                        line[lo + offw : hi + offw] += row[lo:hi]
-                    else:
-                        for ow in range(lo, hi):
-                            line[ow * sw + offw] += row[ow]
+def im2col_p(o, osn, osr, x, xsn, xsc, N, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW):
+    """:func:`im2col_s` over planes in parallel."""
+    for p in prange(N * C):
+        _im2col_plane(p, o, osn, osr, x, xsn, xsc, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
+
+
+@njit(inline="always")
+def _col2im_plane(p, o, c, csn, csr, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW):
+    n = p // C
+    ch = p - n * C
+    ob = p * H * W
+    for i in range(H * W):
+        o[ob + i] = 0
+    kk = kh * kw
+    for ki in range(kh):
+        for kj in range(kw):
+            offw = kj * dw - pl
+            lo, hi = _valid_cols(offw, sw, W, OW)
+            base = n * csn + (ch * kk + ki * kw + kj) * csr
+            for oh in range(OH):
+                ih = oh * sh - pt + ki * dh
+                if ih < 0 or ih >= H:
+                    continue
+                r = base + oh * OW
+                dst = ob + ih * W + offw
+                if sw == 1 and hi - lo >= _LONG_ROW:
+                    o[dst + lo : dst + hi] += c[r + lo : r + hi]
+                else:
+                    for ow in range(lo, hi):
+                        o[dst + ow * sw] += c[r + ow]
+
+
+@njit(**_OPTS)
+def col2im_s(o, c, csn, csr, N, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW):
+    """The adjoint of :func:`im2col_s`: the dense images ``o`` (N, C, H, W) accumulate every
+    column entry (at ``n*csn + row*csr + l`` in ``c``) at the position it was read from
+    (entries read from the padding are dropped)."""
+    for p in range(N * C):
+        _col2im_plane(p, o, c, csn, csr, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
 
 
 @njit(parallel=True, **_OPTS)
-def max_pool2d(o, idx, x, planes, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW):
+def col2im_p(o, c, csn, csr, N, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW):
+    """:func:`col2im_s` over planes in parallel."""
+    for p in prange(N * C):
+        _col2im_plane(p, o, c, csn, csr, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
+
+
+# -- max pooling ---------------------------------------------------------------------------------
+@njit(inline="always")
+def _max_pool_plane(p, o, idx, x, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW):
+    xb = p * H * W
+    ob = p * OH * OW
+    for oh in range(OH):
+        hs = oh * sh - ph
+        he = min(hs + (kh - 1) * dh + 1, H)
+        while hs < 0:
+            hs += dh
+        for ow in range(OW):
+            ws = ow * sw - pw
+            we = min(ws + (kw - 1) * dw + 1, W)
+            while ws < 0:
+                ws += dw
+            best = -np.inf
+            at = hs * W + ws
+            for ih in range(hs, he, dh):
+                for iw in range(ws, we, dw):
+                    v = x[xb + ih * W + iw]
+                    if v > best or v != v:
+                        best = v
+                        at = ih * W + iw
+            o[ob + oh * OW + ow] = best
+            idx[ob + oh * OW + ow] = at
+
+
+@njit(**_OPTS)
+def max_pool2d_s(o, idx, x, planes, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW):
     """Window maxima of each plane and their flat positions ``ih*W + iw`` in the plane
     (PyTorch's ``return_indices``); padding never wins, NaN always does (the last one)."""
-    L = OH * OW
-    for p in prange(planes):
-        src = x[p * H * W : (p + 1) * H * W]
-        out = o[p * L : (p + 1) * L]
-        ind = idx[p * L : (p + 1) * L]
-        for oh in range(OH):
-            hs = oh * sh - ph
-            he = min(hs + (kh - 1) * dh + 1, H)
-            while hs < 0:
-                hs += dh
-            for ow in range(OW):
-                ws = ow * sw - pw
-                we = min(ws + (kw - 1) * dw + 1, W)
-                while ws < 0:
-                    ws += dw
-                best = -np.inf
-                at = hs * W + ws
-                for ih in range(hs, he, dh):
-                    line = src[ih * W : (ih + 1) * W]
-                    for iw in range(ws, we, dw):
-                        v = line[iw]
-                        if v > best or v != v:
-                            best = v
-                            at = ih * W + iw
-                out[oh * OW + ow] = best
-                ind[oh * OW + ow] = at
+    for p in range(planes):
+        _max_pool_plane(p, o, idx, x, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW)
 
 
 @njit(parallel=True, **_OPTS)
-def max_pool2d_backward(o, g, idx, planes, HW, L):
+def max_pool2d_p(o, idx, x, planes, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW):
+    """:func:`max_pool2d_s` over planes in parallel."""
+    for p in prange(planes):
+        _max_pool_plane(p, o, idx, x, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW)
+
+
+@njit(inline="always")
+def _max_unpool_plane(p, o, g, idx, HW, L):
+    ob = p * HW
+    for i in range(HW):
+        o[ob + i] = 0
+    gb = p * L
+    for j in range(L):
+        o[ob + idx[gb + j]] += g[gb + j]
+
+
+@njit(**_OPTS)
+def max_pool2d_backward_s(o, g, idx, planes, HW, L):
     """``o`` (planes of ``HW``) accumulates each gradient entry at the position its maximum
     came from."""
+    for p in range(planes):
+        _max_unpool_plane(p, o, g, idx, HW, L)
+
+
+@njit(parallel=True, **_OPTS)
+def max_pool2d_backward_p(o, g, idx, planes, HW, L):
+    """:func:`max_pool2d_backward_s` over planes in parallel."""
     for p in prange(planes):
-        dst = o[p * HW : (p + 1) * HW]
-        dst[:] = 0
-        gp = g[p * L : (p + 1) * L]
-        ip = idx[p * L : (p + 1) * L]
-        for j in range(L):
-            dst[ip[j]] += gp[j]
+        _max_unpool_plane(p, o, g, idx, HW, L)
 
 
+# -- average pooling -----------------------------------------------------------------------------
 @njit(inline="always")
 def _avg_window(oh, ow, H, W, kh, kw, sh, sw, ph, pw, count_include_pad, divisor):
     """PyTorch's average-pooling window: clipped bounds and the divisor."""
@@ -159,47 +216,76 @@ def _avg_window(oh, ow, H, W, kh, kw, sh, sw, ph, pw, count_include_pad, divisor
     return hs, he, ws, we, d
 
 
+@njit(inline="always")
+def _avg_pool_plane(p, o, x, H, W, kh, kw, sh, sw, ph, pw, OH, OW, count_include_pad, divisor):
+    xb = p * H * W
+    ob = p * OH * OW
+    for oh in range(OH):
+        for ow in range(OW):
+            hs, he, ws, we, d = _avg_window(
+                oh, ow, H, W, kh, kw, sh, sw, ph, pw, count_include_pad, divisor
+            )
+            acc = 0.0  # float64 accumulation, also for float32 data
+            for ih in range(hs, he):
+                for iw in range(ws, we):
+                    acc += x[xb + ih * W + iw]
+            if hs >= he or ws >= we:
+                o[ob + oh * OW + ow] = 0
+            else:
+                o[ob + oh * OW + ow] = acc / d
+
+
+@njit(**_OPTS)
+def avg_pool2d_s(o, x, planes, H, W, kh, kw, sh, sw, ph, pw, OH, OW, count_include_pad, divisor):
+    """Window means with PyTorch's divisors (padded window, window inside the input, or
+    ``divisor`` when non-zero)."""
+    for p in range(planes):
+        _avg_pool_plane(p, o, x, H, W, kh, kw, sh, sw, ph, pw, OH, OW, count_include_pad, divisor)
+
+
 @njit(parallel=True, **_OPTS)
-def avg_pool2d(o, x, planes, H, W, kh, kw, sh, sw, ph, pw, OH, OW, count_include_pad, divisor):
-    L = OH * OW
+def avg_pool2d_p(o, x, planes, H, W, kh, kw, sh, sw, ph, pw, OH, OW, count_include_pad, divisor):
+    """:func:`avg_pool2d_s` over planes in parallel."""
     for p in prange(planes):
-        src = x[p * H * W : (p + 1) * H * W]
-        out = o[p * L : (p + 1) * L]
-        for oh in range(OH):
-            for ow in range(OW):
-                hs, he, ws, we, d = _avg_window(
-                    oh, ow, H, W, kh, kw, sh, sw, ph, pw, count_include_pad, divisor
-                )
-                acc = 0.0  # float64 accumulation, also for float32 data
-                if hs >= he or ws >= we:
-                    out[oh * OW + ow] = 0
-                    continue
-                for ih in range(hs, he):
-                    line = src[ih * W : (ih + 1) * W]
-                    for iw in range(ws, we):
-                        acc += line[iw]
-                out[oh * OW + ow] = acc / d
+        _avg_pool_plane(p, o, x, H, W, kh, kw, sh, sw, ph, pw, OH, OW, count_include_pad, divisor)
 
 
-@njit(parallel=True, **_OPTS)
-def avg_pool2d_backward(
+@njit(inline="always")
+def _avg_unpool_plane(p, o, g, H, W, kh, kw, sh, sw, ph, pw, OH, OW, count_include_pad, divisor):
+    ob = p * H * W
+    gb = p * OH * OW
+    for i in range(H * W):
+        o[ob + i] = 0
+    for oh in range(OH):
+        for ow in range(OW):
+            hs, he, ws, we, d = _avg_window(
+                oh, ow, H, W, kh, kw, sh, sw, ph, pw, count_include_pad, divisor
+            )
+            if hs >= he or ws >= we:
+                continue
+            v = g[gb + oh * OW + ow] / d
+            for ih in range(hs, he):
+                for iw in range(ws, we):
+                    o[ob + ih * W + iw] += v
+
+
+@njit(**_OPTS)
+def avg_pool2d_backward_s(
     o, g, planes, H, W, kh, kw, sh, sw, ph, pw, OH, OW, count_include_pad, divisor
 ):
-    """The adjoint of :func:`avg_pool2d`: each window's gradient spread over the window."""
-    L = OH * OW
+    """The adjoint of :func:`avg_pool2d_s`: each window's gradient spread over the window."""
+    for p in range(planes):
+        _avg_unpool_plane(
+            p, o, g, H, W, kh, kw, sh, sw, ph, pw, OH, OW, count_include_pad, divisor
+        )
+
+
+@njit(parallel=True, **_OPTS)
+def avg_pool2d_backward_p(
+    o, g, planes, H, W, kh, kw, sh, sw, ph, pw, OH, OW, count_include_pad, divisor
+):
+    """:func:`avg_pool2d_backward_s` over planes in parallel."""
     for p in prange(planes):
-        dst = o[p * H * W : (p + 1) * H * W]
-        dst[:] = 0
-        gp = g[p * L : (p + 1) * L]
-        for oh in range(OH):
-            for ow in range(OW):
-                hs, he, ws, we, d = _avg_window(
-                    oh, ow, H, W, kh, kw, sh, sw, ph, pw, count_include_pad, divisor
-                )
-                if hs >= he or ws >= we:
-                    continue
-                v = gp[oh * OW + ow] / d
-                for ih in range(hs, he):
-                    line = dst[ih * W : (ih + 1) * W]
-                    for iw in range(ws, we):
-                        line[iw] += v
+        _avg_unpool_plane(
+            p, o, g, H, W, kh, kw, sh, sw, ph, pw, OH, OW, count_include_pad, divisor
+        )
