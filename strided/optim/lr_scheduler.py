@@ -9,16 +9,23 @@ floating-point rounding included; ``step(epoch)`` uses the closed forms, as PyTo
 from __future__ import annotations
 
 import math
+import types
 import warnings
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from .optimizer import Optimizer
 
 __all__ = [
     "LRScheduler",
+    "LambdaLR",
+    "MultiplicativeLR",
+    "ConstantLR",
+    "PolynomialLR",
+    "ChainedScheduler",
+    "ReduceLROnPlateau",
     "StepLR",
     "MultiStepLR",
     "ExponentialLR",
@@ -467,3 +474,290 @@ class OneCycleLR(LRScheduler):
                 else:
                     group["momentum"] = mom
         return lrs
+
+
+def _lambdas(name: str, optimizer: Optimizer, fn: Any) -> list:
+    if isinstance(fn, (list, tuple)):
+        if len(fn) != len(optimizer.param_groups):
+            raise ValueError(
+                f"{name}: expected {len(optimizer.param_groups)} lr_lambdas, but got {len(fn)}"
+            )
+        return list(fn)
+    return [fn] * len(optimizer.param_groups)
+
+
+class _LambdaState:
+    """State dicts of the lambda schedulers: callable objects' attributes are saved, plain
+    functions are not (as in PyTorch)."""
+
+    lr_lambdas: list
+
+    def state_dict(self) -> dict[str, Any]:
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
+        state["lr_lambdas"] = [
+            None if isinstance(fn, types.FunctionType) else dict(fn.__dict__)
+            for fn in self.lr_lambdas
+        ]
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        state = dict(state_dict)
+        lambdas = state.pop("lr_lambdas")
+        self.__dict__.update(state)
+        for fn, saved in zip(self.lr_lambdas, lambdas):
+            if saved is not None:
+                fn.__dict__.update(saved)
+
+
+class LambdaLR(_LambdaState, LRScheduler):
+    """The learning rate is the base rate times ``lr_lambda(epoch)`` (one function, or one per
+    parameter group)."""
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
+        last_epoch: int = -1,
+    ) -> None:
+        self.optimizer = optimizer
+        self.lr_lambdas = _lambdas("LambdaLR", optimizer, lr_lambda)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        return [
+            b * fn(self.last_epoch) for fn, b in zip(self.lr_lambdas, self.base_lrs, strict=True)
+        ]
+
+
+class MultiplicativeLR(_LambdaState, LRScheduler):
+    """Each step multiplies the learning rate by ``lr_lambda(epoch)``."""
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
+        last_epoch: int = -1,
+    ) -> None:
+        self.optimizer = optimizer
+        self.lr_lambdas = _lambdas("MultiplicativeLR", optimizer, lr_lambda)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        lrs = _lrs(self.optimizer)
+        if self._is_initial:
+            return lrs
+        return [lr * fn(self.last_epoch) for fn, lr in zip(self.lr_lambdas, lrs, strict=True)]
+
+
+class ConstantLR(LRScheduler):
+    """Scale the learning rate by ``factor`` for the first ``total_iters`` steps."""
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        factor: float = 1.0 / 3,
+        total_iters: int = 5,
+        last_epoch: int = -1,
+    ) -> None:
+        if factor > 1.0 or factor < 0:
+            raise ValueError(
+                f"ConstantLR: constant multiplicative factor expected to be between 0 and 1, "
+                f"got {factor}"
+            )
+        self.factor = factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        lrs = _lrs(self.optimizer)
+        if self.last_epoch == 0:
+            return [lr * self.factor for lr in lrs]
+        if self.last_epoch != self.total_iters:
+            return lrs
+        return [lr * (1.0 / self.factor) for lr in lrs]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        done = self.last_epoch >= self.total_iters
+        return [b * (self.factor + done * (1 - self.factor)) for b in self.base_lrs]
+
+
+class PolynomialLR(LRScheduler):
+    """Decay the learning rate to 0 over ``total_iters`` steps as ``(1 - t/T) ** power``."""
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        total_iters: int = 5,
+        power: float = 1.0,
+        last_epoch: int = -1,
+    ) -> None:
+        self.total_iters = total_iters
+        self.power = power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        lrs = _lrs(self.optimizer)
+        e, t = self.last_epoch, self.total_iters
+        if self._is_initial or e > t:
+            return lrs
+        factor = ((1.0 - e / t) / (1.0 - (e - 1) / t)) ** self.power
+        return [lr * factor for lr in lrs]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        t = self.total_iters
+        return [b * (1.0 - min(t, self.last_epoch) / t) ** self.power for b in self.base_lrs]
+
+
+class ChainedScheduler(LRScheduler):
+    """Step several schedulers together, each applying its change to the current rates."""
+
+    def __init__(
+        self, schedulers: Sequence[LRScheduler], optimizer: Optimizer | None = None
+    ) -> None:
+        name = type(self).__name__
+        if len(schedulers) < 1:
+            raise ValueError(f"{name} expects at least one scheduler to be chained")
+        optimizer = optimizer or schedulers[0].optimizer
+        for i, s in enumerate(schedulers):
+            if not hasattr(s, "optimizer"):
+                raise TypeError(f"{name}: the scheduler at index {i} has no `optimizer`")
+            if isinstance(s, ReduceLROnPlateau):
+                raise ValueError(
+                    f"{name} does not support ReduceLROnPlateau (its step needs a metric), got "
+                    f"one at index {i}"
+                )
+            if s.optimizer is not optimizer:
+                raise ValueError(
+                    f"{name} expects all schedulers to belong to the same optimizer, but the "
+                    f"scheduler {type(s).__name__} at index {i} has another one"
+                )
+        self._schedulers = list(schedulers)
+        self.optimizer = optimizer
+        self._last_lr = _lrs(self._schedulers[-1].optimizer)
+
+    def step(self) -> None:  # type: ignore[override]
+        """Step every scheduler in order."""
+        for s in self._schedulers:
+            s.step()
+        self._last_lr = _lrs(self._schedulers[-1].optimizer)
+
+    state_dict = SequentialLR.state_dict
+    load_state_dict = SequentialLR.load_state_dict
+
+
+class ReduceLROnPlateau(LRScheduler):
+    """Multiply the learning rate by ``factor`` when a metric (``step(metric)``) has not
+    improved for ``patience`` steps (PyTorch's rules for ``mode``, ``threshold_mode``,
+    ``cooldown``, ``min_lr`` and ``eps``)."""
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        mode: str = "min",
+        factor: float = 0.1,
+        patience: int = 10,
+        threshold: float = 1e-4,
+        threshold_mode: str = "rel",
+        cooldown: int = 0,
+        min_lr: list[float] | float = 0,
+        eps: float = 1e-8,
+    ) -> None:
+        if factor >= 1.0:
+            raise ValueError(f"ReduceLROnPlateau: factor should be < 1.0, got {factor}")
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.factor = factor
+        self.optimizer = optimizer
+        if isinstance(min_lr, (list, tuple)):
+            if len(min_lr) != len(optimizer.param_groups):
+                raise ValueError(
+                    f"ReduceLROnPlateau: expected {len(optimizer.param_groups)} min_lrs, got "
+                    f"{len(min_lr)}"
+                )
+            self.default_min_lr = None
+            self.min_lrs = list(min_lr)
+        else:
+            self.default_min_lr = min_lr
+            self.min_lrs = [min_lr] * len(optimizer.param_groups)
+        self.patience = patience
+        self.cooldown = cooldown
+        self.eps = eps
+        self.last_epoch = 0
+        self._last_lr = _lrs(optimizer)
+        self._init_is_better(mode, threshold, threshold_mode)
+        self._reset()
+
+    def _init_is_better(self, mode: str, threshold: float, threshold_mode: str) -> None:
+        if mode not in ("min", "max"):
+            raise ValueError(f"ReduceLROnPlateau: mode {mode!r} is unknown")
+        if threshold_mode not in ("rel", "abs"):
+            raise ValueError(f"ReduceLROnPlateau: threshold mode {threshold_mode!r} is unknown")
+        self.mode = mode
+        self.threshold = threshold
+        self.threshold_mode = threshold_mode
+        self.mode_worse = math.inf if mode == "min" else -math.inf
+
+    def _reset(self) -> None:
+        self.best = self.mode_worse
+        self.cooldown_counter = 0
+        self.num_bad_epochs = 0
+
+    @property
+    def in_cooldown(self) -> bool:
+        return self.cooldown_counter > 0
+
+    def is_better(self, a: float, best: float) -> bool:
+        """Whether ``a`` improves on ``best`` by more than the threshold."""
+        if self.mode == "min":
+            if self.threshold_mode == "rel":
+                return a < best * (1.0 - self.threshold)
+            return a < best - self.threshold
+        if self.threshold_mode == "rel":
+            return a > best * (self.threshold + 1.0)
+        return a > best + self.threshold
+
+    def step(self, metrics: Any, epoch: int | None = None) -> None:  # type: ignore[override]
+        """Record the metric of this epoch; reduce the rates after ``patience`` bad epochs."""
+        current = float(metrics)
+        if epoch is None:
+            epoch = self.last_epoch + 1
+        else:
+            warnings.warn(
+                "ReduceLROnPlateau.step: passing an epoch is deprecated (as in PyTorch)",
+                UserWarning,
+                stacklevel=2,
+            )
+        self.last_epoch = epoch
+        if self.is_better(current, self.best):
+            self.best = current
+            self.num_bad_epochs = 0
+        else:
+            self.num_bad_epochs += 1
+        if self.in_cooldown:
+            self.cooldown_counter -= 1
+            self.num_bad_epochs = 0
+        if self.num_bad_epochs > self.patience:
+            self._reduce_lr()
+            self.cooldown_counter = self.cooldown
+            self.num_bad_epochs = 0
+        self._last_lr = _lrs(self.optimizer)
+
+    def _reduce_lr(self) -> None:
+        groups = self.optimizer.param_groups
+        if len(groups) != len(self.min_lrs):
+            if self.default_min_lr is None:
+                raise RuntimeError(
+                    f"ReduceLROnPlateau: the optimizer has {len(groups)} parameter groups, but "
+                    f"min_lr was given for {len(self.min_lrs)}"
+                )
+            self.min_lrs = [self.default_min_lr] * len(groups)
+        for group, lo in zip(groups, self.min_lrs):
+            old = float(group["lr"])
+            new = max(old * self.factor, lo)
+            if old - new > self.eps:
+                group["lr"] = new
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore ``state_dict()``."""
+        self.__dict__.update(state_dict)
+        self._init_is_better(self.mode, self.threshold, self.threshold_mode)

@@ -7,8 +7,9 @@ int seed, ``drop_last``, ``default_collate`` of arrays, numbers, tuples and dict
 strided arrays) and ``random_split``.  Loading runs in the calling process: ``num_workers`` is
 accepted for compatibility and ignored (batches are the same).
 
-A loader over a ``TensorDataset`` with the default collate gathers each batch with one ``take``
-per array instead of stacking ``batch_size`` rows (the same values, much less per-batch work).
+A loader over a ``TensorDataset`` (or a ``Subset`` of one, as ``random_split`` makes) with the
+default collate gathers each batch with one ``take`` per array instead of stacking
+``batch_size`` rows (the same values, much less per-batch work).
 """
 
 from __future__ import annotations
@@ -352,6 +353,19 @@ def default_collate(batch: Sequence[Any]) -> Any:
     )
 
 
+def _gatherer(ds: Any) -> Callable[[list[int]], Any] | None:
+    """For a TensorDataset (or Subsets of one, as random_split makes), a function giving the
+    collated batch of a list of indices directly (one ``take`` per array); else None."""
+    if type(ds) is TensorDataset:
+        return ds._gather
+    if type(ds) is Subset:
+        inner = _gatherer(ds.dataset)
+        if inner is not None:
+            indices = ds.indices
+            return lambda idx: inner([indices[i] for i in idx])
+    return None
+
+
 # -- the loader ------------------------------------------------------------------------------
 class DataLoader:
     """Iterate a dataset in batches (PyTorch's ``torch.utils.data.DataLoader``).
@@ -477,11 +491,11 @@ class DataLoader:
             for i in self.sampler:
                 yield collate(ds[i])
             return
-        gather = type(ds) is TensorDataset and collate is default_collate
+        gather = _gatherer(ds) if collate is default_collate else None
         getitems = getattr(ds, "__getitems__", None)
         for indices in self.batch_sampler:
-            if gather:
-                yield ds._gather(indices)
+            if gather is not None:
+                yield gather(indices)
             elif getitems is not None:
                 yield collate(getitems(indices))
             else:

@@ -251,3 +251,24 @@ def test_random_split_errors_and_subset():
     both = ds + sub
     assert len(both) == 7 and int(both[6][0]) == 0 and int(both[-1][0]) == 0
     assert math.isclose(len(sud.ConcatDataset([ds, ds])), 10)
+
+
+def test_split_loader_batches_equal_stacked_rows():
+    # the gathered batches of a Subset of a TensorDataset equal default_collate of its samples
+    x, y, ds = _dataset()
+    train, _ = sud.random_split(ds, [0.8, 0.2], generator=3)
+    fast = list(sud.DataLoader(train, batch_size=3, shuffle=True, generator=9))
+    slow = list(
+        sud.DataLoader(
+            train,
+            batch_size=3,
+            shuffle=True,
+            generator=9,
+            collate_fn=lambda b: sud.default_collate(b),  # not the default: row by row
+        )
+    )
+    assert len(fast) == len(slow) == 3
+    for (fx, fy), (sx, sy) in zip(fast, slow):
+        np.testing.assert_array_equal(_np(fx), _np(sx))
+        np.testing.assert_array_equal(_np(fy), _np(sy))
+        np.testing.assert_array_equal(_np(fx), x[_np(fy) // 7])

@@ -236,3 +236,90 @@ def test_warns_when_stepped_before_the_optimizer():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         s2.step()
+
+
+class _Warmup:
+    """A callable object with state (its attributes go into the state dict, as in PyTorch)."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def __call__(self, epoch):
+        return min(1.0, (epoch + 1) / self.n)
+
+
+MORE = {
+    "lambda": ("LambdaLR", lambda m, o: dict(lr_lambda=lambda e: 0.95**e), 9),
+    "lambda-per-group": (
+        "LambdaLR",
+        lambda m, o: dict(lr_lambda=[_Warmup(4), lambda e: 1.0 / (e + 1)]),
+        9,
+    ),
+    "multiplicative": ("MultiplicativeLR", lambda m, o: dict(lr_lambda=lambda e: 0.9), 8),
+    "constant": ("ConstantLR", lambda m, o: dict(factor=0.5, total_iters=3), 7),
+    "polynomial": ("PolynomialLR", lambda m, o: dict(total_iters=6, power=2.0), 9),
+}
+
+
+@pytest.mark.parametrize("key", list(MORE))
+def test_more_schedulers_match_torch(key):
+    name, kwargs, steps = MORE[key]
+    _run(name, kwargs, steps, "SGD")
+
+
+def test_lambda_state_dict_keeps_callable_objects_state():
+    so, _ = _optimizers()
+    fn = _Warmup(4)
+    s = sls.LambdaLR(so, lr_lambda=[fn, lambda e: 1.0])
+    sd = s.state_dict()
+    assert sd["lr_lambdas"] == [{"n": 4}, None]
+    fn2 = _Warmup(9)
+    so2, _ = _optimizers()
+    s2 = sls.LambdaLR(so2, lr_lambda=[fn2, lambda e: 1.0])
+    s2.load_state_dict(sd)
+    assert fn2.n == 4
+
+
+def test_chained_scheduler():
+    so, to = _optimizers()
+    ss = sls.ChainedScheduler(
+        [sls.ConstantLR(so, factor=0.5, total_iters=2), sls.ExponentialLR(so, gamma=0.9)]
+    )
+    ts = tls.ChainedScheduler(
+        [tls.ConstantLR(to, factor=0.5, total_iters=2), tls.ExponentialLR(to, gamma=0.9)]
+    )
+    assert ss.get_last_lr() == ts.get_last_lr()
+    for _ in range(6):
+        so.step()
+        to.step()
+        ss.step()
+        ts.step()
+        assert ss.get_last_lr() == pytest.approx(ts.get_last_lr(), rel=1e-15, abs=0)
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(),
+        dict(mode="max", factor=0.5, patience=1, threshold_mode="abs", threshold=0.01),
+        dict(patience=0, cooldown=2, min_lr=[0.05, 0.001]),
+    ],
+)
+def test_reduce_lr_on_plateau(kw):
+    so, to = _optimizers()
+    ss = sls.ReduceLROnPlateau(so, **kw)
+    ts = tls.ReduceLROnPlateau(to, **kw)
+    metrics = [1.0, 0.9, 0.95, 0.95, 0.96, 0.89, 0.9, 0.9, 0.9, 1.2] * 3
+    for m in metrics:
+        so.step()
+        to.step()
+        ss.step(m)
+        ts.step(m)
+        assert ss.get_last_lr() == ts.get_last_lr()
+        assert ss.num_bad_epochs == ts.num_bad_epochs
+    sd = ss.state_dict()
+    assert "optimizer" not in sd and sd["best"] == ts.state_dict()["best"]
+    with pytest.raises(ValueError, match="factor"):
+        sls.ReduceLROnPlateau(so, factor=1.0)
+    with pytest.raises(ValueError, match="mode"):
+        sls.ReduceLROnPlateau(so, mode="middle")
