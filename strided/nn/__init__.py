@@ -6,6 +6,7 @@
 
 # strided.nn.functional, .init, .modules and .utils, as in torch.nn
 from . import functional, init, modules, utils  # noqa: F401
+from ._summary import ModuleCost, Summary, summary
 from .modules import *  # noqa: F403
 from .modules import __all__ as _modules_all
 from .modules.module import register_module_forward_hook, register_module_forward_pre_hook
@@ -16,5 +17,8 @@ __all__ = [
     "Buffer",
     "register_module_forward_hook",
     "register_module_forward_pre_hook",
+    "summary",
+    "Summary",
+    "ModuleCost",
     *_modules_all,
 ]

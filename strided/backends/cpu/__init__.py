@@ -771,4 +771,7 @@ def _special_kernels() -> dict:
 
     special.update(fft_kernels)
     special.update(_linalg.KERNELS)  # LAPACK-backed linalg primitives
+    from ._nn_conv import KERNELS as nn_conv_kernels
+
+    special.update(nn_conv_kernels)  # convolution and pooling (strided.nn)
     return special

@@ -17,6 +17,7 @@ from ..._array import Array
 from ..._device import as_device
 from ..._grad_state import Mode
 from ..._tape import RemovableHandle
+from .._errors import name_in_forward, register_call
 from ..parameter import Buffer, Parameter
 
 __all__ = [
@@ -128,14 +129,22 @@ class Module:
         )
 
     def __call__(self, *args, **kwargs):
-        if not (
-            self._forward_pre_hooks
-            or self._forward_hooks
-            or _global_forward_pre_hooks
-            or _global_forward_hooks
-        ):
-            return self.forward(*args, **kwargs)
-        return self._call_with_hooks(args, kwargs)
+        try:
+            if (
+                self._forward_pre_hooks
+                or self._forward_hooks
+                or _global_forward_pre_hooks
+                or _global_forward_hooks
+            ):
+                out = self._call_with_hooks(args, kwargs)
+            else:
+                out = self.forward(*args, **kwargs)
+        except Exception as e:
+            name_in_forward(e, self)  # "h.17.attn.c_proj (Linear): ..."
+            raise
+        if Mode.enabled:
+            register_call(self, args, out)  # so that an error in backward can name this module
+        return out
 
     def _call_with_hooks(self, args: tuple, kwargs: dict):
         for hook, with_kwargs in itertools.chain(
