@@ -15,12 +15,11 @@ import warnings
 
 import numpy as np
 
-import strided as xp
-
 from .. import _dtypes as dt
+from .. import _namespace as xp
 from .. import random as _random
 from .._array import Array
-from ..autograd import Function
+from ..autograd import Function, no_grad
 
 __all__ = [
     "linear",
@@ -616,7 +615,7 @@ def _renorm_rows(weight: Array, idx: Array, max_norm: float, norm_type: float) -
     """Rescale (in place, unrecorded) the looked-up rows whose norm exceeds ``max_norm``."""
     if weight.device.type == "meta":
         return
-    with xp.autograd.no_grad():
+    with no_grad():
         rows = xp.unique_values(xp.reshape(idx, (-1,)))
         w = xp.take(weight, rows, axis=0)
         norms = xp.linalg.vector_norm(w, ord=norm_type, axis=1, keepdims=True)
