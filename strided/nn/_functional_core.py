@@ -37,6 +37,15 @@ __all__ = [
     "relu6",
     "softplus",
     "logsigmoid",
+    "prelu",
+    "hardsigmoid",
+    "hardswish",
+    "glu",
+    "selu",
+    "celu",
+    "softsign",
+    "tanhshrink",
+    "threshold",
     "softmax",
     "softmin",
     "log_softmax",
@@ -342,6 +351,112 @@ def logsigmoid(input: Array) -> Array:
 def mish(input: Array, inplace: bool = False) -> Array:
     """x * tanh(softplus(x))."""
     y = input * xp.tanh(softplus(input))
+    return _inplace(input, y) if inplace else y
+
+
+def prelu(input: Array, weight: Array) -> Array:
+    """x where x > 0, weight * x elsewhere; ``weight`` has one slope, or one per channel
+    (dimension 1 of the input)."""
+    _check_float(input, "prelu")
+    _check_float(weight, "prelu", "weight")
+    if weight.ndim != 1:
+        raise RuntimeError(f"prelu: weight must be 1-D, got shape {weight.shape}")
+    w = weight
+    if weight.shape[0] != 1:
+        if input.ndim < 2 or input.shape[1] != weight.shape[0]:
+            raise RuntimeError(
+                f"prelu: weight of shape {weight.shape} has one slope per channel, but input of "
+                f"shape {input.shape} has {input.shape[1] if input.ndim >= 2 else 1} channels "
+                "(dimension 1)"
+            )
+        w = xp.reshape(weight, (weight.shape[0],) + (1,) * (input.ndim - 2))
+    elif input.ndim == 0:
+        w = xp.reshape(weight, ())
+    return xp.where(input > 0, input, w * input)
+
+
+def hardsigmoid(input: Array, inplace: bool = False) -> Array:
+    """0 for x <= -3, 1 for x >= 3, x/6 + 1/2 between."""
+    _check_float(input, "hardsigmoid")
+    y = _Hardtanh.apply(input + 3.0, 0.0, 6.0) / 6.0  # PyTorch's rounding: relu6(x + 3) / 6
+    return _inplace(input, y) if inplace else y
+
+
+class _Hardswish(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * xp.clip(x + 3.0, 0.0, 6.0) / 6.0
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        # PyTorch's: 0 below -3, (2x + 3)/6 on [-3, 3], 1 above
+        inner = g * ((2.0 * x + 3.0) / 6.0)
+        return xp.where(x < -3.0, 0.0, xp.where(x <= 3.0, inner, g))
+
+
+def hardswish(input: Array, inplace: bool = False) -> Array:
+    """x * relu6(x + 3) / 6."""
+    _check_float(input, "hardswish")
+    y = _Hardswish.apply(input)
+    return _inplace(input, y) if inplace else y
+
+
+def glu(input: Array, dim: int = -1) -> Array:
+    """a * sigmoid(b), where a and b are the two halves of ``input`` along ``dim``."""
+    _check_float(input, "glu")
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    n = input.ndim
+    if not -n <= dim < n:
+        raise IndexError(f"glu: Dimension out of range (expected [{-n}, {n - 1}], got {dim})")
+    d = dim % n
+    size = input.shape[d]
+    if size % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {size}")
+    half = size // 2
+    lo = (slice(None),) * d + (slice(0, half),)
+    hi = (slice(None),) * d + (slice(half, size),)
+    return input[lo] * sigmoid(input[hi])
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input: Array, inplace: bool = False) -> Array:
+    """scale * elu(x, alpha) with the self-normalising constants."""
+    y = _SELU_SCALE * elu(input, _SELU_ALPHA)
+    return _inplace(input, y) if inplace else y
+
+
+def celu(input: Array, alpha: float = 1.0, inplace: bool = False) -> Array:
+    """x where x > 0, alpha * (exp(x / alpha) - 1) elsewhere."""
+    _check_float(input, "celu")
+    if alpha == 0:
+        raise ValueError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    pos = input > 0
+    y = xp.where(pos, input, alpha * xp.expm1(xp.where(pos, 0.0, input) / alpha))
+    return _inplace(input, y) if inplace else y
+
+
+def softsign(input: Array) -> Array:
+    """x / (1 + |x|)."""
+    _check_float(input, "softsign")
+    return input / (1.0 + xp.abs(input))
+
+
+def tanhshrink(input: Array) -> Array:
+    """x - tanh(x)."""
+    _check_float(input, "tanhshrink")
+    return input - xp.tanh(input)
+
+
+def threshold(input: Array, threshold: float, value: float, inplace: bool = False) -> Array:
+    """x where x > threshold, ``value`` elsewhere."""
+    _check_float(input, "threshold")
+    y = xp.where(input > threshold, input, value)
     return _inplace(input, y) if inplace else y
 
 

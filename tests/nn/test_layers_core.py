@@ -153,6 +153,16 @@ ACTS = [
     ("softmax-1", lambda x: F.softmax(x, dim=-1), lambda x: torch.softmax(x, -1)),
     ("log_softmax1", lambda x: F.log_softmax(x, 1), lambda x: torch.log_softmax(x, 1)),
     ("softmin", lambda x: F.softmin(x, 1), lambda x: torch.nn.functional.softmin(x, 1)),
+    ("hardsigmoid", F.hardsigmoid, torch.nn.functional.hardsigmoid),
+    ("hardswish", F.hardswish, torch.nn.functional.hardswish),
+    ("glu0", lambda x: F.glu(x, 0), lambda x: torch.nn.functional.glu(x, 0)),
+    ("glu", F.glu, torch.nn.functional.glu),
+    ("selu", F.selu, torch.nn.functional.selu),
+    ("celu", lambda x: F.celu(x, 0.5), lambda x: torch.nn.functional.celu(x, 0.5)),
+    ("softsign", F.softsign, torch.nn.functional.softsign),
+    ("tanhshrink", F.tanhshrink, torch.nn.functional.tanhshrink),
+    ("threshold", lambda x: F.threshold(x, 0.1, -2.0),
+     lambda x: torch.nn.functional.threshold(x, 0.1, -2.0)),
 ]  # fmt: skip
 
 
@@ -168,6 +178,10 @@ def test_activation_matches_torch(name, fs, ft, dtype):
     assert np.all(np.isfinite(np.asarray(ys)))
     _close(ys, yt, dtype)
     _backward_both(ys, yt)
+    if name == "hardsigmoid" and dtype == np.float64:
+        # torch's float64 hardsigmoid backward multiplies by the float32 constant 1.0f / 6.0f
+        np.testing.assert_allclose(np.asarray(xs.grad), xt.grad.numpy(), rtol=1e-7)
+        return
     _close(xs.grad, xt.grad, dtype)
 
 
@@ -190,16 +204,43 @@ ACT_MODULES = [
     (nn.Softplus(), torch.nn.Softplus()), (nn.ReLU6(), torch.nn.ReLU6()),
     (nn.Hardtanh(), torch.nn.Hardtanh()), (nn.Mish(), torch.nn.Mish()),
     (nn.LogSigmoid(), torch.nn.LogSigmoid()), (nn.Softmin(1), torch.nn.Softmin(1)),
+    (nn.Hardsigmoid(), torch.nn.Hardsigmoid()), (nn.Hardswish(), torch.nn.Hardswish()),
+    (nn.GLU(), torch.nn.GLU()), (nn.SELU(), torch.nn.SELU()), (nn.CELU(2.0), torch.nn.CELU(2.0)),
+    (nn.Softsign(), torch.nn.Softsign()), (nn.Tanhshrink(), torch.nn.Tanhshrink()),
+    (nn.Threshold(0.2, 1.0), torch.nn.Threshold(0.2, 1.0)), (nn.PReLU(), torch.nn.PReLU()),
 ]  # fmt: skip
 
 
 @pytest.mark.parametrize("sm,tm", ACT_MODULES, ids=[type(m[1]).__name__ for m in ACT_MODULES])
 def test_activation_modules(sm, tm):
     assert repr(sm) == repr(tm)
-    a = _rand((3, 5), seed=8)
-    _close(sm(xp.asarray(a)), tm(torch.tensor(a)))
-    y = sm(xp.empty((3, 5), dtype=xp.float32, device="meta"))
-    assert y.shape == (3, 5) and y.device.type == "meta"
+    a = _rand((3, 6), seed=8)
+    ys = sm(xp.asarray(a))
+    _close(ys, tm(torch.tensor(a)))
+    y = sm.to("meta")(xp.empty((3, 6), dtype=xp.float32, device="meta"))
+    assert y.shape == ys.shape and y.device.type == "meta"
+
+
+@pytest.mark.parametrize("channels", [1, 4])
+def test_prelu_matches_torch(channels):
+    tm, sm = torch.nn.PReLU(channels), nn.PReLU(channels)
+    assert repr(sm) == repr(tm) and list(sm.state_dict()) == ["weight"]
+    with torch.no_grad():
+        tm.weight.copy_(torch.linspace(0.1, 0.4, channels))
+    _copy_params(sm, tm)
+    xs, xt = _pair(_rand((2, 4, 3), seed=9))
+    ys, yt = sm(xs), tm(xt)
+    _close(ys, yt)
+    _backward_both(ys, yt)
+    _close(xs.grad, xt.grad)
+    _close(sm.weight.grad, tm.weight.grad)
+    with pytest.raises(RuntimeError, match="prelu"):
+        nn.PReLU(3)(xp.ones((2, 4)))
+
+
+def test_glu_odd_dimension():
+    with pytest.raises(RuntimeError, match="Halving dimension must be even"):
+        F.glu(xp.ones((2, 3)))
 
 
 def test_relu_inplace_and_gelu_arg():
