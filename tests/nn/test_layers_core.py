@@ -517,7 +517,6 @@ def test_frozen_linear_computes_only_input_grad():
     assert not y.requires_grad
 
 
-@pytest.mark.skipif(sys.version_info < (3, 11), reason="exception notes are Python 3.11+")
 def test_errors_name_the_module_path():
     class MLP(nn.Module):
         def __init__(self):
@@ -529,7 +528,8 @@ def test_errors_name_the_module_path():
 
     with pytest.raises(RuntimeError, match=r"Linear\(in_features=5.*\(2, 3\)") as e:
         MLP()(xp.ones((2, 4), dtype=xp.float32))
-    assert e.value.__notes__ == ["(raised in module MLP.layers.2, a Linear)"]
+    notes = sys.version_info >= (3, 11)  # exception notes exist from Python 3.11
+    assert not notes or e.value.__notes__ == ["(raised in module MLP.layers.2, a Linear)"]
     with pytest.raises(RuntimeError) as e:  # meta finds the same error without any data
         MLP().to("meta")(xp.empty((2, 4), dtype=xp.float32, device="meta"))
-    assert e.value.__notes__ == ["(raised in module MLP.layers.2, a Linear)"]
+    assert not notes or e.value.__notes__ == ["(raised in module MLP.layers.2, a Linear)"]
