@@ -55,6 +55,9 @@ __all__ = [
     "dropout3d",
     "embedding",
     "one_hot",
+    "normalize",
+    "cosine_similarity",
+    "pairwise_distance",
 ]
 
 
@@ -811,3 +814,40 @@ def one_hot(tensor: Array, num_classes: int = -1) -> Array:
             raise RuntimeError("one_hot: Class values must be smaller than num_classes.")
     classes = xp.arange(num_classes, dtype=tensor.dtype, device=tensor.device)
     return xp.astype(xp.expand_dims(tensor, axis=-1) == classes, xp.int64)
+
+
+# -- distances --------------------------------------------------------------------------------
+def normalize(input: Array, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None) -> Array:
+    """``input / max(||input||_p, eps)`` along ``dim``."""
+    _check_float(input, "normalize")
+    if out is not None:
+        raise NotImplementedError("normalize: out= is not supported; use the returned array")
+    norm = xp.linalg.vector_norm(input, ord=p, axis=dim, keepdims=True)
+    return input / xp.clip(norm, min=eps)
+
+
+def cosine_similarity(x1: Array, x2: Array, dim: int = 1, eps: float = 1e-8) -> Array:
+    """``x1 . x2 / (max(||x1||, eps) * max(||x2||, eps))`` along ``dim`` (inputs broadcast)."""
+    _check_float(x1, "cosine_similarity", "x1")
+    _check_float(x2, "cosine_similarity", "x2")
+    try:
+        shape = xp.broadcast_shapes(x1.shape, x2.shape)
+    except ValueError:
+        raise RuntimeError(
+            f"cosine_similarity: x1 of shape {x1.shape} and x2 of shape {x2.shape} do not broadcast"
+        ) from None
+    n = max(len(shape), 1)
+    if not -n <= dim < n:
+        raise IndexError(f"cosine_similarity: dim {dim} is out of range for shape {shape}")
+    n1 = xp.clip(xp.linalg.vector_norm(x1, axis=dim, keepdims=True), min=eps)
+    n2 = xp.clip(xp.linalg.vector_norm(x2, axis=dim, keepdims=True), min=eps)
+    return xp.sum((x1 / n1) * (x2 / n2), axis=dim)
+
+
+def pairwise_distance(
+    x1: Array, x2: Array, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False
+) -> Array:
+    """``||x1 - x2 + eps||_p`` over the last dimension."""
+    _check_float(x1, "pairwise_distance", "x1")
+    _check_float(x2, "pairwise_distance", "x2")
+    return xp.linalg.vector_norm(x1 - x2 + eps, ord=p, axis=-1, keepdims=keepdim)

@@ -534,3 +534,30 @@ def test_errors_name_the_module_path():
     with pytest.raises(RuntimeError) as e:  # meta finds the same error without any data
         MLP().to("meta")(xp.empty((2, 4), dtype=xp.float32, device="meta"))
     assert not notes or e.value.__notes__ == ["(raised in module MLP.layers.2, a Linear)"]
+
+
+@pytest.mark.parametrize(
+    "fs,ft,shapes",
+    [
+        (lambda x: F.normalize(x), lambda x: torch.nn.functional.normalize(x), [(3, 4)]),
+        (lambda x: F.normalize(x, p=1.0, dim=0),
+         lambda x: torch.nn.functional.normalize(x, p=1.0, dim=0), [(3, 4)]),
+        (lambda a, b: F.cosine_similarity(a, b),
+         lambda a, b: torch.nn.functional.cosine_similarity(a, b), [(3, 4), (3, 4)]),
+        (lambda a, b: F.cosine_similarity(a, b, dim=-1),
+         lambda a, b: torch.nn.functional.cosine_similarity(a, b, dim=-1), [(2, 3, 4), (1, 4)]),
+        (lambda a, b: F.pairwise_distance(a, b),
+         lambda a, b: torch.nn.functional.pairwise_distance(a, b), [(3, 4), (3, 4)]),
+        (lambda a, b: F.pairwise_distance(a, b, p=3.0, keepdim=True),
+         lambda a, b: torch.nn.functional.pairwise_distance(a, b, p=3.0, keepdim=True),
+         [(3, 4), (3, 4)]),
+    ],
+)  # fmt: skip
+def test_distances_match_torch(fs, ft, shapes):
+    pairs = [_pair(_rand(s, np.float64, seed=i)) for i, s in enumerate(shapes)]
+    ys, yt = fs(*[p[0] for p in pairs]), ft(*[p[1] for p in pairs])
+    assert ys.shape == tuple(yt.shape)
+    _close(ys, yt, np.float64)
+    _backward_both(ys, yt)
+    for s, t in pairs:
+        _close(s.grad, t.grad, np.float64)
