@@ -463,6 +463,10 @@ def _meta_vs_cpu(build, *inputs):
         (lambda d: _mlp(xp).to(d), [_rand((4, 3, 4))]),
         (lambda d: nn.Sequential(nn.Linear(4, 6, device=d), nn.GELU(), nn.Dropout(0.2),
                                  nn.SiLU(), nn.Softmax(-1)), [_rand((2, 4))]),
+        (lambda d: nn.Sequential(nn.Unflatten(1, (2, 3)), nn.Dropout2d(0.5), nn.Identity(),
+                                 nn.Flatten(), nn.Linear(6, 2, device=d)), [_rand((2, 6, 1))]),
+        (lambda d: nn.Sequential(nn.Embedding(9, 4, device=d), nn.Flatten(0, 1),
+                                 nn.PReLU(device=d), nn.LogSoftmax(1)), [np.array([[1, 8]])]),
     ],
 )  # fmt: skip
 def test_layers_on_meta(build, inputs):
