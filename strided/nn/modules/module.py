@@ -63,31 +63,6 @@ class _IncompatibleKeys(NamedTuple):
     __str__ = __repr__
 
 
-def _note_module_path(e: BaseException, module: Module) -> None:
-    """Name, in a note on exception ``e``, the path of the module whose forward raised it
-    (``MLP.layers.2 (Linear)``); every enclosing module's ``__call__`` extends the path."""
-    try:
-        chain = e.__dict__.setdefault("_strided_module_chain", [])  # innermost first
-    except AttributeError:
-        return
-    if chain and chain[-1] is module:
-        return
-    chain.append(module)
-    mods = chain[::-1]  # outermost first
-    parts = [type(mods[0]).__name__]
-    for parent, child in zip(mods, mods[1:]):
-        name = next((n for n, m in parent._modules.items() if m is child), None)
-        parts.append(name if name is not None else f"<{type(child).__name__}>")
-    note = f"(raised in module {'.'.join(parts)}, a {type(mods[-1]).__name__})"
-    notes = getattr(e, "__notes__", None)
-    index = e.__dict__.get("_strided_note_index")
-    if notes is not None and index is not None and index < len(notes):
-        notes[index] = note
-    elif hasattr(e, "add_note"):
-        e.add_note(note)
-        e._strided_note_index = len(e.__notes__) - 1
-
-
 def _addindent(s: str, n: int) -> str:
     lines = s.split("\n")
     if len(lines) == 1:
@@ -153,18 +128,14 @@ class Module:
         )
 
     def __call__(self, *args, **kwargs):
-        try:  # free unless something raises (zero-cost exceptions)
-            if not (
-                self._forward_pre_hooks
-                or self._forward_hooks
-                or _global_forward_pre_hooks
-                or _global_forward_hooks
-            ):
-                return self.forward(*args, **kwargs)
-            return self._call_with_hooks(args, kwargs)
-        except Exception as e:
-            _note_module_path(e, self)
-            raise
+        if not (
+            self._forward_pre_hooks
+            or self._forward_hooks
+            or _global_forward_pre_hooks
+            or _global_forward_hooks
+        ):
+            return self.forward(*args, **kwargs)
+        return self._call_with_hooks(args, kwargs)
 
     def _call_with_hooks(self, args: tuple, kwargs: dict):
         for hook, with_kwargs in itertools.chain(
