@@ -40,6 +40,7 @@ __all__ = [
     "randint",
     "randperm",
     "bernoulli",
+    "multinomial",
     "uniform",
     "normal",
     "rand_like",
@@ -367,6 +368,48 @@ def bernoulli(p, size=None, *, dtype=None, device=None, generator=None) -> Array
         probs = p
     u = _rng(generator, "bernoulli").random(shape, dtype=np.float32 if d is dt.float32 else None)
     return _finish((u < probs).astype(d.numpy), d, dev, False)
+
+
+def multinomial(
+    input: Array, num_samples: int, replacement: bool = False, *, generator=None
+) -> Array:
+    """Indices drawn from the categorical distributions in the rows of ``input`` (non-negative
+    weights, not necessarily normalised; 1-D or 2-D): int64 of shape (num_samples,) or
+    (rows, num_samples).  Without ``replacement`` no index repeats within a row."""
+    if not isinstance(input, Array):
+        raise TypeError(f"multinomial: input must be a strided array, got {type(input).__name__}")
+    if input.ndim not in (1, 2):
+        raise RuntimeError(f"multinomial: prob_dist must be 1 or 2 dim, got shape {input.shape}")
+    num_samples = operator.index(num_samples)
+    if num_samples <= 0:
+        raise RuntimeError("multinomial: cannot sample n_sample <= 0 samples")
+    n = input.shape[-1]
+    if not replacement and num_samples > n:
+        raise RuntimeError(
+            f"multinomial: cannot sample n_sample > prob_dist.size(-1) samples without "
+            f"replacement ({num_samples} > {n})"
+        )
+    out_shape = (num_samples,) if input.ndim == 1 else (input.shape[0], num_samples)
+    if input.device.type == "meta":
+        return _meta(out_shape, dt.int64, input.device, False)
+    w = np.asarray(input, dtype=np.float64).reshape(-1, n)
+    if not np.all(np.isfinite(w)) or (w < 0).any():
+        raise RuntimeError(
+            "multinomial: probability tensor contains either inf, nan or element < 0"
+        )
+    sums = w.sum(axis=1)
+    if (sums <= 0).any():
+        raise RuntimeError(
+            "multinomial: invalid multinomial distribution (sum of probabilities <= 0)"
+        )
+    if not replacement and (np.count_nonzero(w, axis=1) < num_samples).any():
+        raise RuntimeError(
+            "multinomial: fewer non-zero probabilities than samples requested without replacement"
+        )
+    rng = _rng(generator, "multinomial")
+    rows = [rng.choice(n, size=num_samples, replace=replacement, p=r / r.sum()) for r in w]
+    res = np.stack(rows).astype(np.int64).reshape(out_shape)
+    return _finish(res, dt.int64, input.device, False)
 
 
 def rand_like(x: Array, /, *, dtype=None, device=None, generator=None) -> Array:

@@ -262,3 +262,29 @@ def test_repr_like_torch():
 def test_forward_missing():
     with pytest.raises(NotImplementedError, match="forward"):
         nn.Module()(1)
+
+
+def test_global_hooks_and_always_call():
+    seen = []
+    h1 = nn.register_module_forward_pre_hook(lambda m, a: seen.append(("pre", type(m).__name__)))
+    h2 = nn.register_module_forward_hook(lambda m, a, o: seen.append(("post", type(m).__name__)))
+    try:
+        Block()(xp.ones((1, 2), dtype=xp.float32))
+    finally:
+        h1.remove()
+        h2.remove()
+    assert seen == [("pre", "Block"), ("post", "Block")]
+    Block()(xp.ones((1, 2), dtype=xp.float32))
+    assert len(seen) == 2
+
+    class Boom(nn.Module):
+        def forward(self, x):
+            raise ValueError("boom")
+
+    outs = []
+    b = Boom()
+    b.register_forward_hook(lambda m, a, o: outs.append(o), always_call=True)
+    b.register_forward_hook(lambda m, a, o: outs.append("never"))
+    with pytest.raises(ValueError, match="boom"):
+        b(1)
+    assert outs == [None]

@@ -91,3 +91,20 @@ def test_bad_arguments():
         sr.randn(-1)
     with pytest.raises(TypeError, match="generator"):
         sr.rand(2, generator=np.random.default_rng())
+
+
+def test_multinomial():
+    g = sr.Generator().manual_seed(5)
+    w = xp.asarray([[0.0, 1.0, 3.0], [1.0, 1.0, 0.0]])
+    s = sr.multinomial(w, 4000, replacement=True, generator=g)
+    assert s.shape == (2, 4000) and s.dtype == xp.int64
+    v = np.asarray(s)
+    assert not (v[0] == 0).any() and abs(np.mean(v[0] == 2) - 0.75) < 0.03
+    assert not (v[1] == 2).any() and abs(np.mean(v[1] == 0) - 0.5) < 0.03
+    p = np.asarray(sr.multinomial(xp.ones(5), 5, generator=g))
+    assert sorted(p.tolist()) == list(range(5))
+    with pytest.raises(RuntimeError, match="without replacement"):
+        sr.multinomial(xp.ones(3), 4)
+    with pytest.raises(RuntimeError, match="< 0"):
+        sr.multinomial(xp.asarray([1.0, -1.0]), 1)
+    assert sr.multinomial(xp.empty((3, 4), device="meta"), 2).shape == (3, 2)

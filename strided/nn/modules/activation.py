@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from ... import _dtypes as dt
+from ... import _namespace as xp
 from ..._array import Array
 from .. import _functional_core as F
+from ..parameter import Parameter
 from .module import Module
 
 __all__ = [
@@ -22,6 +25,15 @@ __all__ = [
     "Softmax",
     "Softmin",
     "LogSoftmax",
+    "PReLU",
+    "Hardsigmoid",
+    "Hardswish",
+    "GLU",
+    "SELU",
+    "CELU",
+    "Softsign",
+    "Tanhshrink",
+    "Threshold",
 ]
 
 
@@ -227,3 +239,125 @@ class LogSoftmax(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+class PReLU(Module):
+    """x where x > 0, a * x elsewhere, with learnable slopes ``a`` (one, or one per channel),
+    initialised to ``init``."""
+
+    def __init__(
+        self, num_parameters: int = 1, init: float = 0.25, device=None, dtype=None
+    ) -> None:
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.init = init
+        d = dt.float32 if dtype is None else dtype
+        self.weight = Parameter(xp.full((num_parameters,), init, dtype=d, device=device))
+
+    def reset_parameters(self) -> None:
+        from .. import init
+
+        init.constant_(self.weight, self.init)
+
+    def forward(self, input: Array) -> Array:
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
+
+
+class Hardsigmoid(Module):
+    """0 for x <= -3, 1 for x >= 3, x/6 + 1/2 between."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Array) -> Array:
+        return F.hardsigmoid(input, self.inplace)
+
+
+class Hardswish(Module):
+    """x * relu6(x + 3) / 6."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Array) -> Array:
+        return F.hardswish(input, self.inplace)
+
+
+class GLU(Module):
+    """a * sigmoid(b) for the two halves a, b of the input along ``dim``."""
+
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Array) -> Array:
+        return F.glu(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class SELU(Module):
+    """Scaled ELU with the self-normalising constants."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Array) -> Array:
+        return F.selu(input, self.inplace)
+
+    def extra_repr(self) -> str:
+        return _inplace_repr(self.inplace)
+
+
+class CELU(Module):
+    """x where x > 0, alpha * (exp(x / alpha) - 1) elsewhere."""
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input: Array) -> Array:
+        return F.celu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class Softsign(Module):
+    """x / (1 + |x|)."""
+
+    def forward(self, input: Array) -> Array:
+        return F.softsign(input)
+
+
+class Tanhshrink(Module):
+    """x - tanh(x)."""
+
+    def forward(self, input: Array) -> Array:
+        return F.tanhshrink(input)
+
+
+class Threshold(Module):
+    """x where x > threshold, ``value`` elsewhere."""
+
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
+        super().__init__()
+        self.threshold = threshold
+        self.value = value
+        self.inplace = inplace
+
+    def forward(self, input: Array) -> Array:
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"threshold={self.threshold}, value={self.value}" + (
+            ", inplace=True" if self.inplace else ""
+        )

@@ -163,7 +163,6 @@ class Module:
                 r = hook(self, args)
                 if r is not None:
                     args = r if isinstance(r, tuple) else (r,)
-        called_hooks = []
         try:
             out = self.forward(*args, **kwargs)
         except Exception:
@@ -180,7 +179,6 @@ class Module:
             list(_global_forward_hooks.values()), list(self._forward_hooks.values())
         ):
             r = hook(self, args, kwargs, out) if with_kwargs else hook(self, args, out)
-            called_hooks.append(hook)
             if r is not None:
                 out = r
         return out
