@@ -75,7 +75,8 @@ def _pair(a: np.ndarray, grad: bool):
 def conv_case(rng, dtype, rtol):
     x = rng.standard_normal((64, 3, 32, 32)).astype(dtype)
     arrays = [
-        rng.standard_normal(s).astype(dtype) * 0.2 for s in ((32, 3, 3, 3), (32,), (32, 32, 3, 3), (32,))
+        rng.standard_normal(s).astype(dtype) * 0.2
+        for s in ((32, 3, 3, 3), (32,), (32, 32, 3, 3), (32,))
     ]
     sx, tx = _pair(x, False)
     sp, tp = zip(*(_pair(a, True) for a in arrays))

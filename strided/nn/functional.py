@@ -4,5 +4,7 @@ only re-exports them."""
 
 from ._functional_core import *  # noqa: F403
 from ._functional_core import __all__ as _core_all
+from ._functional_conv import *  # noqa: F403
+from ._functional_conv import __all__ as _conv_all
 
-__all__ = [*_core_all]
+__all__ = [*_core_all, *_conv_all]

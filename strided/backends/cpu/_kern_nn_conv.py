@@ -275,9 +275,7 @@ def avg_pool2d_backward_s(
 ):
     """The adjoint of :func:`avg_pool2d_s`: each window's gradient spread over the window."""
     for p in range(planes):
-        _avg_unpool_plane(
-            p, o, g, H, W, kh, kw, sh, sw, ph, pw, OH, OW, count_include_pad, divisor
-        )
+        _avg_unpool_plane(p, o, g, H, W, kh, kw, sh, sw, ph, pw, OH, OW, count_include_pad, divisor)
 
 
 @njit(parallel=True, **_OPTS)
@@ -286,6 +284,4 @@ def avg_pool2d_backward_p(
 ):
     """:func:`avg_pool2d_backward_s` over planes in parallel."""
     for p in prange(planes):
-        _avg_unpool_plane(
-            p, o, g, H, W, kh, kw, sh, sw, ph, pw, OH, OW, count_include_pad, divisor
-        )
+        _avg_unpool_plane(p, o, g, H, W, kh, kw, sh, sw, ph, pw, OH, OW, count_include_pad, divisor)

@@ -77,9 +77,7 @@ def im2col_cpu(out, x, *, kernel_size, dilation, padding, stride, channels_first
     osn, osr = (length, n * length) if channels_first else (c * kh * kw * length, length)
     buf, xsn, xsc = _planes(x)
     kern = _k().im2col_p if out._buf.size >= PARALLEL_WORK else _k().im2col_s
-    kern(
-        out._buf, osn, osr, buf, xsn, xsc, n, c, h, w, kh, kw, dh, dw, pt, pl, sh, sw, oh, ow
-    )
+    kern(out._buf, osn, osr, buf, xsn, xsc, n, c, h, w, kh, kw, dh, dw, pt, pl, sh, sw, oh, ow)
 
 
 def col2im_cpu(out, cols, *, output_size, kernel_size, dilation, padding, stride, out_hw):
@@ -104,9 +102,7 @@ def max_pool2d_cpu(outs, x, *, kernel_size, stride, padding, dilation, out_hw):
     )  # fmt: skip
     work = x.size + values._buf.size * (kh * kw - 1)
     kern = _k().max_pool2d_p if work >= PARALLEL_WORK else _k().max_pool2d_s
-    kern(
-        values._buf, indices._buf, _dense(x), n * c, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow
-    )
+    kern(values._buf, indices._buf, _dense(x), n * c, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow)
 
 
 def max_pool2d_backward_cpu(out, g, indices, *, input_hw):
@@ -114,8 +110,10 @@ def max_pool2d_backward_cpu(out, g, indices, *, input_hw):
     if out._buf.size == 0:
         return
     length = g._shape[2] * g._shape[3]
-    kern = _k().max_pool2d_backward_p if out._buf.size >= PARALLEL_WORK else (
-        _k().max_pool2d_backward_s
+    kern = (
+        _k().max_pool2d_backward_p
+        if out._buf.size >= PARALLEL_WORK
+        else (_k().max_pool2d_backward_s)
     )
     kern(out._buf, _dense(g), _dense(indices), n * c, h * w, length)
 

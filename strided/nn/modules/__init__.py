@@ -4,6 +4,8 @@ from .activation import *  # noqa: F403
 from .activation import __all__ as _activation_all
 from .container import *  # noqa: F403
 from .container import __all__ as _container_all
+from .conv import *  # noqa: F403
+from .conv import __all__ as _conv_all
 from .dropout import *  # noqa: F403
 from .dropout import __all__ as _dropout_all
 from .flatten import *  # noqa: F403
@@ -11,6 +13,8 @@ from .flatten import __all__ as _flatten_all
 from .linear import *  # noqa: F403
 from .linear import __all__ as _linear_all
 from .module import Module
+from .pooling import *  # noqa: F403
+from .pooling import __all__ as _pooling_all
 from .sparse import *  # noqa: F403
 from .sparse import __all__ as _sparse_all
 
@@ -18,8 +22,10 @@ __all__ = [
     "Module",
     *_activation_all,
     *_container_all,
+    *_conv_all,
     *_dropout_all,
     *_flatten_all,
     *_linear_all,
+    *_pooling_all,
     *_sparse_all,
 ]
