@@ -49,17 +49,19 @@ import torch.nn.functional as TF  # noqa: E402
 import strided as xp  # noqa: E402
 from strided.nn import _functional_conv as F  # noqa: E402
 
+CLOCK = time.perf_counter  # process CPU time with --threads 1 (see main)
+
 
 def median_time(fn, repeat: int) -> float:
-    """Median wall time of ``repeat`` calls (seconds), after two warm-up calls (numba compiles
-    or loads from its cache, BLAS spins up its threads)."""
+    """Median time of ``repeat`` calls (seconds), after two warm-up calls (numba compiles or
+    loads from its cache, BLAS spins up its threads)."""
     fn()
     fn()
     times = []
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0 = CLOCK()
         fn()
-        times.append(time.perf_counter() - t0)
+        times.append(CLOCK() - t0)
     return statistics.median(times)
 
 
@@ -194,12 +196,20 @@ def main() -> None:
     parser.add_argument("--dtype", default="float32", choices=["float32", "float64"])
     parser.add_argument("--threads", type=int, default=None, help="threads of every library")
     args = parser.parse_args()
+    global CLOCK
     if args.threads:
         torch.set_num_threads(args.threads)
+    if args.threads == 1:
+        # one thread each: CPU time is the work done, whatever else the machine runs
+        CLOCK = time.process_time
     dtype = np.dtype(args.dtype)
     rtol = 2e-3 if dtype == np.float32 else 1e-9
     rng = np.random.default_rng(0)
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; dtype {dtype.name}")
+    clock = "CPU" if CLOCK is time.process_time else "wall"
+    print(
+        f"torch {torch.__version__}, {torch.get_num_threads()} threads; dtype {dtype.name}; "
+        f"{clock} time, median of {args.repeat}"
+    )
     print(f"{'case':<46} {'strided ms':>11} {'torch ms':>9} {'ratio':>6}")
     for case in (conv_case, digits_case, pool_case):
         for name, fs, ft in case(rng, dtype, rtol):

@@ -2408,6 +2408,9 @@ OTHER_OPS = {
     "max_pool2d_backward": "nn.test_pooling",
     "avg_pool2d": "nn.test_pooling",
     "avg_pool2d_backward": "nn.test_pooling",
+    "conv2d": "nn.test_conv",
+    "conv2d_input_grad": "nn.test_conv",
+    "conv2d_weight_grad": "nn.test_conv",
 }
 
 REDUCTIONS = {

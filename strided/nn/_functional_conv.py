@@ -183,23 +183,9 @@ def _conv_nd(x, weight, bias, stride, padding, dilation, groups, n: int, op: str
         )
     else:
         weight4 = weight
-    nb, _, h, w = x._shape
-    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
     (pt, pb), (pl, pr) = pads
-    oh = _nc.conv_output_size(h, kh, pt, pb, sh, dh)
-    ow = _nc.conv_output_size(w, kw, pl, pr, sw, dw)
-    # columns (C*kh*kw, N, L): one matrix product per group covers the whole batch (a BLAS
-    # call per image would be many small, badly threaded products)
-    cols = _nc.im2col(x, (kh, kw), (dh, dw), (pt, pb, pl, pr), (sh, sw), channels_first=True)
-    k = cin_g * kh * kw
-    length = nb * oh * ow
-    if groups == 1:
-        y = xp.matmul(xp.reshape(weight4, (out_c, k)), xp.reshape(cols, (k, length)))
-    else:
-        wg = xp.reshape(weight4, (groups, out_c // groups, k))
-        y = xp.matmul(wg, xp.reshape(cols, (groups, k, length)))  # (G, O/G, N*L)
-    # (O, N, OH, OW) seen as (N, O, OH, OW): a view, which the next operation reads in place
-    y = xp.permute_dims(xp.reshape(y, (out_c, nb, oh, ow)), (1, 0, 2, 3))
+    # one fused primitive: im2col of a few images at a time, multiplied by BLAS in cache
+    y = _nc.conv2d(x, weight4, stride, (pt, pb, pl, pr), dilation, groups)
     if n == 1:
         y = xp.squeeze(y, axis=2)
     if bias is not None:
@@ -298,17 +284,10 @@ def _conv_transpose_nd(
         weight = xp.expand_dims(weight, axis=2)
         kernel, stride, dilation = (1,) + kernel, (1,) + stride, (1,) + dilation
         pad, out_pad, out_hw = (0,) + pad, (0,) + out_pad, (1,) + out_hw
-    nb, _, h, w = x._shape
-    kh, kw = kernel
-    k = cout_g * kh * kw
-    wg = xp.reshape(weight, (groups, in_c // groups, k))
-    # the input as (G, C_in/G, N*H*W): one matrix product per group for the whole batch
-    xg = xp.reshape(xp.permute_dims(x, (1, 0, 2, 3)), (groups, in_c // groups, nb * h * w))
-    cols = xp.matmul(xp.matrix_transpose(wg), xg)  # (G, C_out/G*kh*kw, N*H*W)
-    cols = xp.permute_dims(xp.reshape(cols, (out_c * kh * kw, nb, h * w)), (1, 0, 2))
-    # output padding lengthens the output at the end: the end's padding shrinks by as much
+    # the transposed convolution is the convolution's input gradient; output padding lengthens
+    # the output at the end, so the end's padding shrinks by as much
     pads = (pad[0], pad[0] - out_pad[0], pad[1], pad[1] - out_pad[1])
-    y = _nc.col2im(cols, out_hw, (kh, kw), dilation, pads, stride)
+    y = _nc.conv2d_input_grad(x, weight, out_hw, stride, pads, dilation, groups)
     if n == 1:
         y = xp.squeeze(y, axis=2)
     if bias is not None:

@@ -8,8 +8,9 @@ into two drivers: a serial loop (``*_s``) for small batches, and a ``prange`` ov
 kernels need no atomics).  Only the driver a call needs is compiled.
 
 Rows of small images are 4-8 elements long, so per-row work (array slicing) would dominate:
-indices are computed directly, and only long unit-stride rows are copied as slices (which
-vectorise).
+indices are computed directly.  A stride-1 tap whose output rows are as long as the input's
+("same" padding) reads one shifted run of the plane, copied in one vectorised loop (the columns
+that wrap around a row end are fixed afterwards).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import numpy as np
 from numba import njit, prange
 
 _OPTS = dict(cache=True, nogil=True, error_model="numpy")
-_LONG_ROW = 16  # rows at least this long are copied as slices
 
 
 @njit(inline="always")
@@ -40,16 +40,49 @@ def _valid_cols(off, step, n_in, n_out):
 
 # -- im2col / col2im -----------------------------------------------------------------------------
 @njit(inline="always")
+def _valid_rows(ki, dh, pt, H, OH):
+    """(row offset ih - oh, first and end output rows whose input row lies in [0, H)) of a
+    stride-1 kernel row."""
+    shift = ki * dh - pt
+    return shift, max(0, -shift), min(OH, H - shift)
+
+
+@njit(inline="always")
 def _im2col_plane(p, o, osn, osr, x, xsn, xsc, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW):
     n = p // C
     c = p - n * C
     xb = n * xsn + c * xsc
     kk = kh * kw
+    flat = sh == 1 and sw == 1 and OW == W
     for ki in range(kh):
         for kj in range(kw):
             offw = kj * dw - pl
             lo, hi = _valid_cols(offw, sw, W, OW)
             base = n * osn + (c * kk + ki * kw + kj) * osr
+            if flat:
+                # stride 1 and rows as long as the input's: the valid rows of this tap are one
+                # run of the plane, shifted; copy it whole, then zero the columns that wrapped
+                shift, r0, r1 = _valid_rows(ki, dh, pt, H, OH)
+                for i in range(base, base + r0 * OW):
+                    o[i] = 0
+                for i in range(base + max(r1, r0) * OW, base + OH * OW):
+                    o[i] = 0
+                if r1 <= r0:
+                    continue
+                src = (r0 + shift) * W + offw  # may start before the plane or end after it
+                a = max(0, -src)
+                e = min((r1 - r0) * OW, H * W - src)
+                dst = o[base + r0 * OW + a : base + r0 * OW + e]
+                sx = x[xb + src + a : xb + src + e]
+                for i in range(e - a):
+                    dst[i] = sx[i]
+                for oh in range(r0, r1):
+                    r = base + oh * OW
+                    for ow in range(lo):
+                        o[r + ow] = 0
+                    for ow in range(hi, OW):
+                        o[r + ow] = 0
+                continue
             for oh in range(OH):
                 ih = oh * sh - pt + ki * dh
                 r = base + oh * OW
@@ -60,11 +93,8 @@ def _im2col_plane(p, o, osn, osr, x, xsn, xsc, C, H, W, kh, kw, dh, dw, pt, pl, 
                 src = xb + ih * W + offw
                 for ow in range(lo):
                     o[r + ow] = 0
-                if sw == 1 and hi - lo >= _LONG_ROW:
-                    o[r + lo : r + hi] = x[src + lo : src + hi]
-                else:
-                    for ow in range(lo, hi):
-                        o[r + ow] = x[src + ow * sw]
+                for ow in range(lo, hi):
+                    o[r + ow] = x[src + ow * sw]
                 for ow in range(hi, OW):
                     o[r + ow] = 0
 
@@ -86,29 +116,49 @@ def im2col_p(o, osn, osr, x, xsn, xsc, N, C, H, W, kh, kw, dh, dw, pt, pl, sh, s
 
 
 @njit(inline="always")
-def _col2im_plane(p, o, c, csn, csr, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW):
+def _col2im_plane(
+    p, o, osn, osc, c, csn, csr, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW, clobber
+):
     n = p // C
     ch = p - n * C
-    ob = p * H * W
+    ob = n * osn + ch * osc
     for i in range(H * W):
         o[ob + i] = 0
     kk = kh * kw
+    # with a scratch ``c`` (clobber), stride-1 taps add one shifted run of the plane after
+    # zeroing the entries of ``c`` that wrap around a row end
+    flat = clobber and sh == 1 and sw == 1 and OW == W
     for ki in range(kh):
         for kj in range(kw):
             offw = kj * dw - pl
             lo, hi = _valid_cols(offw, sw, W, OW)
             base = n * csn + (ch * kk + ki * kw + kj) * csr
+            if flat:
+                shift, r0, r1 = _valid_rows(ki, dh, pt, H, OH)
+                if r1 <= r0:
+                    continue
+                for oh in range(r0, r1):
+                    r = base + oh * OW
+                    for ow in range(lo):
+                        c[r + ow] = 0
+                    for ow in range(hi, OW):
+                        c[r + ow] = 0
+                dst = (r0 + shift) * W + offw
+                a = max(0, -dst)
+                e = min((r1 - r0) * OW, H * W - dst)
+                od = o[ob + dst + a : ob + dst + e]
+                cs = c[base + r0 * OW + a : base + r0 * OW + e]
+                for i in range(e - a):
+                    od[i] += cs[i]
+                continue
             for oh in range(OH):
                 ih = oh * sh - pt + ki * dh
                 if ih < 0 or ih >= H:
                     continue
                 r = base + oh * OW
                 dst = ob + ih * W + offw
-                if sw == 1 and hi - lo >= _LONG_ROW:
-                    o[dst + lo : dst + hi] += c[r + lo : r + hi]
-                else:
-                    for ow in range(lo, hi):
-                        o[dst + ow * sw] += c[r + ow]
+                for ow in range(lo, hi):
+                    o[dst + ow * sw] += c[r + ow]
 
 
 @njit(**_OPTS)
@@ -117,14 +167,118 @@ def col2im_s(o, c, csn, csr, N, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
     column entry (at ``n*csn + row*csr + l`` in ``c``) at the position it was read from
     (entries read from the padding are dropped)."""
     for p in range(N * C):
-        _col2im_plane(p, o, c, csn, csr, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
+        _col2im_plane(
+            p, o, C * H * W, H * W, c, csn, csr, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW,
+            False,
+        )  # fmt: skip
 
 
 @njit(parallel=True, **_OPTS)
 def col2im_p(o, c, csn, csr, N, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW):
     """:func:`col2im_s` over planes in parallel."""
     for p in prange(N * C):
-        _col2im_plane(p, o, c, csn, csr, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
+        _col2im_plane(
+            p, o, C * H * W, H * W, c, csn, csr, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW,
+            False,
+        )  # fmt: skip
+
+
+# -- fused convolution: im2col of a chunk of images, then BLAS, chunk after chunk ---------------
+# The columns of a few images at a time stay in cache, so neither they nor BLAS's packed copy of
+# them go through main memory (a whole batch's columns are C*kh*kw times the input).  Weights
+# are (G, O/G, C/G*kh*kw), images and outputs dense (N, C, H, W) / (N, O, OH, OW) buffers.
+
+
+@njit(inline="always")
+def _gather_out(t, g, n0, m, gi, Og, O, L):
+    """``t`` (Og, m*L) <- rows gi*Og.. of images n0..n0+m of ``g`` (N, O, L)."""
+    for i in range(m):
+        for o in range(Og):
+            src = ((n0 + i) * O + gi * Og + o) * L
+            dst = (o * m + i) * L
+            t[dst : dst + L] = g[src : src + L]
+
+
+@njit(**_OPTS)
+def conv2d_forward(y, x, xsn, xsc, w, N, C, H, W, O, G, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW, nb):
+    """``y`` (N, O, OH, OW) = the grouped convolution of ``x`` (image (n, c) a dense plane at
+    ``n*xsn + c*xsc``) with ``w``, ``nb`` images per matrix product."""
+    L = OH * OW
+    Cg = C // G
+    Og = O // G
+    Kg = Cg * kh * kw
+    wm = w.reshape((G, Og, Kg))
+    cols = np.empty(Kg * nb * L, dtype=y.dtype)
+    for n0 in range(0, N, nb):
+        m = min(N - n0, nb)
+        for gi in range(G):
+            xs = x[n0 * xsn + gi * Cg * xsc :]
+            for p in range(m * Cg):
+                _im2col_plane(
+                    p, cols, L, m * L, xs, xsn, xsc, Cg, H, W, kh, kw, dh, dw, pt, pl, sh, sw,
+                    OH, OW,
+                )  # fmt: skip
+            t = np.dot(wm[gi], cols[: Kg * m * L].reshape((Kg, m * L)))
+            tf = t.reshape(-1)
+            for i in range(m):
+                for o in range(Og):
+                    dst = ((n0 + i) * O + gi * Og + o) * L
+                    src = (o * m + i) * L
+                    y[dst : dst + L] = tf[src : src + L]
+
+
+@njit(**_OPTS)
+def conv2d_input_grad(gx, g, w, N, C, H, W, O, G, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW, nb):
+    """``gx`` (N, C, H, W) = the adjoint of :func:`conv2d_forward` applied to ``g``
+    (N, O, OH, OW): col2im of w^T g, ``nb`` images per matrix product (also the transposed
+    convolution)."""
+    L = OH * OW
+    Cg = C // G
+    Og = O // G
+    Kg = Cg * kh * kw
+    wm = w.reshape((G, Og, Kg))
+    t = np.empty(Og * nb * L, dtype=gx.dtype)
+    for n0 in range(0, N, nb):
+        m = min(N - n0, nb)
+        for gi in range(G):
+            _gather_out(t, g, n0, m, gi, Og, O, L)
+            cols = np.dot(wm[gi].T, t[: Og * m * L].reshape((Og, m * L))).reshape(-1)
+            gxs = gx[(n0 * C + gi * Cg) * H * W :]
+            for p in range(m * Cg):
+                _col2im_plane(
+                    p, gxs, C * H * W, H * W, cols, L, m * L, Cg, H, W, kh, kw, dh, dw, pt, pl,
+                    sh, sw, OH, OW, True,
+                )  # fmt: skip
+
+
+@njit(**_OPTS)
+def conv2d_weight_grad(
+    gw, x, xsn, xsc, g, N, C, H, W, O, G, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW, nb
+):
+    """``gw`` (G, O/G, C/G*kh*kw) = sum over images of g_n im2col(x_n)^T (the gradient of
+    :func:`conv2d_forward` with respect to the weight), ``nb`` images per matrix product."""
+    L = OH * OW
+    Cg = C // G
+    Og = O // G
+    Kg = Cg * kh * kw
+    gw[:] = 0
+    gwm = gw.reshape((G, Og, Kg))
+    cols = np.empty(Kg * nb * L, dtype=gw.dtype)
+    t = np.empty(Og * nb * L, dtype=gw.dtype)
+    for n0 in range(0, N, nb):
+        m = min(N - n0, nb)
+        for gi in range(G):
+            xs = x[n0 * xsn + gi * Cg * xsc :]
+            for p in range(m * Cg):
+                _im2col_plane(
+                    p, cols, L, m * L, xs, xsn, xsc, Cg, H, W, kh, kw, dh, dw, pt, pl, sh, sw,
+                    OH, OW,
+                )  # fmt: skip
+            _gather_out(t, g, n0, m, gi, Og, O, L)
+            part = np.dot(
+                t[: Og * m * L].reshape((Og, m * L)), cols[: Kg * m * L].reshape((Kg, m * L)).T
+            )
+            gwm[gi] += part
 
 
 # -- max pooling ---------------------------------------------------------------------------------

@@ -148,7 +148,72 @@ def avg_pool2d_backward_cpu(
     )  # fmt: skip
 
 
+#: elements of columns (C/G*kh*kw x images*L) a fused convolution multiplies at once: a few
+#: hundred KB, so that they stay in cache between im2col and BLAS
+CONV_CHUNK = 1 << 17
+
+
+def _chunk(n, c, g, kernel, out_hw) -> int:
+    per_image = (c // g) * kernel[0] * kernel[1] * out_hw[0] * out_hw[1]
+    return max(1, min(n, CONV_CHUNK // max(per_image, 1)))
+
+
+def conv2d_cpu(out, x, w, *, stride, padding, dilation, groups, out_hw):
+    n, c, h, wd = x._shape
+    if out._buf.size == 0 or x.size == 0:
+        if out._buf.size:
+            out._buf[:] = 0
+        return
+    o, _, kh, kw = w._shape
+    buf, xsn, xsc = _planes(x)
+    nb = _chunk(n, c, groups, (kh, kw), out_hw)
+    (sh, sw), (pt, _, pl, _), (dh, dw), (oh, ow) = stride, padding, dilation, out_hw
+    _k().conv2d_forward(
+        out._buf, buf, xsn, xsc, _dense(w), n, c, h, wd, o, groups, kh, kw, dh, dw, pt, pl, sh,
+        sw, oh, ow, nb,
+    )  # fmt: skip
+
+
+def conv2d_input_grad_cpu(out, g, w, *, input_hw, stride, padding, dilation, groups, out_hw=None):
+    n, c, h, wd = out._shape
+    if out._buf.size == 0:
+        return
+    o, _, kh, kw = w._shape
+    oh, ow = g._shape[2:]
+    if g.size == 0 or w.size == 0:
+        out._buf[:] = 0
+        return
+    nb = _chunk(n, c, groups, (kh, kw), (oh, ow))
+    (sh, sw), (pt, _, pl, _), (dh, dw) = stride, padding, dilation
+    _k().conv2d_input_grad(
+        out._buf, _dense(g), _dense(w), n, c, h, wd, o, groups, kh, kw, dh, dw, pt, pl, sh, sw,
+        oh, ow, nb,
+    )  # fmt: skip
+
+
+def conv2d_weight_grad_cpu(out, x, g, *, kernel_size, stride, padding, dilation, groups):
+    n, c, h, wd = x._shape
+    if out._buf.size == 0:
+        return
+    o = g._shape[1]
+    kh, kw = kernel_size
+    oh, ow = g._shape[2:]
+    if x.size == 0 or g.size == 0:
+        out._buf[:] = 0
+        return
+    buf, xsn, xsc = _planes(x)
+    nb = _chunk(n, c, groups, (kh, kw), (oh, ow))
+    (sh, sw), (pt, _, pl, _), (dh, dw) = stride, padding, dilation
+    _k().conv2d_weight_grad(
+        out._buf, buf, xsn, xsc, _dense(g), n, c, h, wd, o, groups, kh, kw, dh, dw, pt, pl, sh,
+        sw, oh, ow, nb,
+    )  # fmt: skip
+
+
 KERNELS = {
+    "conv2d": conv2d_cpu,
+    "conv2d_input_grad": conv2d_input_grad_cpu,
+    "conv2d_weight_grad": conv2d_weight_grad_cpu,
     "im2col": im2col_cpu,
     "col2im": col2im_cpu,
     "max_pool2d": max_pool2d_cpu,
