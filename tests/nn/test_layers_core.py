@@ -433,3 +433,44 @@ def test_meta_module_build_is_lazy():
     assert m.weight.shape == (50_000, 100_000) and m.weight.device.type == "meta"
     y = m(xp.empty((8, 100_000), dtype=xp.float32, device="meta"))
     assert y.shape == (8, 50_000)
+
+
+# -- hand-written backwards against finite differences (float64), second order too -------------
+def _f64(shape, seed):
+    return xp.asarray(_rand(shape, np.float64, seed=seed), requires_grad=True)
+
+
+@pytest.mark.parametrize(
+    "fn,shapes",
+    [
+        (lambda x, w, b: F.linear(x, w, b), [(3, 4), (2, 4), (2,)]),
+        (lambda x, w: F.linear(x, w), [(2, 3, 4), (5, 4)]),
+        (lambda x: F.log_softmax(x, dim=0), [(3, 4)]),
+        (lambda x: F.softmax(x, dim=1), [(3, 4)]),
+        (lambda x: F.gelu(x, approximate="tanh"), [(5,)]),
+        (lambda x: F.sigmoid(x), [(5,)]),
+        (lambda x: F.silu(x), [(5,)]),
+        (lambda x: F.hardtanh(x, -0.5, 0.5), [(5,)]),
+        (lambda x1, x2, w: F.bilinear(x1, x2, w), [(2, 3), (2, 2), (4, 3, 2)]),
+    ],
+)
+def test_gradcheck(fn, shapes):
+    args = [_f64(s, i) for i, s in enumerate(shapes)]
+    assert xp.autograd.gradcheck(fn, tuple(args))
+    if len(shapes) <= 2 and shapes[0] != (5,):
+        assert xp.autograd.gradgradcheck(fn, tuple(args))
+
+
+def test_embedding_gradcheck():
+    w = _f64((5, 3), 0)
+    idx = xp.asarray([[0, 4], [4, 2]])
+    assert xp.autograd.gradcheck(lambda w: F.embedding(idx, w), (w,))  # padding: vs torch
+
+
+def test_frozen_linear_computes_only_input_grad():
+    m = nn.Linear(3, 2).requires_grad_(False)
+    x = xp.asarray(_rand((4, 3)), requires_grad=True)
+    xp.sum(m(x)).backward()
+    assert x.grad is not None and m.weight.grad is None and m.bias.grad is None
+    y = m(xp.asarray(_rand((4, 3))))
+    assert not y.requires_grad

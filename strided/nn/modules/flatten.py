@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import strided as xp
-
+from ... import _namespace as xp
 from ..._array import Array
 from .module import Module
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import math
 
-import strided as xp
-
 from ... import _dtypes as dt
+from ... import _namespace as xp
 from ..._array import Array
 from .. import init
 from .._functional_core import _Linear, _linear_error, bilinear, linear

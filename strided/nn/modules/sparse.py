@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import strided as xp
-
 from ... import _dtypes as dt
+from ... import _namespace as xp
 from ..._array import Array
+from ...autograd import no_grad
 from .. import _functional_core as F
 from .. import init
 from ..parameter import Parameter
@@ -64,7 +64,7 @@ class Embedding(Module):
     def reset_parameters(self) -> None:
         init.normal_(self.weight)
         if self.padding_idx is not None and self.weight.device.type != "meta":
-            with xp.autograd.no_grad():
+            with no_grad():
                 self.weight[self.padding_idx] = 0
 
     def forward(self, input: Array) -> Array:

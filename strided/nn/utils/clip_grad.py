@@ -5,8 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-import strided as xp
-
+from ... import _namespace as xp
 from ..._array import Array
 from ..._grad_state import Mode
 
