@@ -47,12 +47,45 @@ def _valid_rows(ki, dh, pt, H, OH):
     return shift, max(0, -shift), min(OH, H - shift)
 
 
+_SMALL_ROW = 16  # output rows shorter than this go through a precomputed tap map
+
+
 @njit(inline="always")
-def _im2col_plane(p, o, osn, osr, x, xsn, xsc, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW):
+def _tap_map(H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW):
+    """For each tap and output position, the position read in the plane (-1: padding): small
+    planes then cost one lookup per element instead of loop bookkeeping per row."""
+    L = OH * OW
+    if OW >= _SMALL_ROW:
+        return np.empty(0, np.int64)  # large planes use the row loops
+    m = np.empty(kh * kw * L, np.int64)
+    for ki in range(kh):
+        for kj in range(kw):
+            t = ki * kw + kj
+            for oh in range(OH):
+                ih = oh * sh - pt + ki * dh
+                for ow in range(OW):
+                    iw = ow * sw - pl + kj * dw
+                    inside = ih >= 0 and ih < H and iw >= 0 and iw < W
+                    m[t * L + oh * OW + ow] = ih * W + iw if inside else -1
+    return m
+
+
+@njit(inline="always")
+def _im2col_plane(
+    p, o, osn, osr, x, xsn, xsc, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW, tmap
+):
     n = p // C
     c = p - n * C
     xb = n * xsn + c * xsc
     kk = kh * kw
+    if tmap.size:
+        L = OH * OW
+        for t in range(kk):
+            base = n * osn + (c * kk + t) * osr
+            for j in range(L):
+                k = tmap[t * L + j]
+                o[base + j] = x[xb + k] if k >= 0 else 0
+        return
     flat = sh == 1 and sw == 1 and OW == W
     for ki in range(kh):
         for kj in range(kw):
@@ -104,20 +137,26 @@ def im2col_s(o, osn, osr, x, xsn, xsc, N, C, H, W, kh, kw, dh, dw, pt, pl, sh, s
     """Columns of PyTorch's ``unfold``: entry (n, (c*kh + ki)*kw + kj, oh*OW + ow) of ``o``,
     at ``n*osn + row*osr + l``, is ``x[n, c, oh*sh - pt + ki*dh, ow*sw - pl + kj*dw]`` (zero in
     the padding).  Image (n, c) starts at ``n*xsn + c*xsc`` and is a dense (H, W) plane."""
+    tmap = _tap_map(H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
     for p in range(N * C):
-        _im2col_plane(p, o, osn, osr, x, xsn, xsc, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
+        _im2col_plane(
+            p, o, osn, osr, x, xsn, xsc, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW, tmap
+        )
 
 
 @njit(parallel=True, **_OPTS)
 def im2col_p(o, osn, osr, x, xsn, xsc, N, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW):
     """:func:`im2col_s` over planes in parallel."""
+    tmap = _tap_map(H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
     for p in prange(N * C):
-        _im2col_plane(p, o, osn, osr, x, xsn, xsc, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
+        _im2col_plane(
+            p, o, osn, osr, x, xsn, xsc, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW, tmap
+        )
 
 
 @njit(inline="always")
 def _col2im_plane(
-    p, o, osn, osc, c, csn, csr, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW, clobber
+    p, o, osn, osc, c, csn, csr, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW, clobber, tmap
 ):
     n = p // C
     ch = p - n * C
@@ -125,6 +164,15 @@ def _col2im_plane(
     for i in range(H * W):
         o[ob + i] = 0
     kk = kh * kw
+    if tmap.size:
+        L = OH * OW
+        for t in range(kk):
+            base = n * csn + (ch * kk + t) * csr
+            for j in range(L):
+                k = tmap[t * L + j]
+                if k >= 0:
+                    o[ob + k] += c[base + j]
+        return
     # with a scratch ``c`` (clobber), stride-1 taps add one shifted run of the plane after
     # zeroing the entries of ``c`` that wrap around a row end
     flat = clobber and sh == 1 and sw == 1 and OW == W
@@ -166,20 +214,22 @@ def col2im_s(o, c, csn, csr, N, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
     """The adjoint of :func:`im2col_s`: the dense images ``o`` (N, C, H, W) accumulate every
     column entry (at ``n*csn + row*csr + l`` in ``c``) at the position it was read from
     (entries read from the padding are dropped)."""
+    tmap = _tap_map(H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
     for p in range(N * C):
         _col2im_plane(
             p, o, C * H * W, H * W, c, csn, csr, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW,
-            False,
+            False, tmap,
         )  # fmt: skip
 
 
 @njit(parallel=True, **_OPTS)
 def col2im_p(o, c, csn, csr, N, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW):
     """:func:`col2im_s` over planes in parallel."""
+    tmap = _tap_map(H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
     for p in prange(N * C):
         _col2im_plane(
             p, o, C * H * W, H * W, c, csn, csr, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW,
-            False,
+            False, tmap,
         )  # fmt: skip
 
 
@@ -187,6 +237,63 @@ def col2im_p(o, c, csn, csr, N, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
 # The columns of a few images at a time stay in cache, so neither they nor BLAS's packed copy of
 # them go through main memory (a whole batch's columns are C*kh*kw times the input).  Weights
 # are (G, O/G, C/G*kh*kw), images and outputs dense (N, C, H, W) / (N, O, OH, OW) buffers.
+
+
+#: products of at most this many multiply-adds run in the loops below instead of BLAS: a
+#: multi-threaded BLAS call on a small product costs more in thread hand-offs than it saves,
+#: and on a busy machine its spinning threads stall everything (measured: a digits CNN step
+#: went from ~2 ms to ~100+ ms with the machine's other load)
+SMALL_GEMM = 1 << 23
+_FM = {"reassoc", "contract"}
+
+
+@njit(fastmath=_FM, **_OPTS)
+def _loop_nn(a, b):
+    """a (M, K) @ b (K, N), rows of b streamed through each output row (vectorised on N)."""
+    m, k = a.shape
+    n = b.shape[1]
+    c = np.zeros((m, n), dtype=a.dtype)
+    for i in range(m):
+        ci = c[i]
+        for kk in range(k):
+            aik = a[i, kk]
+            bk = b[kk]
+            for j in range(n):
+                ci[j] += aik * bk[j]
+    return c
+
+
+@njit(fastmath=_FM, **_OPTS)
+def _loop_tn(a, b):
+    """a (O, K)^T @ b (O, N)."""
+    o, k = a.shape
+    n = b.shape[1]
+    c = np.zeros((k, n), dtype=a.dtype)
+    for kk in range(k):
+        ck = c[kk]
+        for i in range(o):
+            aik = a[i, kk]
+            bi = b[i]
+            for j in range(n):
+                ck[j] += aik * bi[j]
+    return c
+
+
+@njit(fastmath=_FM, **_OPTS)
+def _loop_nt(a, b):
+    """a (M, N) @ b (K, N)^T: dot products of contiguous rows."""
+    m, n = a.shape
+    k = b.shape[0]
+    c = np.zeros((m, k), dtype=a.dtype)
+    for i in range(m):
+        ai = a[i]
+        for kk in range(k):
+            bk = b[kk]
+            s = c[i, kk]
+            for j in range(n):
+                s += ai[j] * bk[j]
+            c[i, kk] = s
+    return c
 
 
 @njit(inline="always")
@@ -209,6 +316,7 @@ def conv2d_forward(y, x, xsn, xsc, w, N, C, H, W, O, G, kh, kw, dh, dw, pt, pl, 
     Kg = Cg * kh * kw
     wm = w.reshape((G, Og, Kg))
     cols = np.empty(Kg * nb * L, dtype=y.dtype)
+    tmap = _tap_map(H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
     for n0 in range(0, N, nb):
         m = min(N - n0, nb)
         for gi in range(G):
@@ -216,9 +324,13 @@ def conv2d_forward(y, x, xsn, xsc, w, N, C, H, W, O, G, kh, kw, dh, dw, pt, pl, 
             for p in range(m * Cg):
                 _im2col_plane(
                     p, cols, L, m * L, xs, xsn, xsc, Cg, H, W, kh, kw, dh, dw, pt, pl, sh, sw,
-                    OH, OW,
+                    OH, OW, tmap,
                 )  # fmt: skip
-            t = np.dot(wm[gi], cols[: Kg * m * L].reshape((Kg, m * L)))
+            cm = cols[: Kg * m * L].reshape((Kg, m * L))
+            if Og * Kg * m * L <= SMALL_GEMM:
+                t = _loop_nn(wm[gi], cm)
+            else:
+                t = np.dot(wm[gi], cm)
             tf = t.reshape(-1)
             for i in range(m):
                 for o in range(Og):
@@ -238,16 +350,21 @@ def conv2d_input_grad(gx, g, w, N, C, H, W, O, G, kh, kw, dh, dw, pt, pl, sh, sw
     Kg = Cg * kh * kw
     wm = w.reshape((G, Og, Kg))
     t = np.empty(Og * nb * L, dtype=gx.dtype)
+    tmap = _tap_map(H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
     for n0 in range(0, N, nb):
         m = min(N - n0, nb)
         for gi in range(G):
             _gather_out(t, g, n0, m, gi, Og, O, L)
-            cols = np.dot(wm[gi].T, t[: Og * m * L].reshape((Og, m * L))).reshape(-1)
+            tm = t[: Og * m * L].reshape((Og, m * L))
+            if Og * Kg * m * L <= SMALL_GEMM:
+                cols = _loop_tn(wm[gi], tm).reshape(-1)
+            else:
+                cols = np.dot(wm[gi].T, tm).reshape(-1)
             gxs = gx[(n0 * C + gi * Cg) * H * W :]
             for p in range(m * Cg):
                 _col2im_plane(
                     p, gxs, C * H * W, H * W, cols, L, m * L, Cg, H, W, kh, kw, dh, dw, pt, pl,
-                    sh, sw, OH, OW, True,
+                    sh, sw, OH, OW, True, tmap,
                 )  # fmt: skip
 
 
@@ -265,6 +382,7 @@ def conv2d_weight_grad(
     gwm = gw.reshape((G, Og, Kg))
     cols = np.empty(Kg * nb * L, dtype=gw.dtype)
     t = np.empty(Og * nb * L, dtype=gw.dtype)
+    tmap = _tap_map(H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
     for n0 in range(0, N, nb):
         m = min(N - n0, nb)
         for gi in range(G):
@@ -272,12 +390,15 @@ def conv2d_weight_grad(
             for p in range(m * Cg):
                 _im2col_plane(
                     p, cols, L, m * L, xs, xsn, xsc, Cg, H, W, kh, kw, dh, dw, pt, pl, sh, sw,
-                    OH, OW,
+                    OH, OW, tmap,
                 )  # fmt: skip
             _gather_out(t, g, n0, m, gi, Og, O, L)
-            part = np.dot(
-                t[: Og * m * L].reshape((Og, m * L)), cols[: Kg * m * L].reshape((Kg, m * L)).T
-            )
+            tm = t[: Og * m * L].reshape((Og, m * L))
+            cm = cols[: Kg * m * L].reshape((Kg, m * L))
+            if Og * Kg * m * L <= SMALL_GEMM:
+                part = _loop_nt(tm, cm)
+            else:
+                part = np.dot(tm, cm.T)
             gwm[gi] += part
 
 
@@ -286,6 +407,46 @@ def conv2d_weight_grad(
 def _max_pool_plane(p, o, idx, x, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW):
     xb = p * H * W
     ob = p * OH * OW
+    if (
+        kh == 2 and kw == 2 and dh == 1 and dw == 1 and ph == 0 and pw == 0
+        and (OH - 1) * sh + 2 <= H and (OW - 1) * sw + 2 <= W
+    ):  # fmt: skip
+        # the common 2x2 window, always inside the plane: four loads, no loop bookkeeping
+        for oh in range(OH):
+            for ow in range(OW):
+                a0 = oh * sh * W + ow * sw
+                at = a0
+                best = x[xb + a0]
+                for k in (1, W, W + 1):
+                    v = x[xb + a0 + k]
+                    if v > best or v != v:
+                        best = v
+                        at = a0 + k
+                o[ob + oh * OW + ow] = best
+                idx[ob + oh * OW + ow] = at
+        return
+    if dh == 1 and dw == 1:
+        # plain ranges: a loop with a variable step costs divisions per window
+        for oh in range(OH):
+            hs = oh * sh - ph
+            he = min(hs + kh, H)
+            hs = max(hs, 0)
+            for ow in range(OW):
+                ws = ow * sw - pw
+                we = min(ws + kw, W)
+                ws = max(ws, 0)
+                best = -np.inf
+                at = hs * W + ws
+                for ih in range(hs, he):
+                    r = xb + ih * W
+                    for iw in range(ws, we):
+                        v = x[r + iw]
+                        if v > best or v != v:
+                            best = v
+                            at = ih * W + iw
+                o[ob + oh * OW + ow] = best
+                idx[ob + oh * OW + ow] = at
+        return
     for oh in range(OH):
         hs = oh * sh - ph
         he = min(hs + (kh - 1) * dh + 1, H)

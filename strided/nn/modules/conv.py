@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import math
 
-import strided as xp
-
 from ... import _dtypes as dt
+from ... import _namespace as xp
 from ..._array import Array
 from .. import _functional_conv as F
 from .. import init
