@@ -131,6 +131,17 @@ def test_conv2d_chain_with_parallel_kernels():
     _check(fs, ft, arrays, np.float32)
 
 
+def test_conv2d_large_products_go_through_blas():
+    # 32x288x1024 multiply-adds per image: above the size the kernels multiply in their own loops
+    arrays = [_rand((2, 32, 32, 32)), _rand((32, 32, 3, 3), seed=1), _rand((32,), seed=2)]
+    _check(
+        lambda x, w, b: F.conv2d(x, w, b, padding=1),
+        lambda x, w, b: TF.conv2d(x, w, b, padding=1),
+        arrays,
+        np.float32,
+    )
+
+
 def test_conv2d_second_derivatives():
     x = xp.asarray(_rand((1, 2, 5, 4)), requires_grad=True)
     w = xp.asarray(_rand((3, 2, 2, 3), seed=1), requires_grad=True)
