@@ -104,6 +104,22 @@ def test_conv2d_non_contiguous_input_and_weight(layout):
     )
 
 
+def test_broadcast_inputs():
+    # stride-0 layouts (an expanded row, plane or batch): the kernels must not read them as dense
+    w = _rand((4, 3, 3, 3), seed=1)
+    for shape in [(1, 1, 1, 6), (1, 3, 5, 1), (1, 1, 1, 1)]:
+        a = _rand(shape)
+        xs = xp.broadcast_to(xp.asarray(a), (2, 3, 5, 6))
+        xt = torch.tensor(a).expand(2, 3, 5, 6)
+        ys = F.conv2d(xs, xp.asarray(w), padding=1)
+        yt = TF.conv2d(xt, torch.tensor(w), padding=1)
+        np.testing.assert_allclose(np.asarray(ys), yt.numpy(), **TOL[np.float64])
+    c = _rand((1, 12, 1))
+    ys = F.fold(xp.broadcast_to(xp.asarray(c), (2, 12, 20)), (5, 6), 2)
+    yt = TF.fold(torch.tensor(c).expand(2, 12, 20), (5, 6), 2)
+    np.testing.assert_allclose(np.asarray(ys), yt.numpy(), **TOL[np.float64])
+
+
 def test_conv2d_unbatched_input():
     arrays = [_rand((3, 6, 5)), _rand((4, 3, 3, 3), seed=1), _rand((4,), seed=2)]
     _check(

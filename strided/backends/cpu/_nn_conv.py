@@ -48,8 +48,9 @@ def _planes(x):
     """(buffer from x's first element, stride of n, stride of c) with dense (H, W) planes; a
     copy when x's planes are not dense or a stride is negative."""
     sn, sc, sh, sw = _strides_or_zero(x)
-    w = x._shape[3]
-    if sw in (0, 1) and sh in (0, w) and sn >= 0 and sc >= 0:
+    _, _, h, w = x._shape
+    # (a broadcast row or plane, stride 0 over more than one element, is not dense)
+    if (w == 1 or sw == 1) and (h == 1 or sh == w) and sn >= 0 and sc >= 0:
         return x._buf[x._offset :], sn, sc
     _, c, h, w = x._shape
     return _dense(x), c * h * w, h * w
@@ -59,7 +60,7 @@ def _rows(cols):
     """(buffer from the first element, stride of n, stride of the row) of columns (N, K, L)
     whose rows are dense; a copy otherwise."""
     sn, sr, sl = _strides_or_zero(cols)
-    if sl in (0, 1) and sn >= 0 and sr >= 0:
+    if (cols._shape[2] == 1 or sl == 1) and sn >= 0 and sr >= 0:
         return cols._buf[cols._offset :], sn, sr
     _, k, length = cols._shape
     return _dense(cols), k * length, length
