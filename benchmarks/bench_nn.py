@@ -15,11 +15,19 @@ libraries use every core; on a shared machine the figures are noisy: compare the
 several runs.  (BLAS note: the project's machines set OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE, which
 slow OpenBLAS's float32 GEMM; unset both for this command only to see the hardware's figures.)
 
-With ``--threads 1`` both libraries run on one thread (numba, OpenBLAS and PyTorch): on a
-machine shared with other work this gives the steadier comparison, since every library's
-thread pool then waits for cores it does not get.
+With ``--threads 1`` both libraries run on one thread (numba, OpenBLAS and PyTorch) and the
+figures are CPU time: on a machine shared with other work this is the steadier comparison,
+since every library's thread pool otherwise waits for cores it does not get (OpenBLAS's
+spinning threads most of all).
 
     python benchmarks/bench_nn.py [--repeat N] [--dtype float32|float64] [--threads N]
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/bench_nn.py --threads 1
+
+Measured on the 2-core development machine under other agents' load (float32, --threads 1,
+three runs each, ratio = strided / PyTorch): conv fwd+bwd 1.1-1.7 with the BLAS variables
+unset (1.4-1.9 with them set), forward alone 1.7-1.9 (2.5), digits step 2.2-2.5, max_pool2d
+0.7, avg_pool2d 1.2.  PyTorch runs its convolutions with oneDNN (AVX-512); strided's are
+bound by OpenBLAS's float32 GEMM.
 """
 
 from __future__ import annotations
