@@ -15,11 +15,19 @@ libraries use every core; on a shared machine the figures are noisy: compare the
 several runs.  (BLAS note: the project's machines set OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE, which
 slow OpenBLAS's float32 GEMM; unset both for this command only to see the hardware's figures.)
 
-With ``--threads 1`` both libraries run on one thread (numba, OpenBLAS and PyTorch): on a
-machine shared with other work this gives the steadier comparison, since every library's
-thread pool then waits for cores it does not get.
+With ``--threads 1`` both libraries run on one thread (numba, OpenBLAS and PyTorch) and the
+figures are CPU time: on a machine shared with other work this is the steadier comparison,
+since every library's thread pool otherwise waits for cores it does not get (OpenBLAS's
+spinning threads most of all).
 
     python benchmarks/bench_nn.py [--repeat N] [--dtype float32|float64] [--threads N]
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/bench_nn.py --threads 1
+
+Measured on the 2-core development machine under other agents' load (float32, --threads 1,
+three runs each, ratio = strided / PyTorch): conv fwd+bwd 1.1-1.7 with the BLAS variables
+unset (1.4-1.9 with them set), forward alone 1.7-1.9 (2.5), digits step 2.2-2.5, max_pool2d
+0.7, avg_pool2d 1.2.  PyTorch runs its convolutions with oneDNN (AVX-512); strided's are
+bound by OpenBLAS's float32 GEMM.
 """
 
 from __future__ import annotations
@@ -47,19 +55,21 @@ import torch  # noqa: E402
 import torch.nn.functional as TF  # noqa: E402
 
 import strided as xp  # noqa: E402
-from strided.nn import _functional_conv as F  # noqa: E402
+import strided.nn.functional as F  # noqa: E402
+
+CLOCK = time.perf_counter  # process CPU time with --threads 1 (see main)
 
 
 def median_time(fn, repeat: int) -> float:
-    """Median wall time of ``repeat`` calls (seconds), after two warm-up calls (numba compiles
-    or loads from its cache, BLAS spins up its threads)."""
+    """Median time of ``repeat`` calls (seconds), after two warm-up calls (numba compiles or
+    loads from its cache, BLAS spins up its threads)."""
     fn()
     fn()
     times = []
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0 = CLOCK()
         fn()
-        times.append(time.perf_counter() - t0)
+        times.append(CLOCK() - t0)
     return statistics.median(times)
 
 
@@ -75,7 +85,8 @@ def _pair(a: np.ndarray, grad: bool):
 def conv_case(rng, dtype, rtol):
     x = rng.standard_normal((64, 3, 32, 32)).astype(dtype)
     arrays = [
-        rng.standard_normal(s).astype(dtype) * 0.2 for s in ((32, 3, 3, 3), (32,), (32, 32, 3, 3), (32,))
+        rng.standard_normal(s).astype(dtype) * 0.2
+        for s in ((32, 3, 3, 3), (32,), (32, 32, 3, 3), (32,))
     ]
     sx, tx = _pair(x, False)
     sp, tp = zip(*(_pair(a, True) for a in arrays))
@@ -110,11 +121,11 @@ def conv_case(rng, dtype, rtol):
     yield "conv2d 64x3x32x32 3->32->32 fwd", fwd_s, fwd_t
 
 
-def _cross_entropy_s(logits, target_onehot):
-    m = xp.max(logits, axis=1, keepdims=True)
-    z = logits - m
-    lse = xp.log(xp.sum(xp.exp(z), axis=1, keepdims=True))
-    return -xp.mean(xp.sum((z - lse) * target_onehot, axis=1))
+def _cross_entropy_s(logits, labels, onehot):
+    if hasattr(F, "cross_entropy"):
+        return F.cross_entropy(logits, labels)
+    # until nn.functional has it: the mean negative log-softmax at the labels
+    return -xp.mean(xp.sum(F.log_softmax(logits, dim=1) * onehot, axis=1))
 
 
 def digits_case(rng, dtype, rtol):
@@ -124,17 +135,17 @@ def digits_case(rng, dtype, rtol):
     shapes = ((16, 1, 3, 3), (16,), (32, 16, 3, 3), (32,), (10, 128), (10,))
     arrays = [rng.standard_normal(s).astype(dtype) * 0.3 for s in shapes]
     sx, tx = xp.asarray(x), torch.tensor(x)
-    s_oh, t_lab = xp.asarray(onehot), torch.tensor(labels)
+    s_oh, s_lab, t_lab = xp.asarray(onehot), xp.asarray(labels), torch.tensor(labels)
     sp = [xp.asarray(a, requires_grad=True) for a in arrays]
     tp = [torch.tensor(a, requires_grad=True) for a in arrays]
     lr = 0.01
 
     def step_s(update=True):
         w1, b1, w2, b2, w3, b3 = sp
-        h = F.max_pool2d(xp.maximum(F.conv2d(sx, w1, b1, padding=1), 0.0), 2)
-        h = F.max_pool2d(xp.maximum(F.conv2d(h, w2, b2, padding=1), 0.0), 2)
-        logits = xp.reshape(h, (64, 128)) @ xp.matrix_transpose(w3) + b3
-        loss = _cross_entropy_s(logits, s_oh)
+        h = F.max_pool2d(F.relu(F.conv2d(sx, w1, b1, padding=1)), 2)
+        h = F.max_pool2d(F.relu(F.conv2d(h, w2, b2, padding=1)), 2)
+        logits = F.linear(xp.reshape(h, (64, 128)), w3, b3)
+        loss = _cross_entropy_s(logits, s_lab, s_oh)
         for p in sp:
             p.grad = None
         loss.backward()
@@ -148,7 +159,7 @@ def digits_case(rng, dtype, rtol):
         w1, b1, w2, b2, w3, b3 = tp
         h = TF.max_pool2d(TF.relu(TF.conv2d(tx, w1, b1, padding=1)), 2)
         h = TF.max_pool2d(TF.relu(TF.conv2d(h, w2, b2, padding=1)), 2)
-        logits = h.reshape(64, 128) @ w3.T + b3
+        logits = TF.linear(h.reshape(64, 128), w3, b3)
         loss = TF.cross_entropy(logits, t_lab)
         for p in tp:
             p.grad = None
@@ -193,12 +204,20 @@ def main() -> None:
     parser.add_argument("--dtype", default="float32", choices=["float32", "float64"])
     parser.add_argument("--threads", type=int, default=None, help="threads of every library")
     args = parser.parse_args()
+    global CLOCK
     if args.threads:
         torch.set_num_threads(args.threads)
+    if args.threads == 1:
+        # one thread each: CPU time is the work done, whatever else the machine runs
+        CLOCK = time.process_time
     dtype = np.dtype(args.dtype)
     rtol = 2e-3 if dtype == np.float32 else 1e-9
     rng = np.random.default_rng(0)
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; dtype {dtype.name}")
+    clock = "CPU" if CLOCK is time.process_time else "wall"
+    print(
+        f"torch {torch.__version__}, {torch.get_num_threads()} threads; dtype {dtype.name}; "
+        f"{clock} time, median of {args.repeat}"
+    )
     print(f"{'case':<46} {'strided ms':>11} {'torch ms':>9} {'ratio':>6}")
     for case in (conv_case, digits_case, pool_case):
         for name, fs, ft in case(rng, dtype, rtol):

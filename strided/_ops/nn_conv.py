@@ -29,6 +29,9 @@ __all__ = [
     "max_pool2d_backward",
     "avg_pool2d",
     "avg_pool2d_backward",
+    "conv2d",
+    "conv2d_input_grad",
+    "conv2d_weight_grad",
     "conv_output_size",
     "pool_output_size",
 ]
@@ -319,3 +322,132 @@ def avg_pool2d_backward(
         count_include_pad=bool(count_include_pad),
         divisor_override=divisor_override,
     )
+
+
+# -- the fused convolution -----------------------------------------------------------------------
+# conv2d, its input gradient (also the transposed convolution) and its weight gradient: each is
+# linear in each argument and each one's adjoints are the other two, so the set is closed under
+# differentiation.  The kernels run im2col on a few images at a time and multiply in cache.
+def _conv_params(op, stride, padding, dilation, groups) -> dict:
+    return {
+        "stride": tuple(int(v) for v in stride),
+        "padding": tuple(int(v) for v in padding),
+        "dilation": tuple(int(v) for v in dilation),
+        "groups": int(groups),
+    }
+
+
+def _conv_check(op: str, a: Array, b: Array) -> None:
+    same_device(op, a, b)
+    _check_images(op, a)
+    _check_images(op, b)
+    if a._dtype is not b._dtype:
+        raise TypeError(f"{op}: dtypes differ: {a._dtype.name} and {b._dtype.name}")
+
+
+def _conv_out_hw(op, hw, kernel, params) -> tuple:
+    (pt, pb, pl, pr), (sh, sw), (dh, dw) = params["padding"], params["stride"], params["dilation"]
+    oh = conv_output_size(hw[0], kernel[0], pt, pb, sh, dh)
+    ow = conv_output_size(hw[1], kernel[1], pl, pr, sw, dw)
+    if oh < 1 or ow < 1:
+        raise ValueError(
+            f"{op}: kernel {tuple(kernel)} (dilation {params['dilation']}) is larger than the "
+            f"padded input {(hw[0] + pt + pb, hw[1] + pl + pr)}"
+        )
+    return oh, ow
+
+
+def _conv2d_rule(x, w, /, *, stride, padding, dilation, groups) -> Plan:
+    x, w = to_array(x, "conv2d"), to_array(w, "conv2d")
+    _conv_check("conv2d", x, w)
+    params = _conv_params("conv2d", stride, padding, dilation, groups)
+    n, c, h, wd = x._shape
+    o, cg = w._shape[:2]
+    g = params["groups"]
+    if c != cg * g or o % g:
+        raise ValueError(
+            f"conv2d: input of shape {x._shape} and weight of shape {w._shape} do not match "
+            f"with groups={g}"
+        )
+    oh, ow = _conv_out_hw("conv2d", (h, wd), w._shape[2:], params)
+    params["out_hw"] = (oh, ow)
+    return Plan(x._device, ((n, o, oh, ow), x._dtype), (x, w), None, params)
+
+
+def _conv2d_input_grad_rule(g, w, /, *, input_hw, stride, padding, dilation, groups) -> Plan:
+    op = "conv2d_input_grad"
+    g, w = to_array(g, op), to_array(w, op)
+    _conv_check(op, g, w)
+    params = _conv_params(op, stride, padding, dilation, groups)
+    n, o = g._shape[:2]
+    groups = params["groups"]
+    if w._shape[0] != o or o % groups:
+        raise ValueError(
+            f"{op}: gradient of shape {g._shape} and weight of shape {w._shape} do not match with "
+            f"groups={groups}"
+        )
+    h, wd = (int(v) for v in input_hw)
+    if _conv_out_hw(op, (h, wd), w._shape[2:], params) != g._shape[2:]:
+        raise ValueError(
+            f"{op}: gradient of shape {g._shape} does not match an input of size {(h, wd)}"
+        )
+    params["input_hw"] = (h, wd)
+    shape = (n, w._shape[1] * groups, h, wd)
+    return Plan(g._device, (shape, g._dtype), (g, w), None, params)
+
+
+def _conv2d_weight_grad_rule(x, g, /, *, kernel_size, stride, padding, dilation, groups) -> Plan:
+    op = "conv2d_weight_grad"
+    x, g = to_array(x, op), to_array(g, op)
+    _conv_check(op, x, g)
+    params = _conv_params(op, stride, padding, dilation, groups)
+    groups = params["groups"]
+    kernel = tuple(int(v) for v in kernel_size)
+    n, c = x._shape[:2]
+    o = g._shape[1]
+    if g._shape[0] != n or c % groups or o % groups:
+        raise ValueError(
+            f"{op}: input of shape {x._shape} and gradient of shape {g._shape} do not match with "
+            f"groups={groups}"
+        )
+    if _conv_out_hw(op, x._shape[2:], kernel, params) != g._shape[2:]:
+        raise ValueError(f"{op}: gradient of shape {g._shape} does not match input {x._shape}")
+    params["kernel_size"] = kernel
+    shape = (o, c // groups) + kernel
+    return Plan(x._device, (shape, x._dtype), (x, g), None, params)
+
+
+CONV2D = declare("conv2d", "nn", "real floating", rule=_conv2d_rule)
+CONV2D_INPUT_GRAD = declare(
+    "conv2d_input_grad", "nn", "real floating", rule=_conv2d_input_grad_rule
+)
+CONV2D_WEIGHT_GRAD = declare(
+    "conv2d_weight_grad", "nn", "real floating", rule=_conv2d_weight_grad_rule
+)
+
+
+def conv2d(x: Array, w: Array, stride, padding, dilation, groups) -> Array:
+    """Grouped 2-D cross-correlation of ``x`` (N, C, H, W) with ``w`` (O, C/groups, kh, kw);
+    ``padding`` is (top, bottom, left, right)."""
+    return CONV2D(
+        x, w, stride=tuple(stride), padding=tuple(padding), dilation=tuple(dilation),
+        groups=int(groups),
+    )  # fmt: skip
+
+
+def conv2d_input_grad(g: Array, w: Array, input_hw, stride, padding, dilation, groups) -> Array:
+    """The adjoint of :func:`conv2d` in its input: ``g`` (N, O, OH, OW) -> (N, C, *input_hw)
+    (the transposed convolution)."""
+    return CONV2D_INPUT_GRAD(
+        g, w, input_hw=tuple(input_hw), stride=tuple(stride), padding=tuple(padding),
+        dilation=tuple(dilation), groups=int(groups),
+    )  # fmt: skip
+
+
+def conv2d_weight_grad(x: Array, g: Array, kernel_size, stride, padding, dilation, groups):
+    """The adjoint of :func:`conv2d` in its weight: sum over the batch of g_n im2col(x_n)^T,
+    shaped (O, C/groups, kh, kw)."""
+    return CONV2D_WEIGHT_GRAD(
+        x, g, kernel_size=tuple(kernel_size), stride=tuple(stride), padding=tuple(padding),
+        dilation=tuple(dilation), groups=int(groups),
+    )  # fmt: skip

@@ -58,4 +58,38 @@ def _avg_pool2d_backward(ctx, g):
     return (_nc.avg_pool2d(g, **p),)
 
 
+def _conv_params(ctx) -> dict:
+    p = ctx.params
+    return {k: p[k] for k in ("stride", "padding", "dilation", "groups")}
+
+
+@rule("conv2d", inputs=True)
+def _conv2d(ctx, g):
+    x, w = ctx.inputs
+    p = _conv_params(ctx)
+    gx = _nc.conv2d_input_grad(g, w, x.shape[2:], **p) if ctx.edges[0] is not None else None
+    gw = _nc.conv2d_weight_grad(x, g, w.shape[2:], **p) if ctx.edges[1] is not None else None
+    return (gx, gw)
+
+
+@rule("conv2d_input_grad", inputs=True)
+def _conv2d_input_grad(ctx, u):
+    # <u, input_grad(g, w)> = <conv2d(u, w), g>: linear in g and in w
+    g, w = ctx.inputs
+    p = _conv_params(ctx)
+    dg = _nc.conv2d(u, w, **p) if ctx.edges[0] is not None else None
+    dw = _nc.conv2d_weight_grad(u, g, w.shape[2:], **p) if ctx.edges[1] is not None else None
+    return (dg, dw)
+
+
+@rule("conv2d_weight_grad", inputs=True)
+def _conv2d_weight_grad(ctx, u):
+    # <u, weight_grad(x, g)> = <conv2d(x, u), g>
+    x, g = ctx.inputs
+    p = _conv_params(ctx)
+    dx = _nc.conv2d_input_grad(g, u, x.shape[2:], **p) if ctx.edges[0] is not None else None
+    dg = _nc.conv2d(x, u, **p) if ctx.edges[1] is not None else None
+    return (dx, dg)
+
+
 attach()  # fill the primitives' vjp slots (the main rules attached before these existed)

@@ -47,7 +47,9 @@ def _tuple(value, n: int, what: str, op: str) -> tuple:
     try:
         t = tuple(int(v) for v in value)
     except TypeError:
-        raise TypeError(f"{op}: {what} must be an int or a tuple of {n} ints, got {value!r}")
+        raise TypeError(
+            f"{op}: {what} must be an int or a tuple of {n} ints, got {value!r}"
+        ) from None
     if len(t) == 1:
         return t * n
     if len(t) != n:
@@ -57,7 +59,7 @@ def _tuple(value, n: int, what: str, op: str) -> tuple:
 
 def _positive(t: tuple, what: str, op: str) -> None:
     if any(v <= 0 for v in t):
-        raise ValueError(f"{op}: {what} must be positive, got {t}")
+        raise RuntimeError(f"{op}: {what} must be positive, got {t}")
 
 
 def _check_array(x, what: str, op: str) -> Array:
@@ -105,7 +107,9 @@ def _conv_padding(padding, kernel, dilation, stride, n: int, op: str) -> tuple:
             return ((0, 0),) * n
         if padding == "same":
             if any(s != 1 for s in stride):
-                raise ValueError(f"{op}: padding='same' is not supported for strided convolutions")
+                raise RuntimeError(
+                    f"{op}: padding='same' is not supported for strided convolutions"
+                )
             # PyTorch puts the odd element of the total padding at the end
             total = [d * (k - 1) for d, k in zip(dilation, kernel)]
             return tuple((t // 2, t - t // 2) for t in total)
@@ -114,7 +118,7 @@ def _conv_padding(padding, kernel, dilation, stride, n: int, op: str) -> tuple:
         )
     p = _tuple(padding, n, "padding", op)
     if any(v < 0 for v in p):
-        raise ValueError(f"{op}: negative padding is not supported, got {p}")
+        raise RuntimeError(f"{op}: negative padding is not supported, got {p}")
     return tuple((v, v) for v in p)
 
 
@@ -133,23 +137,23 @@ def _conv_nd(x, weight, bias, stride, padding, dilation, groups, n: int, op: str
     x, added = _batched(x, n, op)
     groups = int(groups)
     if groups < 1:
-        raise ValueError(f"{op}: non-positive groups is not supported, got {groups}")
+        raise RuntimeError(f"{op}: non-positive groups is not supported, got {groups}")
     out_c, cin_g = weight._shape[:2]
     kernel = weight._shape[2:]
     if out_c % groups:
-        raise ValueError(
+        raise RuntimeError(
             f"{op}: out_channels ({out_c}, weight of shape {weight._shape}) must be divisible by "
             f"groups ({groups})"
         )
     in_c = x._shape[1]
     if in_c != cin_g * groups:
-        raise ValueError(
+        raise RuntimeError(
             f"{op}: given groups={groups}, weight of size {list(weight._shape)}, expected "
             f"input{list(x._shape)} to have {cin_g * groups} channels, but got {in_c} channels "
             "instead"
         )
     if bias is not None and bias._shape != (out_c,):
-        raise ValueError(
+        raise RuntimeError(
             f"{op}: expected bias of shape ({out_c},) for weight of shape {weight._shape}, got "
             f"{bias._shape}"
         )
@@ -163,7 +167,7 @@ def _conv_nd(x, weight, bias, stride, padding, dilation, groups, n: int, op: str
         if size + lo + hi < d * (k - 1) + 1:
             padded = tuple(s + a + b for s, (a, b) in zip(spatial, pads))
             eff = tuple(d_ * (k_ - 1) + 1 for d_, k_ in zip(dilation, kernel))
-            raise ValueError(
+            raise RuntimeError(
                 f"{op}: calculated padded input size per channel {padded} (input of shape "
                 f"{x._shape}) is smaller than the (dilated) kernel size {eff}: kernel size can't "
                 "be greater than actual input size"
@@ -171,26 +175,17 @@ def _conv_nd(x, weight, bias, stride, padding, dilation, groups, n: int, op: str
     if n == 1:  # a row of a 2-D image
         x = xp.expand_dims(x, axis=2)
         weight4 = xp.expand_dims(weight, axis=2)
-        kernel, stride, dilation, pads = (1,) + kernel, (1,) + stride, (1,) + dilation, ((0, 0),) + pads
+        kernel, stride, dilation, pads = (
+            (1,) + kernel,
+            (1,) + stride,
+            (1,) + dilation,
+            ((0, 0),) + pads,
+        )
     else:
         weight4 = weight
-    nb, _, h, w = x._shape
-    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
     (pt, pb), (pl, pr) = pads
-    oh = _nc.conv_output_size(h, kh, pt, pb, sh, dh)
-    ow = _nc.conv_output_size(w, kw, pl, pr, sw, dw)
-    # columns (C*kh*kw, N, L): one matrix product per group covers the whole batch (a BLAS
-    # call per image would be many small, badly threaded products)
-    cols = _nc.im2col(x, (kh, kw), (dh, dw), (pt, pb, pl, pr), (sh, sw), channels_first=True)
-    k = cin_g * kh * kw
-    length = nb * oh * ow
-    if groups == 1:
-        y = xp.matmul(xp.reshape(weight4, (out_c, k)), xp.reshape(cols, (k, length)))
-    else:
-        wg = xp.reshape(weight4, (groups, out_c // groups, k))
-        y = xp.matmul(wg, xp.reshape(cols, (groups, k, length)))  # (G, O/G, N*L)
-    # (O, N, OH, OW) seen as (N, O, OH, OW): a view, which the next operation reads in place
-    y = xp.permute_dims(xp.reshape(y, (out_c, nb, oh, ow)), (1, 0, 2, 3))
+    # one fused primitive: im2col of a few images at a time, multiplied by BLAS in cache
+    y = _nc.conv2d(x, weight4, stride, (pt, pb, pl, pr), dilation, groups)
     if n == 1:
         y = xp.squeeze(y, axis=2)
     if bias is not None:
@@ -229,23 +224,23 @@ def _conv_transpose_nd(
     x, added = _batched(x, n, op)
     groups = int(groups)
     if groups < 1:
-        raise ValueError(f"{op}: non-positive groups is not supported, got {groups}")
+        raise RuntimeError(f"{op}: non-positive groups is not supported, got {groups}")
     in_c, cout_g = weight._shape[:2]
     kernel = weight._shape[2:]
     if x._shape[1] != in_c:
-        raise ValueError(
+        raise RuntimeError(
             f"{op}: given transposed=1, weight of size {list(weight._shape)}, expected "
             f"input{list(x._shape)} to have {in_c} channels, but got {x._shape[1]} channels "
             "instead"
         )
     if in_c % groups:
-        raise ValueError(
+        raise RuntimeError(
             f"{op}: in_channels ({in_c}, weight of shape {weight._shape}) must be divisible by "
             f"groups ({groups})"
         )
     out_c = cout_g * groups
     if bias is not None and bias._shape != (out_c,):
-        raise ValueError(
+        raise RuntimeError(
             f"{op}: expected bias of shape ({out_c},) for weight of shape {weight._shape}, got "
             f"{bias._shape}"
         )
@@ -255,7 +250,7 @@ def _conv_transpose_nd(
     _positive(stride, "stride", op)
     _positive(dilation, "dilation", op)
     if any(p < 0 for p in pad):
-        raise ValueError(f"{op}: negative padding is not supported, got {pad}")
+        raise RuntimeError(f"{op}: negative padding is not supported, got {pad}")
     spatial = x._shape[2:]
     base = tuple(
         (s - 1) * st - 2 * p + d * (k - 1) + 1
@@ -265,7 +260,7 @@ def _conv_transpose_nd(
         size = tuple(int(v) for v in output_size)[-n:]
         out_pad = tuple(s - b for s, b in zip(size, base))
         if any(not 0 <= op_ < max(st, d) for op_, st, d in zip(out_pad, stride, dilation)):
-            raise ValueError(
+            raise RuntimeError(
                 f"{op}: requested an output size of {size}, but valid sizes range from {base} to "
                 f"{tuple(b + max(st, d) - 1 for b, st, d in zip(base, stride, dilation))} "
                 f"(for an input of shape {x._shape})"
@@ -274,13 +269,13 @@ def _conv_transpose_nd(
         out_pad = _tuple(output_padding, n, "output_padding", op)
         for op_, st, d in zip(out_pad, stride, dilation):
             if not (op_ < st or op_ < d) or op_ < 0:
-                raise ValueError(
+                raise RuntimeError(
                     f"{op}: output padding must be smaller than either stride or dilation, got "
                     f"output_padding={out_pad}, stride={stride}, dilation={dilation}"
                 )
     out_hw = tuple(b + o for b, o in zip(base, out_pad))
     if any(s < 1 for s in out_hw):
-        raise ValueError(
+        raise RuntimeError(
             f"{op}: the calculated output size {out_hw} for an input of shape {x._shape} and a "
             f"weight of shape {weight._shape} is too small"
         )
@@ -289,17 +284,10 @@ def _conv_transpose_nd(
         weight = xp.expand_dims(weight, axis=2)
         kernel, stride, dilation = (1,) + kernel, (1,) + stride, (1,) + dilation
         pad, out_pad, out_hw = (0,) + pad, (0,) + out_pad, (1,) + out_hw
-    nb, _, h, w = x._shape
-    kh, kw = kernel
-    k = cout_g * kh * kw
-    wg = xp.reshape(weight, (groups, in_c // groups, k))
-    # the input as (G, C_in/G, N*H*W): one matrix product per group for the whole batch
-    xg = xp.reshape(xp.permute_dims(x, (1, 0, 2, 3)), (groups, in_c // groups, nb * h * w))
-    cols = xp.matmul(xp.matrix_transpose(wg), xg)  # (G, C_out/G*kh*kw, N*H*W)
-    cols = xp.permute_dims(xp.reshape(cols, (out_c * kh * kw, nb, h * w)), (1, 0, 2))
-    # output padding lengthens the output at the end: the end's padding shrinks by as much
+    # the transposed convolution is the convolution's input gradient; output padding lengthens
+    # the output at the end, so the end's padding shrinks by as much
     pads = (pad[0], pad[0] - out_pad[0], pad[1], pad[1] - out_pad[1])
-    y = _nc.col2im(cols, out_hw, (kh, kw), dilation, pads, stride)
+    y = _nc.conv2d_input_grad(x, weight, out_hw, stride, pads, dilation, groups)
     if n == 1:
         y = xp.squeeze(y, axis=2)
     if bias is not None:
@@ -332,8 +320,10 @@ def conv_transpose2d(
 # -- pooling -------------------------------------------------------------------------------------
 def _pool_args(kernel_size, stride, padding, dilation, n: int, op: str) -> tuple:
     kernel = _tuple(kernel_size, n, "kernel_size", op)
-    stride = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) else (
-        _tuple(stride, n, "stride", op)
+    stride = (
+        kernel
+        if stride is None or (not isinstance(stride, int) and len(stride) == 0)
+        else (_tuple(stride, n, "stride", op))
     )
     pad = _tuple(padding, n, "padding", op)
     dil = _tuple(dilation, n, "dilation", op)
@@ -346,7 +336,7 @@ def _pool_args(kernel_size, stride, padding, dilation, n: int, op: str) -> tuple
 def _check_pool_input(x: Array, spatial: tuple, kernel, pad, dil, ceil_mode, stride, op: str):
     for k, p, d in zip(kernel, pad, dil):
         if p < 0 or p > (d * (k - 1) + 1) // 2:
-            raise ValueError(
+            raise RuntimeError(
                 f"{op}: pad should be at most half of effective kernel size, but got "
                 f"pad={pad}, kernel_size={kernel} and dilation={dil}"
             )
@@ -355,7 +345,7 @@ def _check_pool_input(x: Array, spatial: tuple, kernel, pad, dil, ceil_mode, str
         for s, k, p, st, d in zip(spatial, kernel, pad, stride, dil)
     )
     if any(o < 1 for o in outs) or 0 in spatial:
-        raise ValueError(
+        raise RuntimeError(
             f"{op}: given input of shape {x._shape}, kernel_size={kernel}, stride={stride}, "
             f"padding={pad}, dilation={dil}: the calculated output size {outs} is too small"
         )
@@ -404,13 +394,13 @@ def _avg_pool(x, kernel_size, stride, padding, ceil_mode, count_include_pad, div
     kernel, stride, pad, _ = _pool_args(kernel_size, stride, padding, 1, n, op)
     for k, p in zip(kernel, pad):
         if p < 0 or p > k // 2:
-            raise ValueError(
+            raise RuntimeError(
                 f"{op}: pad should be at most half of kernel size, but got pad={pad} and "
                 f"kernel_size={kernel}"
             )
     _check_pool_input(x, x._shape[2:], kernel, pad, (1,) * n, ceil_mode, stride, op)
     if divisor is not None and int(divisor) == 0:
-        raise ValueError(f"{op}: divisor must be not zero")
+        raise RuntimeError(f"{op}: divisor must be not zero")
     if n == 1:
         x4 = xp.expand_dims(x, axis=2)
         kernel, stride, pad = (1,) + kernel, (1,) + stride, (0,) + pad
@@ -480,7 +470,9 @@ def adaptive_avg_pool2d(input, output_size) -> Array:
     h, w = x._shape[2:]
     oh, ow = _adaptive_sizes(output_size, (h, w), op)
     if 0 in (h, w):
-        raise ValueError(f"{op}: expected non-empty spatial dimensions, got input shape {x._shape}")
+        raise RuntimeError(
+            f"{op}: expected non-empty spatial dimensions, got input shape {x._shape}"
+        )
     if oh and ow and h % oh == 0 and w % ow == 0:
         kernel = (h // oh, w // ow)
         y = _nc.avg_pool2d(x, kernel, kernel, (0, 0), False, True, None)
@@ -523,7 +515,7 @@ def _pad_indices(n: int, lo: int, hi: int, mode: str, op: str) -> np.ndarray:
     i = np.arange(-lo, n + hi)
     if mode == "reflect":
         if lo >= n or hi >= n:
-            raise ValueError(
+            raise RuntimeError(
                 f"{op}: padding size should be less than the corresponding input dimension, but "
                 f"got padding ({lo}, {hi}) for a dimension of size {n} (mode 'reflect')"
             )
@@ -531,11 +523,11 @@ def _pad_indices(n: int, lo: int, hi: int, mode: str, op: str) -> np.ndarray:
         i = np.where(i > n - 1, 2 * (n - 1) - i, i)
     elif mode == "replicate":
         if n == 0:
-            raise ValueError(f"{op}: cannot replicate-pad an empty dimension")
+            raise RuntimeError(f"{op}: cannot replicate-pad an empty dimension")
         i = np.clip(i, 0, n - 1)
     else:  # circular
         if lo > n or hi > n:
-            raise ValueError(
+            raise RuntimeError(
                 f"{op}: padding value causes wrapping around more than once: padding ({lo}, {hi}) "
                 f"for a dimension of size {n}"
             )
@@ -587,7 +579,7 @@ def pad(input, pad, mode="constant", value=None) -> Array:
     if value not in (None, 0, 0.0):
         raise ValueError(f"{op}: padding mode {mode!r} doesn't take in value argument")
     if x.ndim < nd + 1:
-        raise ValueError(
+        raise RuntimeError(
             f"{op}: {mode} padding of {nd} dimension(s) needs a {nd + 1}-D or {nd + 2}-D input, "
             f"got shape {x._shape}"
         )
@@ -598,7 +590,7 @@ def pad(input, pad, mode="constant", value=None) -> Array:
             x = x[(slice(None),) * d + (slice(max(-lo, 0), x._shape[d] - max(-hi, 0)),)]
             lo, hi = max(lo, 0), max(hi, 0)
         elif lo < 0 or hi < 0:
-            raise ValueError(f"{op}: negative padding is not supported in mode {mode!r}")
+            raise RuntimeError(f"{op}: negative padding is not supported in mode {mode!r}")
         if lo == hi == 0:
             continue
         idx = _pad_indices(x._shape[d], lo, hi, mode, op)
@@ -625,12 +617,12 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1) -> Array:
     _positive(d, "dilation", op)
     _positive(s, "stride", op)
     if any(v < 0 for v in p):
-        raise ValueError(f"{op}: padding must be non-negative, got {p}")
+        raise RuntimeError(f"{op}: padding must be non-negative, got {p}")
     h, w = x._shape[2:]
     oh = _nc.conv_output_size(h, k[0], p[0], p[0], s[0], d[0])
     ow = _nc.conv_output_size(w, k[1], p[1], p[1], s[1], d[1])
     if oh < 1 or ow < 1:
-        raise ValueError(
+        raise RuntimeError(
             f"{op}: given input with spatial size {(h, w)}, kernel_size={k}, dilation={d}, "
             f"padding={p}, calculated shape of the array of sliding blocks as ({oh}, {ow}), but "
             "its components must be at least one"
@@ -660,14 +652,14 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Ar
     _positive(d, "dilation", op)
     _positive(s, "stride", op)
     if x._shape[1] % (k[0] * k[1]):
-        raise ValueError(
+        raise RuntimeError(
             f"{op}: expected size of input's dimension 1 to be divisible by the product of "
             f"kernel_size, but got input.size(1)={x._shape[1]} and kernel_size={k}"
         )
     oh = _nc.conv_output_size(size[0], k[0], p[0], p[0], s[0], d[0])
     ow = _nc.conv_output_size(size[1], k[1], p[1], p[1], s[1], d[1])
     if oh < 1 or ow < 1 or oh * ow != x._shape[2]:
-        raise ValueError(
+        raise RuntimeError(
             f"{op}: given output_size={size}, kernel_size={k}, dilation={d}, padding={p}, "
             f"stride={s}, expected size of input's dimension 2 to match the calculated number of "
             f"sliding blocks {max(oh, 0)} * {max(ow, 0)} = {max(oh, 0) * max(ow, 0)}, but got "
@@ -699,7 +691,7 @@ def _interp_sizes(x: Array, size, scale_factor, n: int, op: str) -> tuple[tuple,
             raise ValueError(f"{op}: scale_factor must be positive, got {scale_factor!r}")
         out = tuple(int(math.floor(s * f)) for s, f in zip(spatial, scales))
     if any(o <= 0 for o in out):
-        raise ValueError(
+        raise RuntimeError(
             f"{op}: input of shape {x._shape} gives a non-positive output size {out}"
         )
     return out, scales
@@ -769,8 +761,7 @@ def interpolate(
             )
     elif mode not in ("nearest", "nearest-exact", "area"):
         raise NotImplementedError(
-            f"{op}: mode {mode!r} is not supported (nearest, nearest-exact, linear, bilinear, "
-            "area)"
+            f"{op}: mode {mode!r} is not supported (nearest, nearest-exact, linear, bilinear, area)"
         )
     elif align_corners is not None:
         raise ValueError(

@@ -48,8 +48,9 @@ def _planes(x):
     """(buffer from x's first element, stride of n, stride of c) with dense (H, W) planes; a
     copy when x's planes are not dense or a stride is negative."""
     sn, sc, sh, sw = _strides_or_zero(x)
-    w = x._shape[3]
-    if sw in (0, 1) and sh in (0, w) and sn >= 0 and sc >= 0:
+    _, _, h, w = x._shape
+    # (a broadcast row or plane, stride 0 over more than one element, is not dense)
+    if (w == 1 or sw == 1) and (h == 1 or sh == w) and sn >= 0 and sc >= 0:
         return x._buf[x._offset :], sn, sc
     _, c, h, w = x._shape
     return _dense(x), c * h * w, h * w
@@ -59,7 +60,7 @@ def _rows(cols):
     """(buffer from the first element, stride of n, stride of the row) of columns (N, K, L)
     whose rows are dense; a copy otherwise."""
     sn, sr, sl = _strides_or_zero(cols)
-    if sl in (0, 1) and sn >= 0 and sr >= 0:
+    if (cols._shape[2] == 1 or sl == 1) and sn >= 0 and sr >= 0:
         return cols._buf[cols._offset :], sn, sr
     _, k, length = cols._shape
     return _dense(cols), k * length, length
@@ -77,9 +78,7 @@ def im2col_cpu(out, x, *, kernel_size, dilation, padding, stride, channels_first
     osn, osr = (length, n * length) if channels_first else (c * kh * kw * length, length)
     buf, xsn, xsc = _planes(x)
     kern = _k().im2col_p if out._buf.size >= PARALLEL_WORK else _k().im2col_s
-    kern(
-        out._buf, osn, osr, buf, xsn, xsc, n, c, h, w, kh, kw, dh, dw, pt, pl, sh, sw, oh, ow
-    )
+    kern(out._buf, osn, osr, buf, xsn, xsc, n, c, h, w, kh, kw, dh, dw, pt, pl, sh, sw, oh, ow)
 
 
 def col2im_cpu(out, cols, *, output_size, kernel_size, dilation, padding, stride, out_hw):
@@ -104,9 +103,7 @@ def max_pool2d_cpu(outs, x, *, kernel_size, stride, padding, dilation, out_hw):
     )  # fmt: skip
     work = x.size + values._buf.size * (kh * kw - 1)
     kern = _k().max_pool2d_p if work >= PARALLEL_WORK else _k().max_pool2d_s
-    kern(
-        values._buf, indices._buf, _dense(x), n * c, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow
-    )
+    kern(values._buf, indices._buf, _dense(x), n * c, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow)
 
 
 def max_pool2d_backward_cpu(out, g, indices, *, input_hw):
@@ -114,8 +111,10 @@ def max_pool2d_backward_cpu(out, g, indices, *, input_hw):
     if out._buf.size == 0:
         return
     length = g._shape[2] * g._shape[3]
-    kern = _k().max_pool2d_backward_p if out._buf.size >= PARALLEL_WORK else (
-        _k().max_pool2d_backward_s
+    kern = (
+        _k().max_pool2d_backward_p
+        if out._buf.size >= PARALLEL_WORK
+        else (_k().max_pool2d_backward_s)
     )
     kern(out._buf, _dense(g), _dense(indices), n * c, h * w, length)
 
@@ -150,7 +149,72 @@ def avg_pool2d_backward_cpu(
     )  # fmt: skip
 
 
+#: elements of columns (C/G*kh*kw x images*L) a fused convolution multiplies at once: a few
+#: hundred KB, so that they stay in cache between im2col and BLAS
+CONV_CHUNK = 1 << 17
+
+
+def _chunk(n, c, g, kernel, out_hw) -> int:
+    per_image = (c // g) * kernel[0] * kernel[1] * out_hw[0] * out_hw[1]
+    return max(1, min(n, CONV_CHUNK // max(per_image, 1)))
+
+
+def conv2d_cpu(out, x, w, *, stride, padding, dilation, groups, out_hw):
+    n, c, h, wd = x._shape
+    if out._buf.size == 0 or x.size == 0:
+        if out._buf.size:
+            out._buf[:] = 0
+        return
+    o, _, kh, kw = w._shape
+    buf, xsn, xsc = _planes(x)
+    nb = _chunk(n, c, groups, (kh, kw), out_hw)
+    (sh, sw), (pt, _, pl, _), (dh, dw), (oh, ow) = stride, padding, dilation, out_hw
+    _k().conv2d_forward(
+        out._buf, buf, xsn, xsc, _dense(w), n, c, h, wd, o, groups, kh, kw, dh, dw, pt, pl, sh,
+        sw, oh, ow, nb,
+    )  # fmt: skip
+
+
+def conv2d_input_grad_cpu(out, g, w, *, input_hw, stride, padding, dilation, groups, out_hw=None):
+    n, c, h, wd = out._shape
+    if out._buf.size == 0:
+        return
+    o, _, kh, kw = w._shape
+    oh, ow = g._shape[2:]
+    if g.size == 0 or w.size == 0:
+        out._buf[:] = 0
+        return
+    nb = _chunk(n, c, groups, (kh, kw), (oh, ow))
+    (sh, sw), (pt, _, pl, _), (dh, dw) = stride, padding, dilation
+    _k().conv2d_input_grad(
+        out._buf, _dense(g), _dense(w), n, c, h, wd, o, groups, kh, kw, dh, dw, pt, pl, sh, sw,
+        oh, ow, nb,
+    )  # fmt: skip
+
+
+def conv2d_weight_grad_cpu(out, x, g, *, kernel_size, stride, padding, dilation, groups):
+    n, c, h, wd = x._shape
+    if out._buf.size == 0:
+        return
+    o = g._shape[1]
+    kh, kw = kernel_size
+    oh, ow = g._shape[2:]
+    if x.size == 0 or g.size == 0:
+        out._buf[:] = 0
+        return
+    buf, xsn, xsc = _planes(x)
+    nb = _chunk(n, c, groups, (kh, kw), (oh, ow))
+    (sh, sw), (pt, _, pl, _), (dh, dw) = stride, padding, dilation
+    _k().conv2d_weight_grad(
+        out._buf, buf, xsn, xsc, _dense(g), n, c, h, wd, o, groups, kh, kw, dh, dw, pt, pl, sh,
+        sw, oh, ow, nb,
+    )  # fmt: skip
+
+
 KERNELS = {
+    "conv2d": conv2d_cpu,
+    "conv2d_input_grad": conv2d_input_grad_cpu,
+    "conv2d_weight_grad": conv2d_weight_grad_cpu,
     "im2col": im2col_cpu,
     "col2im": col2im_cpu,
     "max_pool2d": max_pool2d_cpu,
