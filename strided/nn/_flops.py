@@ -80,6 +80,21 @@ def _cube(c):
     return count
 
 
+def _conv2d(args, params, out) -> int:
+    # a multiply-add per output element and weight element of its group
+    return 2 * _size(out) * prod(args[1]._shape[1:])
+
+
+def _conv2d_input_grad(args, params, out) -> int:
+    g, w = args
+    return 2 * _size(g) * prod(w._shape[1:])
+
+
+def _conv2d_weight_grad(args, params, out) -> int:
+    x, g = args
+    return 2 * _size(g) * prod(out._shape[1:])
+
+
 def _pool(args, params, out) -> int:
     k = params.get("kernel_size") or (1,)
     return _size(out) * prod(k if isinstance(k, (tuple, list)) else (k,))
@@ -106,6 +121,9 @@ _BY_NAME = {
     "linalg_eigh": _cube(9),
     "linalg_eig": _cube(25),
     "linalg_svd": _cube(22),
+    "conv2d": _conv2d,
+    "conv2d_input_grad": _conv2d_input_grad,
+    "conv2d_weight_grad": _conv2d_weight_grad,
     "max_pool2d": _pool,
     "avg_pool2d": _pool,
     "max_pool2d_backward": _pool,

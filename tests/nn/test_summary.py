@@ -94,6 +94,9 @@ def test_conv2d_flops_closed_form():
     macs = n * hw * hw * cout * cin * k * k
     assert s.params == cout * cin * k * k
     assert 2 * macs <= s.forward_flops <= 2 * macs + 2 * n * cout * hw * hw
+    # backward: the weight's gradient (the input needs none), the same multiply-adds
+    assert 2 * macs <= s.backward_flops <= 2 * macs + 2 * n * cout * hw * hw
+    assert s.uncounted == {}
 
 
 @pytest.mark.parametrize("config", ["gpt2", "gpt3-xl"])
