@@ -71,7 +71,7 @@ def accuracy(model: nn.Module, dataset: TensorDataset) -> float:
     with xp.autograd.no_grad():
         for images, labels in DataLoader(dataset, batch_size=512):
             predicted = xp.argmax(model(images), axis=1)
-            correct += int(xp.sum(predicted == labels))
+            correct += int(xp.count_nonzero(predicted == labels))
     model.train()
     return correct / len(dataset)
 
@@ -98,7 +98,7 @@ def train(name: str, epochs: int, lr: float, batch_size: int, seed: int, out: pa
             n = labels.shape[0]
             total += float(loss) * n
             seen += n
-            correct += int(xp.sum(xp.argmax(logits, axis=1) == labels))
+            correct += int(xp.count_nonzero(xp.argmax(logits, axis=1) == labels))
         scheduler.step()
         test_acc = accuracy(model, test_set)
         history["loss"].append(total / seen)
