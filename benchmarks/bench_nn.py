@@ -25,9 +25,10 @@ spinning threads most of all).
 
 Measured on the 2-core development machine under other agents' load (float32, --threads 1,
 three runs each, ratio = strided / PyTorch): conv fwd+bwd 1.1-1.7 with the BLAS variables
-unset (1.4-1.9 with them set), forward alone 1.7-1.9 (2.5), digits step 2.2-2.5, max_pool2d
-0.7, avg_pool2d 1.2.  PyTorch runs its convolutions with oneDNN (AVX-512); strided's are
-bound by OpenBLAS's float32 GEMM.
+unset (1.4-1.9 with them set), forward alone 1.7-1.9 (2.5), digits step 2.0-2.5, max_pool2d
+0.6-0.7, avg_pool2d 1.2.  PyTorch runs its convolutions with oneDNN (AVX-512); strided's are
+bound by OpenBLAS's float32 GEMM.  With both libraries' default threads the same machine
+(load 6-8 on 2 cores) gave ratios anywhere from 0.4 to 6 between runs.
 """
 
 from __future__ import annotations

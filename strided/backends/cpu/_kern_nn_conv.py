@@ -402,6 +402,100 @@ def conv2d_weight_grad(
             gwm[gi] += part
 
 
+# The same three kernels over chunks of images in parallel, every product in the loops above:
+# one thread-pool hand-off per call instead of a multi-threaded BLAS call per chunk (whose
+# spinning threads, on a machine busy with other work, made a 64x32x32x32 forward 10-100x
+# slower than its single-threaded time; these stay within PyTorch's time there).  With one
+# thread the serial kernels (BLAS for the large products) are faster and are used instead.
+
+
+@njit(parallel=True, **_OPTS)
+def conv2d_forward_p(
+    y, x, xsn, xsc, w, N, C, H, W, O, G, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW, nb
+):
+    """:func:`conv2d_forward` over chunks of images in parallel."""
+    L = OH * OW
+    Cg = C // G
+    Og = O // G
+    Kg = Cg * kh * kw
+    wm = w.reshape((G, Og, Kg))
+    tmap = _tap_map(H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
+    for ci in prange((N + nb - 1) // nb):
+        n0 = ci * nb
+        m = min(N - n0, nb)
+        cols = np.empty(Kg * m * L, dtype=y.dtype)
+        for gi in range(G):
+            xs = x[n0 * xsn + gi * Cg * xsc :]
+            for p in range(m * Cg):
+                _im2col_plane(
+                    p, cols, L, m * L, xs, xsn, xsc, Cg, H, W, kh, kw, dh, dw, pt, pl, sh, sw,
+                    OH, OW, tmap,
+                )  # fmt: skip
+            tf = _loop_nn(wm[gi], cols.reshape((Kg, m * L))).reshape(-1)
+            for i in range(m):
+                for o in range(Og):
+                    dst = ((n0 + i) * O + gi * Og + o) * L
+                    src = (o * m + i) * L
+                    y[dst : dst + L] = tf[src : src + L]
+
+
+@njit(parallel=True, **_OPTS)
+def conv2d_input_grad_p(gx, g, w, N, C, H, W, O, G, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW, nb):
+    """:func:`conv2d_input_grad` over chunks of images in parallel."""
+    L = OH * OW
+    Cg = C // G
+    Og = O // G
+    Kg = Cg * kh * kw
+    wm = w.reshape((G, Og, Kg))
+    tmap = _tap_map(H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
+    for ci in prange((N + nb - 1) // nb):
+        n0 = ci * nb
+        m = min(N - n0, nb)
+        t = np.empty(Og * m * L, dtype=gx.dtype)
+        for gi in range(G):
+            _gather_out(t, g, n0, m, gi, Og, O, L)
+            cols = _loop_tn(wm[gi], t.reshape((Og, m * L))).reshape(-1)
+            gxs = gx[(n0 * C + gi * Cg) * H * W :]
+            for p in range(m * Cg):
+                _col2im_plane(
+                    p, gxs, C * H * W, H * W, cols, L, m * L, Cg, H, W, kh, kw, dh, dw, pt, pl,
+                    sh, sw, OH, OW, True, tmap,
+                )  # fmt: skip
+
+
+@njit(parallel=True, **_OPTS)
+def conv2d_weight_grad_p(
+    gw, x, xsn, xsc, g, N, C, H, W, O, G, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW, nb
+):
+    """:func:`conv2d_weight_grad` over chunks of images in parallel (a partial sum per chunk,
+    added up at the end)."""
+    L = OH * OW
+    Cg = C // G
+    Og = O // G
+    Kg = Cg * kh * kw
+    nchunks = (N + nb - 1) // nb
+    parts = np.zeros((nchunks, G, Og, Kg), dtype=gw.dtype)
+    tmap = _tap_map(H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
+    for ci in prange(nchunks):
+        n0 = ci * nb
+        m = min(N - n0, nb)
+        cols = np.empty(Kg * m * L, dtype=gw.dtype)
+        t = np.empty(Og * m * L, dtype=gw.dtype)
+        for gi in range(G):
+            xs = x[n0 * xsn + gi * Cg * xsc :]
+            for p in range(m * Cg):
+                _im2col_plane(
+                    p, cols, L, m * L, xs, xsn, xsc, Cg, H, W, kh, kw, dh, dw, pt, pl, sh, sw,
+                    OH, OW, tmap,
+                )  # fmt: skip
+            _gather_out(t, g, n0, m, gi, Og, O, L)
+            parts[ci, gi] = _loop_nt(t.reshape((Og, m * L)), cols.reshape((Kg, m * L)))
+    gwm = gw.reshape((G, Og, Kg))
+    gwm[:] = 0
+    for ci in range(nchunks):
+        gwm += parts[ci]
+
+
 # -- max pooling ---------------------------------------------------------------------------------
 @njit(inline="always")
 def _max_pool_plane(p, o, idx, x, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW):

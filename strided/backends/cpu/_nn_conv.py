@@ -154,9 +154,26 @@ def avg_pool2d_backward_cpu(
 CONV_CHUNK = 1 << 17
 
 
+#: multiply-adds of a convolution from which its kernels run over chunks of images in parallel
+#: (when numba has more than one thread)
+PARALLEL_CONV = 1 << 24
+
+
 def _chunk(n, c, g, kernel, out_hw) -> int:
     per_image = (c // g) * kernel[0] * kernel[1] * out_hw[0] * out_hw[1]
     return max(1, min(n, CONV_CHUNK // max(per_image, 1)))
+
+
+def _conv_kernel(name: str, n, c, o, g, kernel, out_hw):
+    """The serial kernel ``name`` or its parallel twin for a convolution this large."""
+    k = _k()
+    macs = n * (c // g) * o * kernel[0] * kernel[1] * out_hw[0] * out_hw[1]
+    if macs >= PARALLEL_CONV:
+        import numba
+
+        if numba.get_num_threads() > 1:
+            return getattr(k, name + "_p")
+    return getattr(k, name)
 
 
 def conv2d_cpu(out, x, w, *, stride, padding, dilation, groups, out_hw):
@@ -169,7 +186,7 @@ def conv2d_cpu(out, x, w, *, stride, padding, dilation, groups, out_hw):
     buf, xsn, xsc = _planes(x)
     nb = _chunk(n, c, groups, (kh, kw), out_hw)
     (sh, sw), (pt, _, pl, _), (dh, dw), (oh, ow) = stride, padding, dilation, out_hw
-    _k().conv2d_forward(
+    _conv_kernel("conv2d_forward", n, c, o, groups, (kh, kw), out_hw)(
         out._buf, buf, xsn, xsc, _dense(w), n, c, h, wd, o, groups, kh, kw, dh, dw, pt, pl, sh,
         sw, oh, ow, nb,
     )  # fmt: skip
@@ -186,7 +203,7 @@ def conv2d_input_grad_cpu(out, g, w, *, input_hw, stride, padding, dilation, gro
         return
     nb = _chunk(n, c, groups, (kh, kw), (oh, ow))
     (sh, sw), (pt, _, pl, _), (dh, dw) = stride, padding, dilation
-    _k().conv2d_input_grad(
+    _conv_kernel("conv2d_input_grad", n, c, o, groups, (kh, kw), (oh, ow))(
         out._buf, _dense(g), _dense(w), n, c, h, wd, o, groups, kh, kw, dh, dw, pt, pl, sh, sw,
         oh, ow, nb,
     )  # fmt: skip
@@ -205,7 +222,7 @@ def conv2d_weight_grad_cpu(out, x, g, *, kernel_size, stride, padding, dilation,
     buf, xsn, xsc = _planes(x)
     nb = _chunk(n, c, groups, (kh, kw), (oh, ow))
     (sh, sw), (pt, _, pl, _), (dh, dw) = stride, padding, dilation
-    _k().conv2d_weight_grad(
+    _conv_kernel("conv2d_weight_grad", n, c, o, groups, (kh, kw), (oh, ow))(
         out._buf, buf, xsn, xsc, _dense(g), n, c, h, wd, o, groups, kh, kw, dh, dw, pt, pl, sh,
         sw, oh, ow, nb,
     )  # fmt: skip
