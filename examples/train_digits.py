@@ -131,11 +131,11 @@ def plot(histories: dict, path: pathlib.Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, (ax_loss, ax_acc) = plt.subplots(1, 2, figsize=(10, 4))
-    for name, h in histories.items():
+    for (name, h), color in zip(histories.items(), ("tab:blue", "tab:orange")):
         epochs = range(1, len(h["loss"]) + 1)
-        ax_loss.plot(epochs, h["loss"], label=name)
-        ax_acc.plot(epochs, h["train_acc"], "--", label=f"{name} train")
-        ax_acc.plot(epochs, h["test_acc"], label=f"{name} held out")
+        ax_loss.plot(epochs, h["loss"], color=color, label=name)
+        ax_acc.plot(epochs, h["train_acc"], "--", color=color, label=f"{name} train")
+        ax_acc.plot(epochs, h["test_acc"], color=color, label=f"{name} held out")
     ax_loss.set(xlabel="epoch", ylabel="cross-entropy", title="training loss", yscale="log")
     ax_acc.set(xlabel="epoch", ylabel="accuracy", title="accuracy", ylim=(0.8, 1.0))
     ax_loss.legend()
