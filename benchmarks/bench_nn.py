@@ -7,9 +7,12 @@ Cases (forward + backward unless noted; weights require grad, the input batch do
 * a training step of a small digits CNN on 8x8 images, batch 64: conv 1->16 3x3 pad 1, relu,
   max_pool 2, conv 16->32 3x3 pad 1, relu, max_pool 2, linear 128->10, cross-entropy, backward,
   an SGD update of every parameter;
+* an MLP training step (batch 64, 784 -> 256 -> 10, ReLU, cross-entropy, SGD with momentum)
+  with each library's layers, loss and optimizer;
 * 2x2 max pooling and 3x3/stride-2 average pooling of 64x32x32x32.
 
-Targets (issue 10): conv fwd+bwd and the digits step take at most 1.5x PyTorch's time.  Every
+Targets (issue 10): conv fwd+bwd, the digits step and the MLP step take at most 1.5x PyTorch's
+time.  Every
 case's result is checked against PyTorch once, so a broken kernel cannot look fast.  Both
 libraries use every core; on a shared machine the figures are noisy: compare the ratios of
 several runs.  (BLAS note: the project's machines set OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE, which
@@ -56,6 +59,7 @@ import torch  # noqa: E402
 import torch.nn.functional as TF  # noqa: E402
 
 import strided as xp  # noqa: E402
+import strided.nn as nn  # noqa: E402
 import strided.nn.functional as F  # noqa: E402
 
 CLOCK = time.perf_counter  # process CPU time with --threads 1 (see main)
@@ -177,6 +181,44 @@ def digits_case(rng, dtype, rtol):
     yield "digits CNN train step (batch 64, 8x8)", step_s, step_t
 
 
+def mlp_case(rng, dtype, rtol):
+    """An MLP training step with the layers, loss and optimizer of both libraries: batch 64,
+    784 -> 256 -> 10, ReLU, cross-entropy, SGD with momentum."""
+    from strided import optim
+
+    x = rng.standard_normal((64, 784)).astype(dtype)
+    labels = rng.integers(0, 10, 64)
+    model_t = torch.nn.Sequential(
+        torch.nn.Linear(784, 256), torch.nn.ReLU(), torch.nn.Linear(256, 10)
+    ).to(getattr(torch, np.dtype(dtype).name))
+    model_s = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 10))
+    model_s.to(dtype=getattr(xp, np.dtype(dtype).name))
+    model_s.load_state_dict({k: xp.asarray(v.detach().numpy()) for k, v in
+                             model_t.state_dict().items()})  # fmt: skip
+    opt_s = optim.SGD(model_s.parameters(), lr=0.01, momentum=0.9)
+    opt_t = torch.optim.SGD(model_t.parameters(), lr=0.01, momentum=0.9)
+    sx, s_lab = xp.asarray(x), xp.asarray(labels)
+    tx, t_lab = torch.tensor(x), torch.tensor(labels)
+
+    def step_s():
+        loss = F.cross_entropy(model_s(sx), s_lab)
+        opt_s.zero_grad()
+        loss.backward()
+        opt_s.step()
+        return loss
+
+    def step_t():
+        loss = TF.cross_entropy(model_t(tx), t_lab)
+        opt_t.zero_grad()
+        loss.backward()
+        opt_t.step()
+        return loss
+
+    _close(step_s(), step_t(), "MLP loss", rtol)
+    _close(step_s(), step_t(), "MLP loss after a step", rtol * 10)
+    yield "MLP train step (64x784 -> 256 -> 10, SGD)", step_s, step_t
+
+
 def pool_case(rng, dtype, rtol):
     x = rng.standard_normal((64, 32, 32, 32)).astype(dtype)
     sx, tx = _pair(x, True)
@@ -220,7 +262,7 @@ def main() -> None:
         f"{clock} time, median of {args.repeat}"
     )
     print(f"{'case':<46} {'strided ms':>11} {'torch ms':>9} {'ratio':>6}")
-    for case in (conv_case, digits_case, pool_case):
+    for case in (conv_case, digits_case, mlp_case, pool_case):
         for name, fs, ft in case(rng, dtype, rtol):
             ts, tt = median_time(fs, args.repeat), median_time(ft, args.repeat)
             print(f"{name:<46} {ts * 1e3:11.2f} {tt * 1e3:9.2f} {ts / tt:6.2f}")
