@@ -286,7 +286,7 @@ _COMPLEX_ROUNDED = {"multiply", "square", "sign", "abs", "pow", "divide", "recip
 def _open(name):
     """Known open mismatches, counted as "open" (not failures): the complex elementwise functions
     at non-finite or subnormal inputs (the standard's special cases: sin(inf j), reciprocal of
-    huge values, log2 of subnormals), and imag/real of real NaN; they live in the CPU scalar
+    huge values, log2 of subnormals); they live in the CPU scalar
     functions (``_scalar.py``), being rewritten separately."""
 
     def reason(*arrays):
@@ -303,8 +303,6 @@ def _open(name):
                     return "complex special values"
             if name in ("floor_divide", "remainder") and a.dtype.kind == "f":
                 return "floor of the rounded quotient (NumPy: divmod's exact one)"
-            if name in ("imag", "real") and a.dtype.kind == "f" and not np.isfinite(a).all():
-                return "imag of a real NaN or infinity is NaN (NumPy: 0)"
             if name in ("matmul", "tensordot") and a.dtype.kind in "fc" and a.size:
                 big = np.sqrt(np.finfo(a.real.dtype).max) / 4
                 if not np.isfinite(a).all() or (np.abs(a) > big).any():

@@ -209,3 +209,12 @@ def test_complex_special_values_follow_c99(name, ref):
         np.testing.assert_array_equal(np.isnan(g), np.isnan(w), err_msg=f"{name} NaN {part}")
         np.testing.assert_array_equal(np.isinf(g), np.isinf(w), err_msg=f"{name} inf {part}")
         np.testing.assert_allclose(g[finite], w[finite], rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_imag_of_real_non_finite_values_is_zero(dtype):
+    x = np.array([np.nan, np.inf, -np.inf, -0.0, 2.5], dtype=dtype)
+    got = xp.imag(xp.asarray(x))
+    np.testing.assert_array_equal(np.asarray(got), np.imag(x))
+    assert got.dtype == getattr(xp, dtype)
+    np.testing.assert_array_equal(np.asarray(xp.real(xp.asarray(x))), np.real(x))

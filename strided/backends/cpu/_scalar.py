@@ -693,7 +693,8 @@ def imag(x):
 def _imag(x):
     if _is_complex(x):
         return lambda x: x.imag
-    return lambda x: x - x
+    zero = x.cast_python_value(0)  # 0 of x's type: also for NaN and infinity (x - x is NaN)
+    return lambda x: zero
 
 
 # -- comparisons and logic ------------------------------------------------------------
