@@ -1,0 +1,393 @@
+"""The cuda backend: CUDA C kernels (``kernels/``) for the primitives, on CuPy or the host.
+
+Arrays arrive validated, cast to the compute dtype and allocated (the dispatcher's work); this
+layer simplifies their layouts exactly as the cpu backend does (``strided._layout``), picks the
+kernel instantiation (dtype, rank, 32- or 64-bit indices) and launches it through the runtime
+(``_runtime``): CuPy's ``RawModule`` and memory pool on a GPU, or the host execution layer
+(``_host``) and NumPy memory where there is none (``STRIDED_CUDA_HOST=1``).  The launch code
+below is the same for both: arguments are packed as CuPy packs them.
+
+The package root installs this backend only where CuPy is installed (or host execution is asked
+for); nothing here imports CuPy until a GPU runtime is made.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ..._layout import simplify, split_outer
+from ..._shapes import broadcast_strides
+from . import _ops, _sources
+from ._runtime import host_execution, runtime
+
+__all__ = ["kernel_for", "host_execution", "runtime", "supported"]
+
+_PY_SCALARS = frozenset({bool, int, float, complex})
+BLOCK = 256
+MAX_GRID = 65535
+_I32_LIMIT = (1 << 31) - BLOCK * MAX_GRID  # headroom for the grid-stride increment
+
+
+def _cname(d) -> str:
+    return _sources.CTYPE[d.name]
+
+
+def _function(module: tuple, name: str):
+    source, names = module
+    return runtime().module(source, names).get_function(name)
+
+
+def _grid(total: int) -> int:
+    return max(1, min(-(-total // BLOCK), MAX_GRID))
+
+
+def _index_type(shape, strides_list, offsets) -> str:
+    """``i32`` when every index the launch computes fits in 32 bits, else ``i64``."""
+    total = 1
+    for n in shape:
+        total *= n
+    if total >= _I32_LIMIT:
+        return "i64"
+    for st, off in zip(strides_list, offsets):
+        reach = abs(off) + sum(abs(s) * (n - 1) for s, n in zip(st, shape))
+        if reach >= _I32_LIMIT:
+            return "i64"
+    return "i32"
+
+
+def _operands(out, inputs):
+    """(buffers, strides, offsets, scalar values, scalar mask) of ``out`` and ``inputs`` seen with
+    out's shape; a Python scalar becomes stride 0 over out's buffer plus its value."""
+    shape = out._shape
+    zeros = (0,) * len(shape)
+    bufs, strides, offsets, values, mask = [out._buf], [out._strides], [out._offset], [], 0
+    for k, a in enumerate(inputs):
+        if type(a) in _PY_SCALARS:
+            bufs.append(out._buf)
+            strides.append(zeros)
+            offsets.append(0)
+            values.append(a)
+            mask |= 1 << k
+        else:
+            st = a._strides if a._shape == shape else broadcast_strides(a._shape, a._strides, shape)
+            bufs.append(a._buf)
+            strides.append(st)
+            offsets.append(a._offset)
+            values.append(None)
+    return bufs, strides, offsets, values, mask
+
+
+def _launch_map(module, name_of, out, inputs, compute) -> None:
+    """Run a map kernel over ``out`` and ``inputs`` (arrays or Python scalars) of dtype
+    ``compute``: ``name_of(shape, ix)`` gives the instantiation (shape "1d" or "3d")."""
+    bufs, strides, offsets, values, mask = _operands(out, inputs)
+    sshape, sstrides, soffsets = simplify(out._shape, strides, offsets)
+    if sshape is None:
+        return  # nothing to compute in a zero-size problem
+    np_t = compute.numpy.type
+    vals = [np_t(0) if v is None else np_t(v) for v in values]
+    mask = np.int32(mask)
+    if len(sshape) <= 1:
+        n = sshape[0] if sshape else 1
+        st = [s[0] if s else 0 for s in sstrides]
+        ix = _index_type((n,), [(s,) for s in st], soffsets)
+        args = []
+        for buf, off, s in zip(bufs, soffsets, st):
+            args += (buf, off, s)
+        _function(module, name_of("1d", ix))((_grid(n),), (BLOCK,), (*args, *vals, mask, n))
+        return
+    for offs, (n0, n1, n2), sts in split_outer(sshape, sstrides, soffsets, 3):
+        ix = _index_type((n0, n1, n2), sts, offs)
+        args = []
+        for buf, off, s in zip(bufs, offs, sts):
+            args += (buf, off, *s)
+        fn = _function(module, name_of("3d", ix))
+        fn((_grid(n0 * n1 * n2),), (BLOCK,), (*args, *vals, mask, n0, n1, n2))
+
+
+def _unsupported(op: str, dtype) -> NotImplementedError:
+    return NotImplementedError(f"{op}: no cuda kernel for dtype {dtype.name} yet")
+
+
+def _elementwise(name: str, kind: str):
+    arity, computes, _ = _ops.OPS[name]
+    module = _sources.elementwise(name)
+
+    def kernel(out, *inputs):
+        compute = next(a._dtype for a in inputs if type(a) not in _PY_SCALARS)
+        if compute.name not in computes:
+            raise _unsupported(name, compute)
+        o, c = out._dtype.name, compute.name
+        _launch_map(
+            module,
+            lambda shape, ix: _sources.map_name(name, arity, shape, o, c, ix),
+            out,
+            inputs,
+            compute,
+        )
+
+    kernel.__name__ = kernel.__qualname__ = f"{name}_cuda"
+    return kernel
+
+
+def copy_cuda(out, x) -> None:
+    """Strided copy with a cast to out's dtype (any dtype to any)."""
+    o, c = _cname(out._dtype), _cname(x._dtype)
+    _launch_map(
+        _sources.copy(out._dtype.name),
+        lambda shape, ix: f"map1_{shape}<op_cast, {o}, {c}, {ix}>",
+        out,
+        (x,),
+        x._dtype,
+    )
+
+
+def fill_cuda(out, value) -> None:
+    """Write the scalar ``value`` into every element of the (possibly strided) ``out``."""
+    o = _cname(out._dtype)
+    _launch_map(
+        _sources.copy(out._dtype.name),
+        lambda shape, ix: f"map1_{shape}<op_cast, {o}, {o}, {ix}>",
+        out,
+        (value,),
+        out._dtype,
+    )
+
+
+def full_cuda(out, *, fill_value) -> None:
+    fill_cuda(out, fill_value)
+
+
+def where_cuda(out, cond, x1, x2) -> None:
+    bufs, strides, offsets, values, mask = _operands(out, (cond, x1, x2))
+    sshape, sstrides, soffsets = simplify(out._shape, strides, offsets)
+    if sshape is None:
+        return
+    np_t = out._dtype.numpy.type
+    vals = [np_t(0) if v is None else np_t(v) for v in values[1:]]
+    t = _cname(out._dtype)
+    for offs, (n0, n1, n2), sts in split_outer(sshape, sstrides, soffsets, 3):
+        ix = _index_type((n0, n1, n2), sts, offs)
+        args = []
+        for buf, off, s in zip(bufs, offs, sts):
+            args += (buf, off, *s)
+        fn = _function(_sources.where(), f"where_3d<{t}, {ix}>")
+        # the mask's bits name x1 and x2 (bit 0 was the condition, never a scalar)
+        fn((_grid(n0 * n1 * n2),), (BLOCK,), (*args, *vals, np.int32(mask >> 1), n0, n1, n2))
+
+
+# -- reductions -----------------------------------------------------------------------------------
+_IDENTITY = {"sum": 0, "prod": 1, "any": False, "all": True}
+
+
+def _reduction(name: str):
+    pairs = set(_sources.REDUCTIONS[name])
+
+    def kernel(out, x, *, axes, keepdims) -> None:
+        if (out._dtype.name, x._dtype.name) not in pairs:
+            raise _unsupported(name, x._dtype)
+        shape = x._shape
+        kept = [d for d in range(len(shape)) if d not in axes]
+        o_strides = out._strides
+        if keepdims:  # the kernel writes the kept dimensions only
+            o_strides = tuple(st for i, st in enumerate(o_strides) if i not in axes)
+        kshape = tuple(shape[d] for d in kept)
+        if 0 in kshape:
+            return
+        rshape = tuple(shape[d] for d in axes)
+        if 0 in rshape:  # reducing nothing: the identity everywhere
+            fill_cuda(out, _IDENTITY[name])
+            return
+        kshape_s, (ost, kst), (oo, ko) = simplify(
+            kshape, [o_strides, tuple(x._strides[d] for d in kept)], [out._offset, x._offset]
+        )
+        rshape_s, (rst,), _ = simplify(rshape, [tuple(x._strides[d] for d in axes)], [0])
+        if len(rshape_s) > 2:
+            # reduced dimensions that do not merge into two: reduce a copy laid out with the
+            # reduced axes last and dense (they merge into one run there)
+            order = kept + list(axes)
+            dense = _dense_copy(x, order)
+            n_red = 1
+            for n in rshape:
+                n_red *= n
+            kshape_s, (ost, kst), (oo, ko) = simplify(
+                kshape, [o_strides, _c_strides(kshape, n_red)], [out._offset, 0]
+            )
+            rshape_s, rst, buf = (n_red,), (1,), dense
+        else:
+            buf = x._buf
+        if not rshape_s:
+            rshape_s, rst = (1,), (0,)
+        if not kshape_s:
+            kshape_s, ost, kst = (1,), (0,), (0,)
+        rpad = 2 - len(rshape_s)
+        rn0, rn1 = (1,) * rpad + tuple(rshape_s)
+        rs0, rs1 = (0,) * rpad + tuple(rst)
+        fn = _function(
+            _sources.reduction(name),
+            f"reduce_rows<red_{name}, {_cname(out._dtype)}, {_cname(x._dtype)}>",
+        )
+        for (k_oo, k_xo), (kn0, kn1), (ok, xk) in split_outer(kshape_s, [ost, kst], [oo, ko], 2):
+            rows = kn0 * kn1
+            fn(
+                (max(1, min(rows, MAX_GRID)),),
+                (BLOCK,),
+                (out._buf, k_oo, ok[0], ok[1], buf, k_xo, xk[0], xk[1], rs0, rs1, kn0, kn1,
+                 rn0, rn1),
+            )  # fmt: skip
+
+    kernel.__name__ = f"{name}_cuda"
+    return kernel
+
+
+def _c_strides(shape, inner: int = 1) -> tuple:
+    st, acc = [], inner
+    for n in reversed(shape):
+        st.append(acc)
+        acc *= n
+    return tuple(reversed(st))
+
+
+class _View:
+    """An operand as kernels see it (buffer, shape, strides, offset, dtype)."""
+
+    __slots__ = ("_buf", "_shape", "_strides", "_offset", "_dtype")
+
+    def __init__(self, buf, shape, strides, offset, dtype):
+        self._buf, self._shape, self._strides = buf, shape, strides
+        self._offset, self._dtype = offset, dtype
+
+
+def _dense_copy(x, order):
+    """A dense device buffer holding ``x`` with its axes permuted to ``order``."""
+    shape = tuple(x._shape[d] for d in order)
+    size = 1
+    for n in shape:
+        size *= n
+    buf = runtime().empty(size, x._dtype.numpy)
+    dst = _View(buf, shape, _c_strides(shape), 0, x._dtype)
+    src = _View(x._buf, shape, tuple(x._strides[d] for d in order), x._offset, x._dtype)
+    copy_cuda(dst, src)
+    return buf
+
+
+# -- creation -------------------------------------------------------------------------------------
+def arange_cuda(out, *, start, step) -> None:
+    n = out._shape[0]
+    if not n:
+        return
+    # NumPy computes integer ranges in int64 and the others in float64 before the cast
+    integral = isinstance(start, int) and isinstance(step, int)
+    c, conv = ("i64", np.int64) if integral else ("f64", np.float64)
+    fn = _function(_sources.creation(), f"arange<{_cname(out._dtype)}, {c}>")
+    fn((_grid(n),), (BLOCK,), (out._buf[out._offset :] if out._offset else out._buf, n,
+                               conv(start), conv(step)))  # fmt: skip
+
+
+def linspace_cuda(out, *, start, stop, endpoint) -> None:
+    n = out._shape[0]
+    if not n:
+        return
+    cplx = out._dtype.name in _ops.COMPLEX
+    conv = np.complex128 if cplx else np.float64
+    div = (n - 1) if endpoint else n
+    step = (conv(stop) - conv(start)) / div if div > 0 else conv(0)
+    fn = _function(
+        _sources.creation(), f"linspace<{_cname(out._dtype)}, {'c128' if cplx else 'f64'}>"
+    )
+    buf = out._buf[out._offset :] if out._offset else out._buf
+    fn((_grid(n),), (BLOCK,), (buf, n, conv(start), conv(stop), conv(step), np.bool_(endpoint)))
+
+
+# -- memory ---------------------------------------------------------------------------------------
+def empty_cuda(size: int, dtype):
+    """The allocator: CuPy's memory pool on a GPU, NumPy memory on host execution."""
+    return runtime().empty(size, dtype.numpy)
+
+
+def _empty_for_dtype(dtype):
+    np_dtype = dtype.numpy
+
+    def empty(size: int):
+        return runtime().empty(size, np_dtype)
+
+    return empty
+
+
+empty_cuda.for_dtype = _empty_for_dtype
+
+
+def _host_view(a) -> np.ndarray:
+    """A NumPy view of the cpu array ``a`` (any strides)."""
+    buf = a._buf
+    if 0 in a._shape or buf.size == 0:
+        return np.empty(a._shape, buf.dtype)
+    isz = buf.itemsize
+    return np.lib.stride_tricks.as_strided(
+        buf[a._offset :], shape=a._shape, strides=tuple(s * isz for s in a._strides)
+    )
+
+
+def to_device_cuda(out, x) -> None:
+    """Transfers with a cuda side: host -> device, device -> host, device -> device."""
+    rt = runtime()
+    if out._device.type == "cuda" and x._device.type == "cpu":
+        rt.upload(out._buf, np.ascontiguousarray(_host_view(x)))
+    elif out._device.type == "cpu" and x._device.type == "cuda":
+        if _c_strides(x._shape) == x._strides or x.size <= 1:
+            src, start = x._buf, x._offset
+        else:  # gather the strided elements on the device, then one copy
+            src, start = _dense_copy(x, list(range(len(x._shape)))), 0
+        if out._buf.size:
+            rt.download(out._buf[out._offset : out._offset + x.size], src, start)
+    else:
+        copy_cuda(out, x)
+
+
+def export_cuda(x):
+    """The object sharing a cuda array's memory: a CuPy view on a GPU (DLPack, CuPy interop), a
+    NumPy view on host execution."""
+    rt = runtime()
+    isz = x._dtype.numpy.itemsize
+    strides = tuple(s * isz for s in x._strides)
+    if rt.name == "host":
+        buf = x._buf
+        if 0 in x._shape or buf.size == 0:
+            return np.empty(x._shape, buf.dtype)
+        return np.ndarray(x._shape, buf.dtype, buffer=buf, offset=x._offset * isz, strides=strides)
+    cupy = rt.cupy
+    mem = x._buf.data + x._offset * isz
+    return cupy.ndarray(x._shape, x._dtype.numpy, memptr=mem, strides=strides)
+
+
+_SPECIAL = {
+    "empty": empty_cuda,
+    "copy": copy_cuda,
+    "fill": fill_cuda,
+    "full": full_cuda,
+    "where": where_cuda,
+    "arange": arange_cuda,
+    "linspace": linspace_cuda,
+    "to_device": to_device_cuda,
+    "export": export_cuda,
+}
+
+
+def supported() -> frozenset[str]:
+    """The primitives this backend has kernels for."""
+    return frozenset(_SPECIAL) | frozenset(_ops.OPS) | frozenset(_sources.REDUCTIONS)
+
+
+@functools.cache
+def kernel_for(name: str, kind: str):
+    """The cuda kernel of the primitive ``name`` of family ``kind`` (None where there is none
+    yet: calling it on cuda raises NotImplementedError naming the primitive and the device)."""
+    if name in _SPECIAL:
+        return _SPECIAL[name]
+    if kind in ("unary", "binary") and name in _ops.OPS:
+        return _elementwise(name, kind)
+    if kind == "reduction" and name in _sources.REDUCTIONS:
+        return _reduction(name)
+    return None
