@@ -203,7 +203,9 @@ def _reduction(name: str):
         kshape_s, (ost, kst), (oo, ko) = simplify(
             kshape, [o_strides, tuple(x._strides[d] for d in kept)], [out._offset, x._offset]
         )
-        rshape_s, (rst,), _ = simplify(rshape, [tuple(x._strides[d] for d in axes)], [0])
+        # reversed reduced axes are flipped: their start moves into the offset
+        rshape_s, (rst,), (ro,) = simplify(rshape, [tuple(x._strides[d] for d in axes)], [0])
+        ko += ro
         if len(rshape_s) > 2:
             # reduced dimensions that do not merge into two: reduce a copy laid out with the
             # reduced axes last and dense (they merge into one run there)
@@ -298,7 +300,8 @@ def linspace_cuda(out, *, start, stop, endpoint) -> None:
         _sources.creation(), f"linspace<{_cname(out._dtype)}, {'c128' if cplx else 'f64'}>"
     )
     buf = out._buf[out._offset :] if out._offset else out._buf
-    fn((_grid(n),), (BLOCK,), (buf, n, conv(start), conv(stop), conv(step), np.bool_(endpoint)))
+    last = np.bool_(endpoint and n > 1)  # NumPy: a single point is start, endpoint or not
+    fn((_grid(n),), (BLOCK,), (buf, n, conv(start), conv(stop), conv(step), last))
 
 
 # -- memory ---------------------------------------------------------------------------------------

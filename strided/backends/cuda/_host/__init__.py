@@ -31,7 +31,9 @@ import numpy as np
 __all__ = ["HostModule", "HostFunction", "thread_order", "cache_dir", "HostLaunchError"]
 
 _HEADER = Path(__file__).with_name("cuda_host.h")
-_CXXFLAGS = ["-std=c++17", "-O0", "-shared", "-fPIC", "-w"]
+# hidden visibility: modules define the same templates (a kernel instantiated in two sources,
+# the header's thread-locals), and an exported one would be bound to the first module loaded
+_CXXFLAGS = ["-std=c++17", "-O0", "-shared", "-fPIC", "-w", "-fvisibility=hidden"]
 # what makes a kernel need one fiber per thread: anything that waits for other threads
 _BARRIERS = re.compile(r"__syncthreads|__syncwarp|__shfl|__ballot_sync|__any_sync|__all_sync")
 ORDERS = {"forward": 0, "reverse": 1, "shuffled": 2}
@@ -79,15 +81,18 @@ def cache_dir() -> Path:
 
 def _wrapper(names: list[str], fibers: bool) -> str:
     """C entry points for each name expression: launch, and describe the parameters."""
-    lines = []
+    fib = "true" if fibers else "false"
+    lines = ['#define STRIDED_EXPORT extern "C" __attribute__((visibility("default")))\n']
     for i, name in enumerate(names):
-        lines.append(
-            f'extern "C" int strided_launch_{i}(void** a, const unsigned* g, int order, '
-            f"unsigned seed, char* err, int errlen) {{ return strided_host::launch(&{name}, a, "
-            f"g, order, seed, {'true' if fibers else 'false'}, err, errlen); }}\n"
-            f'extern "C" int strided_params_{i}(long long* s, char* k) '
-            f"{{ return strided_host::param_info(&{name}, s, k); }}\n"
-        )
+        lines += [
+            f"STRIDED_EXPORT int strided_launch_{i}(void** a, const unsigned* g, int order,\n",
+            "                                      unsigned seed, char* err, int errlen) {\n",
+            f"    return strided_host::launch(&{name}, a, g, order, seed, {fib}, err, errlen);\n",
+            "}\n",
+            f"STRIDED_EXPORT int strided_params_{i}(long long* s, char* k) {{\n",
+            f"    return strided_host::param_info(&{name}, s, k);\n",
+            "}\n",
+        ]
     return "".join(lines)
 
 
@@ -124,7 +129,7 @@ class HostModule:
             built = _MODULES.get(key)
             if built is None:
                 path, fibers = _build(source, names)
-                self._lib = ctypes.CDLL(str(path))
+                self._lib = ctypes.CDLL(str(path), mode=os.RTLD_LOCAL)
                 self.fibers = fibers
                 self._names = {n: i for i, n in enumerate(names)}
                 self._functions: dict[str, HostFunction] = {}

@@ -1,0 +1,129 @@
+"""The cuda backend without a GPU: its real launch code runs the CUDA C kernels on the host
+execution layer (``strided/backends/cuda/_host``), compared with the cpu backend over the op
+table's samples (every layout and dtype there); the host layer's own checks (barriers in several
+thread orders, argument widths, a barrier reached by part of a block)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import strided as xp
+
+from .cuda_cases import CASES, CUDA_INSTALLED, HAVE_CUPY, NO_CUPY, check_against_cpu
+
+pytestmark = pytest.mark.skipif(not (HAVE_CUPY and CUDA_INSTALLED), reason=NO_CUPY)
+
+
+@pytest.fixture(autouse=True)
+def host():
+    from strided.backends.cuda import host_execution
+
+    with host_execution() as rt:
+        yield rt
+
+
+@pytest.mark.parametrize("op,s", CASES)
+def test_op_table_on_host_matches_cpu(op, s):
+    check_against_cpu(op, s)
+
+
+REDUCTION_CASES = [c for c in CASES if c.values[0].name in ("sum", "max", "any", "prod")]
+
+
+@pytest.mark.parametrize("order", ["reverse", "shuffled"])
+@pytest.mark.parametrize("op,s", REDUCTION_CASES)
+def test_barrier_kernels_in_other_thread_orders(op, s, order):
+    from strided.backends.cuda._host import thread_order
+
+    with thread_order(order, seed=7):
+        check_against_cpu(op, s)
+
+
+def test_device_transfers_and_layouts():
+    a = np.arange(24.0).reshape(2, 3, 4)
+    x = xp.asarray(a, device="cuda")
+    assert x.device == xp.Device("cuda", 0) and str(x.device) == "cuda:0"
+    assert xp.asarray(a, device="cuda:0").device == x.device
+    back = x.to_device("cpu")
+    assert back.device == "cpu" and np.array_equal(np.asarray(back), a)
+    # strided views move through a gather on the device
+    v = x[:, ::-1, 1::2]
+    np.testing.assert_array_equal(np.asarray(v.to_device("cpu")), a[:, ::-1, 1::2])
+    m = v.to_device("meta")
+    assert m.device == "meta" and m.shape == v.shape
+    with pytest.raises(RuntimeError, match="meta"):
+        m.to_device("cuda")
+    with pytest.raises(ValueError, match="different devices"):
+        x + xp.asarray(a)
+
+
+def test_large_reduction_and_elementwise():
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((300, 1000))
+    x = xp.asarray(a, device="cuda")
+    np.testing.assert_allclose(float(xp.sum(x)), a.sum(), rtol=1e-10)
+    np.testing.assert_allclose(np.asarray(xp.sum(x, axis=0)), a.sum(axis=0), rtol=1e-10)
+    np.testing.assert_allclose(np.asarray(xp.max(x.mT, axis=1)), a.max(axis=0))
+    np.testing.assert_allclose(np.asarray(xp.exp(x[::2, ::-3])), np.exp(a[::2, ::-3]), rtol=1e-13)
+
+
+def test_reduction_over_axes_that_do_not_merge():
+    a = np.arange(2 * 3 * 4 * 5 * 6, dtype=np.float64).reshape(2, 3, 4, 5, 6)
+    x = xp.asarray(a, device="cuda")
+    got = xp.sum(x[:, :, ::2, :, ::-1], axis=(0, 2, 4))
+    np.testing.assert_allclose(np.asarray(got), a[:, :, ::2, :, ::-1].sum(axis=(0, 2, 4)))
+
+
+# -- the host layer itself ------------------------------------------------------------------------
+_BLOCK_SUM = r"""
+template <class T>
+__global__ void block_sum(const T* x, T* out, long long n) {
+    __shared__ T s[256];
+    s[threadIdx.x] = threadIdx.x < n ? x[threadIdx.x] : (T)0;
+    BARRIER
+    for (unsigned w = blockDim.x / 2; w > 0; w /= 2) {
+        if (threadIdx.x < w) s[threadIdx.x] += s[threadIdx.x + w];
+        BARRIER
+    }
+    if (threadIdx.x == 0) out[0] = s[0];
+}
+extern "C" __global__ void early_return(int* out, int n) {
+    if ((int)threadIdx.x < n) return;
+    __syncthreads();
+    out[0] = 1;
+}
+"""
+
+
+def test_a_missing_barrier_shows_in_some_thread_order():
+    from strided.backends.cuda._host import HostModule, thread_order
+
+    x = np.arange(256.0)
+    good = HostModule(_BLOCK_SUM.replace("BARRIER", "__syncthreads();"), ["block_sum<double>"])
+    # without barriers the kernel runs as a plain loop; give it fibers with a harmless __syncwarp
+    bad = HostModule(
+        _BLOCK_SUM.replace("BARRIER", "").replace("long long n) {", "long long n) { __syncwarp();"),
+        ["block_sum<double>"],
+    )
+    results = {}
+    for order in ("forward", "reverse", "shuffled"):
+        with thread_order(order, seed=1):
+            for name, mod in (("good", good), ("bad", bad)):
+                out = np.zeros(1)
+                mod.get_function("block_sum<double>")((1,), (256,), (x, out, 256))
+                results[name, order] = out[0]
+    assert all(results["good", o] == x.sum() for o in ("forward", "reverse", "shuffled"))
+    assert any(results["bad", o] != x.sum() for o in ("forward", "reverse", "shuffled"))
+
+
+def test_argument_width_and_partial_barrier_are_caught():
+    from strided.backends.cuda._host import HostLaunchError, HostModule
+
+    mod = HostModule(_BLOCK_SUM.replace("BARRIER", "__syncthreads();"), ["early_return"])
+    fn = mod.get_function("early_return")
+    out = np.zeros(1, np.int32)
+    with pytest.raises(HostLaunchError, match="8 bytes.*4 bytes"):
+        fn((1,), (64,), (out, 3))  # a Python int is 64-bit: garbage for an int parameter
+    with pytest.raises(HostLaunchError, match="part of a block"):
+        fn((1,), (64,), (out, np.int32(3)))
