@@ -4,6 +4,7 @@ the cpu backend (host execution where no GPU exists, the GPU in tests marked ``g
 from __future__ import annotations
 
 import importlib.util
+import shutil
 import warnings
 
 import numpy as np
@@ -19,6 +20,7 @@ NO_CUPY = (
     "cuda tests to count"
 )
 CUDA_INSTALLED = ("add", "cuda") in dispatch.registered()
+HAVE_GXX = shutil.which("g++") is not None
 
 
 def run(op, s, device):

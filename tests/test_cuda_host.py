@@ -10,9 +10,12 @@ import pytest
 
 import strided as xp
 
-from .cuda_cases import CASES, CUDA_INSTALLED, HAVE_CUPY, NO_CUPY, check_against_cpu
+from .cuda_cases import CASES, CUDA_INSTALLED, HAVE_CUPY, HAVE_GXX, NO_CUPY, check_against_cpu
 
-pytestmark = pytest.mark.skipif(not (HAVE_CUPY and CUDA_INSTALLED), reason=NO_CUPY)
+pytestmark = [
+    pytest.mark.skipif(not (HAVE_CUPY and CUDA_INSTALLED), reason=NO_CUPY),
+    pytest.mark.skipif(not HAVE_GXX, reason="host execution needs g++ (C++17) on PATH"),
+]
 
 
 @pytest.fixture(autouse=True)
@@ -28,7 +31,9 @@ def test_op_table_on_host_matches_cpu(op, s):
     check_against_cpu(op, s)
 
 
-REDUCTION_CASES = [c for c in CASES if c.values[0].name in ("sum", "max", "any", "prod")]
+# the kernels with barriers and shuffles
+BARRIER_OPS = ("sum", "prod", "max", "any", "cumulative_sum", "cumulative_prod", "argmax", "argmin")
+REDUCTION_CASES = [c for c in CASES if c.values[0].name in BARRIER_OPS]
 
 
 @pytest.mark.parametrize("order", ["reverse", "shuffled"])
@@ -66,6 +71,28 @@ def test_large_reduction_and_elementwise():
     np.testing.assert_allclose(np.asarray(xp.sum(x, axis=0)), a.sum(axis=0), rtol=1e-10)
     np.testing.assert_allclose(np.asarray(xp.max(x.mT, axis=1)), a.max(axis=0))
     np.testing.assert_allclose(np.asarray(xp.exp(x[::2, ::-3])), np.exp(a[::2, ::-3]), rtol=1e-13)
+
+
+@pytest.mark.parametrize("order", ["forward", "reverse", "shuffled"])
+def test_long_rows_span_several_chunks(order):
+    from strided.backends.cuda._host import thread_order
+
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((3, 1000))
+    a[1, 700] = a[1].max() + 1  # a unique maximum in the third chunk of 256
+    x = xp.asarray(a, device="cuda")
+    with thread_order(order, seed=5):
+        np.testing.assert_allclose(
+            np.asarray(xp.cumulative_sum(x, axis=1)), np.cumsum(a, axis=1), rtol=1e-12, atol=1e-12
+        )
+        np.testing.assert_allclose(
+            np.asarray(xp.cumulative_sum(x[:, ::-1].mT, axis=0)),
+            np.cumsum(a[:, ::-1].T, axis=0),
+            rtol=1e-12,
+            atol=1e-12,
+        )
+        assert np.asarray(xp.argmax(x, axis=1)).tolist() == a.argmax(axis=1).tolist()
+        assert int(xp.argmin(x.mT)) == a.T.argmin()
 
 
 def test_reduction_over_axes_that_do_not_merge():

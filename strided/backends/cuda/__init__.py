@@ -275,6 +275,79 @@ def _dense_copy(x, order):
     return buf
 
 
+def _scan(op: str):
+    def kernel(out, x, *, axis, initial) -> None:
+        if out._dtype.name not in _ops.NUMERIC or x._dtype is not out._dtype:
+            raise _unsupported(f"cumulative_{op}", x._dtype)
+        o_off, o_st = out._offset, out._strides
+        if initial is not None:  # the first slot along axis holds the identity
+            head = out._shape[:axis] + (1,) + out._shape[axis + 1 :]
+            fill_cuda(_View(out._buf, head, o_st, o_off, out._dtype), initial)
+            o_off += o_st[axis]
+        shape = x._shape
+        if 0 in shape:
+            return
+        others = [d for d in range(len(shape)) if d != axis]
+        kshape, (ost, xst), (oo, xo) = simplify(
+            tuple(shape[d] for d in others),
+            [tuple(o_st[d] for d in others), tuple(x._strides[d] for d in others)],
+            [o_off, x._offset],
+        )
+        if not kshape:
+            kshape, ost, xst = (1,), (0,), (0,)
+        c = _cname(out._dtype)
+        fn = _function(_sources.scan(op), f"scan_rows<red_{op}, {c}>")
+        for (k_oo, k_xo), (kn0, kn1), (ok, xk) in split_outer(kshape, [ost, xst], [oo, xo], 2):
+            fn(
+                (max(1, min(kn0 * kn1, MAX_GRID)),),
+                (BLOCK,),
+                (out._buf, k_oo, ok[0], ok[1], o_st[axis], x._buf, k_xo, xk[0], xk[1],
+                 x._strides[axis], kn0, kn1, shape[axis]),
+            )  # fmt: skip
+
+    kernel.__name__ = f"cumulative_{op}_cuda"
+    return kernel
+
+
+def _argreduce(find_max: bool):
+    def kernel(out, x, *, axis) -> None:
+        if not out.size:
+            return
+        if x._dtype.name not in _ops.REAL:
+            raise _unsupported("argmax" if find_max else "argmin", x._dtype)
+        if axis is None:  # over the flattened array, in C order: a dense run
+            if x._strides == _c_strides(x._shape):
+                buf, xo = x._buf, x._offset
+            else:
+                buf, xo = _dense_copy(x, list(range(len(x._shape)))), 0
+            kshape, ost, kst, n, rs = (1,), (0,), (0,), x.size, 1
+            oo = out._offset
+        else:
+            others = [d for d in range(len(x._shape)) if d != axis]
+            o_st = out._strides
+            if len(out._shape) == len(x._shape):  # keepdims: the kernel writes kept dims only
+                o_st = tuple(st for i, st in enumerate(o_st) if i != axis)
+            kshape, (ost, kst), (oo, xo) = simplify(
+                tuple(x._shape[d] for d in others),
+                [o_st, tuple(x._strides[d] for d in others)],
+                [out._offset, x._offset],
+            )
+            if not kshape:
+                kshape, ost, kst = (1,), (0,), (0,)
+            buf, n, rs = x._buf, x._shape[axis], x._strides[axis]
+        name = f"argreduce_rows<{'true' if find_max else 'false'}, {_cname(x._dtype)}>"
+        fn = _function(_sources.argreduce(), name)
+        for (k_oo, k_xo), (kn0, kn1), (ok, xk) in split_outer(kshape, [ost, kst], [oo, xo], 2):
+            fn(
+                (max(1, min(kn0 * kn1, MAX_GRID)),),
+                (BLOCK,),
+                (out._buf, k_oo, ok[0], ok[1], buf, k_xo, xk[0], xk[1], rs, kn0, kn1, n),
+            )
+
+    kernel.__name__ = f"{'argmax' if find_max else 'argmin'}_cuda"
+    return kernel
+
+
 # -- creation -------------------------------------------------------------------------------------
 def arange_cuda(out, *, start, step) -> None:
     n = out._shape[0]
@@ -375,6 +448,10 @@ _SPECIAL = {
     "linspace": linspace_cuda,
     "to_device": to_device_cuda,
     "export": export_cuda,
+    "cumulative_sum": _scan("sum"),
+    "cumulative_prod": _scan("prod"),
+    "argmax": _argreduce(True),
+    "argmin": _argreduce(False),
 }
 
 

@@ -87,6 +87,23 @@ def reduction(op: str) -> tuple[str, tuple[str, ...]]:
     return _source(read("reduce.cu")), names
 
 
+@functools.cache
+def scan(op: str) -> tuple[str, tuple[str, ...]]:
+    """cumulative_sum / cumulative_prod (``op`` is sum or prod) in every numeric dtype."""
+    names = tuple(f"scan_rows<red_{op}, {CTYPE[d]}>" for d in _ops.NUMERIC)
+    return _source(read("reduce.cu"), read("scan.cu")), names
+
+
+@functools.cache
+def argreduce() -> tuple[str, tuple[str, ...]]:
+    names = tuple(
+        f"argreduce_rows<{'true' if m else 'false'}, {CTYPE[d]}>"
+        for m in (True, False)
+        for d in _ops.REAL
+    )
+    return _source(read("reduce.cu"), read("scan.cu")), names
+
+
 ARANGE = _ops.REAL
 LINSPACE = _ops.FLOAT
 
@@ -105,4 +122,6 @@ def all_modules() -> dict[str, tuple[str, tuple[str, ...]]]:
     mods["where"] = where()
     mods.update({f"reduce:{op}": reduction(op) for op in REDUCTIONS})
     mods["creation"] = creation()
+    mods.update({f"scan:{op}": scan(op) for op in ("sum", "prod")})
+    mods["argreduce"] = argreduce()
     return mods
