@@ -18,7 +18,7 @@ import functools
 import numpy as np
 
 from ..._layout import simplify, split_outer
-from ..._shapes import broadcast_strides
+from ..._shapes import broadcast_strides, reshape_strides
 from . import _ops, _sources
 from ._runtime import host_execution, runtime
 
@@ -348,6 +348,127 @@ def _argreduce(find_max: bool):
     return kernel
 
 
+# -- indexing -------------------------------------------------------------------------------------
+def _dense(a):
+    """(buffer, offset) of ``a``'s elements in C order: its own when they already are."""
+    if a._strides == _c_strides(a._shape) or a.size <= 1:
+        return a._buf, a._offset
+    return _dense_copy(a, list(range(len(a._shape)))), 0
+
+
+def _first_bad(n: int):
+    """A device counter for the first bad index position (n: none), and a reader of it."""
+    rt = runtime()
+    bad = rt.empty(1, np.uint64)
+    rt.upload(bad, np.array([n], np.uint64))
+
+    def read() -> int:
+        host = np.empty(1, np.uint64)
+        rt.download(host, bad)
+        return int(host[0])
+
+    return bad, read
+
+
+def _element(buf, i: int) -> int:
+    host = np.empty(1, buf.dtype)
+    runtime().download(host, buf, i)
+    return int(host[0])
+
+
+def normalize_index_cuda(out, k, *, size, axis) -> None:
+    n = k.size
+    if not n:
+        return
+    kbuf, ko = _dense(k)
+    bad, read = _first_bad(n)
+    fn = _function(_sources.index(), "normalize_index")
+    fn((_grid(n),), (BLOCK,), (out._buf, kbuf, ko, n, size, bad))
+    pos = read()
+    if pos < n:
+        raise IndexError(
+            f"index {_element(kbuf, ko + pos)} is out of bounds for axis {axis} with size {size}"
+        )
+
+
+def take_cuda(out, x, indices, *, axis) -> None:
+    n_ax = x._shape[axis]
+    pre = post = 1
+    for n in x._shape[:axis]:
+        pre *= n
+    for n in x._shape[axis + 1 :]:
+        post *= n
+    # x as (pre, n, post): strides when the layout allows, else a dense copy
+    st = reshape_strides(x._shape, x._strides, (pre, n_ax, post))
+    if st is None:
+        xbuf, xoff, st = _dense_copy(x, list(range(len(x._shape)))), 0, (n_ax * post, post, 1)
+    else:
+        xbuf, xoff = x._buf, x._offset
+    n_idx = indices._shape[0]
+    total = pre * n_idx * post
+    if not total:
+        return
+    bad, read = _first_bad(n_idx)
+    fn = _function(_sources.index(), f"take3<{_cname(x._dtype)}>")
+    fn((_grid(total),), (BLOCK,), (out._buf, xbuf, xoff, *st, indices._buf, indices._offset,
+                                   indices._strides[0], pre, n_idx, post, n_ax, bad))  # fmt: skip
+    pos = read()
+    if pos < n_idx:
+        value = _element(indices._buf, indices._offset + pos * indices._strides[0])
+        raise IndexError(f"take: index {value} is out of bounds for an axis of size {n_ax}")
+
+
+def _blocks2(shape, strides):
+    """The trailing block of a gather/scatter as a rank-2 (shape, strides) pair (dimensions
+    merged in place where the strided side is contiguous across them, as on cpu)."""
+    if 0 in shape:
+        return (0, 0), (0, 0)
+    sshape, sstrides = [], []
+    for n, st in zip(shape, strides):
+        if n == 1:
+            continue
+        if sshape and sstrides[-1] == st * n:
+            sshape[-1] *= n
+            sstrides[-1] = st
+        else:
+            sshape.append(n)
+            sstrides.append(st)
+    if len(sshape) > 2:
+        raise IndexError(
+            f"integer-array indexing: the unindexed dimensions {tuple(shape)} with strides "
+            f"{tuple(strides)} do not merge into a 2-D block"
+        )
+    pad = 2 - len(sshape)
+    return (1,) * pad + tuple(sshape), (0,) * pad + tuple(sstrides)
+
+
+def _scatter_like(kernel: str):
+    def run(x, offsets, values, *, trailing_strides) -> None:
+        (t0, t1), (s0, s1) = _blocks2(values._shape[offsets.ndim :], trailing_strides)
+        n = offsets.size
+        if not n * t0 * t1:
+            return
+        if kernel == "scatter_add_blocks" and x._dtype.name not in _sources.SCATTER_ADD:
+            raise _unsupported("scatter_add", x._dtype)
+        obuf, oo = _dense(offsets)
+        vbuf, vo = _dense(values)
+        fn = _function(_sources.index(), f"{kernel}<{_cname(x._dtype)}>")
+        fn((_grid(n * t0 * t1),), (BLOCK,), (x._buf, obuf, oo, vbuf, vo, n, t0, t1, s0, s1))
+
+    run.__name__ = kernel.replace("_blocks", "_cuda")
+    return run
+
+
+def gather_cuda(out, x, offsets, *, trailing_strides) -> None:
+    (t0, t1), (s0, s1) = _blocks2(out._shape[offsets.ndim :], trailing_strides)
+    n = offsets.size
+    if not n * t0 * t1:
+        return
+    obuf, oo = _dense(offsets)
+    fn = _function(_sources.index(), f"gather_blocks<{_cname(x._dtype)}>")
+    fn((_grid(n * t0 * t1),), (BLOCK,), (out._buf, x._buf, obuf, oo, n, t0, t1, s0, s1))
+
+
 # -- creation -------------------------------------------------------------------------------------
 def arange_cuda(out, *, start, step) -> None:
     n = out._shape[0]
@@ -452,6 +573,11 @@ _SPECIAL = {
     "cumulative_prod": _scan("prod"),
     "argmax": _argreduce(True),
     "argmin": _argreduce(False),
+    "normalize_index": normalize_index_cuda,
+    "take": take_cuda,
+    "gather": gather_cuda,
+    "scatter": _scatter_like("scatter_blocks"),
+    "scatter_add": _scatter_like("scatter_add_blocks"),
 }
 
 

@@ -104,6 +104,19 @@ def argreduce() -> tuple[str, tuple[str, ...]]:
     return _source(read("reduce.cu"), read("scan.cu")), names
 
 
+#: dtypes scatter_add accumulates atomically (CUDA has 32/64-bit integer and float atomics)
+SCATTER_ADD = ("int32", "int64", "uint32", "uint64") + _ops.FLOAT
+
+
+@functools.cache
+def index() -> tuple[str, tuple[str, ...]]:
+    names = ["normalize_index"]
+    for kern in ("take3", "gather_blocks", "scatter_blocks"):
+        names += [f"{kern}<{CTYPE[d]}>" for d in ALL]
+    names += [f"scatter_add_blocks<{CTYPE[d]}>" for d in SCATTER_ADD]
+    return _source(read("index.cu")), tuple(names)
+
+
 ARANGE = _ops.REAL
 LINSPACE = _ops.FLOAT
 
@@ -124,4 +137,5 @@ def all_modules() -> dict[str, tuple[str, tuple[str, ...]]]:
     mods["creation"] = creation()
     mods.update({f"scan:{op}": scan(op) for op in ("sum", "prod")})
     mods["argreduce"] = argreduce()
+    mods["index"] = index()
     return mods
