@@ -32,7 +32,9 @@ def test_op_table_on_host_matches_cpu(op, s):
 
 
 # the kernels with barriers and shuffles
-BARRIER_OPS = ("sum", "prod", "max", "any", "cumulative_sum", "cumulative_prod", "argmax", "argmin")
+BARRIER_OPS = (
+    "sum", "prod", "max", "any", "cumulative_sum", "cumulative_prod", "argmax", "argmin", "matmul",
+)  # fmt: skip
 REDUCTION_CASES = [c for c in CASES if c.values[0].name in BARRIER_OPS]
 
 

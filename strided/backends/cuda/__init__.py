@@ -469,6 +469,64 @@ def gather_cuda(out, x, offsets, *, trailing_strides) -> None:
     fn((_grid(n * t0 * t1),), (BLOCK,), (out._buf, x._buf, obuf, oo, n, t0, t1, s0, s1))
 
 
+# -- matmul ---------------------------------------------------------------------------------------
+TILE = 16
+
+
+def _batch_offsets(batch_shape, strides_list, offsets):
+    """Per-batch element offsets of each operand (NumPy index arithmetic, once per call)."""
+    if not batch_shape:
+        return [np.array([o], dtype=np.int64) for o in offsets]
+    idx = np.indices(batch_shape).reshape(len(batch_shape), -1)
+    return [
+        o + (np.asarray(st, dtype=np.int64)[:, None] * idx).sum(axis=0)
+        for st, o in zip(strides_list, offsets)
+    ]
+
+
+def matmul_cuda(out, a, b, *, batch_shape) -> None:
+    """out = a @ b over broadcast batches: the tiled RawKernel (cuBLAS through CuPy is for a
+    later step; the kernel serves every dtype, on a GPU and on the host)."""
+    # 1-D operands: a row of a, a column of b (stride 0 on the added dimension)
+    a_shape, a_strides = a._shape, a._strides
+    if len(a_shape) == 1:
+        a_shape, a_strides = (1,) + a_shape, (0,) + a_strides
+    b_shape, b_strides = b._shape, b._strides
+    if len(b_shape) == 1:
+        b_shape, b_strides = b_shape + (1,), b_strides + (0,)
+    m, k = a_shape[-2:]
+    n = b_shape[-1]
+    nb = len(batch_shape)
+    rest = out._strides[nb:]
+    osm = rest[0] if len(a._shape) > 1 else 0
+    osn = rest[-1] if len(b._shape) > 1 else 0
+    a_st = broadcast_strides(a_shape, a_strides, batch_shape + (m, k))
+    b_st = broadcast_strides(b_shape, b_strides, batch_shape + (k, n))
+    if not m * n:
+        return
+    if not k:  # an empty sum: zeros
+        fill_cuda(out, 0)
+        return
+    offs = _batch_offsets(batch_shape, [out._strides[:nb], a_st[:nb], b_st[:nb]],
+                          [out._offset, a._offset, b._offset])  # fmt: skip
+    rt = runtime()
+    dev = []
+    for o in offs:
+        d = rt.empty(o.size, np.int64)
+        rt.upload(d, o)
+        dev.append(d)
+    fn = _function(_sources.matmul(), f"matmul_tiled<{_cname(out._dtype)}>")
+    grid_x, grid_y = -(-n // TILE), -(-m // TILE)
+    batches = offs[0].size
+    for zbase in range(0, batches, MAX_GRID):
+        fn(
+            (grid_x, grid_y, min(MAX_GRID, batches - zbase)),
+            (TILE, TILE),
+            (out._buf, dev[0], osm, osn, a._buf, dev[1], a_st[-2], a_st[-1], b._buf, dev[2],
+             b_st[-2], b_st[-1], m, k, n, zbase),
+        )  # fmt: skip
+
+
 # -- creation -------------------------------------------------------------------------------------
 def arange_cuda(out, *, start, step) -> None:
     n = out._shape[0]
@@ -578,6 +636,7 @@ _SPECIAL = {
     "gather": gather_cuda,
     "scatter": _scatter_like("scatter_blocks"),
     "scatter_add": _scatter_like("scatter_add_blocks"),
+    "matmul": matmul_cuda,
 }
 
 

@@ -117,6 +117,11 @@ def index() -> tuple[str, tuple[str, ...]]:
     return _source(read("index.cu")), tuple(names)
 
 
+@functools.cache
+def matmul() -> tuple[str, tuple[str, ...]]:
+    return _source(read("matmul.cu")), tuple(f"matmul_tiled<{CTYPE[d]}>" for d in ALL)
+
+
 ARANGE = _ops.REAL
 LINSPACE = _ops.FLOAT
 
@@ -138,4 +143,5 @@ def all_modules() -> dict[str, tuple[str, tuple[str, ...]]]:
     mods.update({f"scan:{op}": scan(op) for op in ("sum", "prod")})
     mods["argreduce"] = argreduce()
     mods["index"] = index()
+    mods["matmul"] = matmul()
     return mods
