@@ -418,6 +418,66 @@ def take_cuda(out, x, indices, *, axis) -> None:
         raise IndexError(f"take: index {value} is out of bounds for an axis of size {n_ax}")
 
 
+def _axis_last(a, axis: int):
+    """(shape, strides) of ``a`` with ``axis`` moved last (a view: no data moves)."""
+    order = [i for i in range(len(a._shape)) if i != axis] + [axis]
+    return tuple(a._shape[i] for i in order), tuple(a._strides[i] for i in order)
+
+
+def take_along_axis_cuda(out, x, idx, *, axis) -> None:
+    # rows: the other dimensions, broadcast between x and indices; the axis last
+    xs, xst = _axis_last(x, axis)
+    is_, ist = _axis_last(idx, axis)
+    os_, _ = _axis_last(out, axis)
+    rows = os_[:-1]
+    xst = broadcast_strides(xs[:-1], xst[:-1], rows) + (xst[-1],)
+    ist = broadcast_strides(is_[:-1], ist[:-1], rows) + (ist[-1],)
+    r = 1
+    for n in rows:
+        r *= n
+    if not r * is_[-1]:
+        return
+    x2 = reshape_strides(rows + (xs[-1],), xst, (r, xs[-1]))
+    i2 = reshape_strides(rows + (is_[-1],), ist, (r, is_[-1]))
+    xbuf, xoff, ibuf, ioff = x._buf, x._offset, idx._buf, idx._offset
+    if x2 is None:  # rows that do not merge: gather them densely first
+        src = _View(x._buf, rows + (xs[-1],), xst, x._offset, x._dtype)
+        xbuf, xoff, x2 = _dense_copy(src, list(range(len(rows) + 1))), 0, (xs[-1], 1)
+    if i2 is None:
+        src = _View(idx._buf, rows + (is_[-1],), ist, idx._offset, idx._dtype)
+        ibuf, ioff, i2 = _dense_copy(src, list(range(len(rows) + 1))), 0, (is_[-1], 1)
+    last_axis = axis == len(out._shape) - 1
+    target = out._buf if last_axis else runtime().empty(r * is_[-1], out._dtype.numpy)
+    bad, read = _first_bad(r)
+    fn = _function(_sources.index(), f"take_rows<{_cname(x._dtype)}>")
+    fn((_grid(r * is_[-1]),), (BLOCK,), (target, xbuf, xoff, *x2, ibuf, ioff, *i2, r, is_[-1],
+                                         xs[-1], bad))  # fmt: skip
+    row = read()
+    if row < r:
+        raise IndexError(
+            f"take_along_axis: an index in row {row} is out of bounds for an axis of size {xs[-1]}"
+        )
+    if not last_axis:  # rows were written with the axis last: move them into place
+        o_shape, o_st = _axis_last(out, axis)
+        copy_cuda(
+            _View(out._buf, o_shape, o_st, out._offset, out._dtype),
+            _View(target, o_shape, _c_strides(o_shape), 0, out._dtype),
+        )
+
+
+def searchsorted_cuda(out, x1, x2, *, right) -> None:
+    count = x2.size
+    if not count:
+        return
+    if x1._dtype is not x2._dtype or x1._dtype.name not in _ops.REAL:
+        raise _unsupported("searchsorted", x2._dtype)
+    vbuf, vo = _dense(x2)
+    fn = _function(_sources.index(), f"searchsorted<{_cname(x1._dtype)}>")
+    fn((_grid(count),), (BLOCK,), (out._buf[out._offset :] if out._offset else out._buf,
+                                   x1._buf, x1._offset, x1._strides[0] if x1._shape else 0,
+                                   x1._shape[0], vbuf, vo, count, np.bool_(right)))  # fmt: skip
+
+
 def _blocks2(shape, strides):
     """The trailing block of a gather/scatter as a rank-2 (shape, strides) pair (dimensions
     merged in place where the strided side is contiguous across them, as on cpu)."""
@@ -637,6 +697,8 @@ _SPECIAL = {
     "scatter": _scatter_like("scatter_blocks"),
     "scatter_add": _scatter_like("scatter_add_blocks"),
     "matmul": matmul_cuda,
+    "take_along_axis": take_along_axis_cuda,
+    "searchsorted": searchsorted_cuda,
 }
 
 

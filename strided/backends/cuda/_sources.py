@@ -114,6 +114,8 @@ def index() -> tuple[str, tuple[str, ...]]:
     for kern in ("take3", "gather_blocks", "scatter_blocks"):
         names += [f"{kern}<{CTYPE[d]}>" for d in ALL]
     names += [f"scatter_add_blocks<{CTYPE[d]}>" for d in SCATTER_ADD]
+    names += [f"take_rows<{CTYPE[d]}>" for d in ALL]
+    names += [f"searchsorted<{CTYPE[d]}>" for d in _ops.REAL]
     return _source(read("index.cu")), tuple(names)
 
 

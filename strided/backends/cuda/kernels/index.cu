@@ -82,3 +82,42 @@ __global__ void scatter_add_blocks(T* x, const long long* bases, long long bo, c
         atomic_add(&x[bases[bo + i] + (r / t1) * s0 + (r % t1) * s1], v[vo + e]);
     }
 }
+
+// take_along_axis with the axis last: o[r, j] = x[r, idx[r, j]] (o dense); bad rows recorded
+template <class T>
+__global__ void take_rows(T* o, const T* x, long long xo, long long xr, long long xa,
+                          const long long* idx, long long io, long long ir, long long ia,
+                          long long n_rows, long long n_idx, long long n_ax,
+                          unsigned long long* bad) {
+    STRIDED_GRID_LOOP(e, n_rows * n_idx) {
+        long long r = e / n_idx, j = e % n_idx;
+        long long k = idx[io + r * ir + j * ia];
+        if (k < 0) k += n_ax;
+        if (k < 0 || k >= n_ax) {
+            atomicMin(bad, (unsigned long long)r);
+            continue;
+        }
+        o[e] = x[xo + r * xr + k * xa];
+    }
+}
+
+// o[i] = insertion point of v[i] in the sorted 1-D a (NaN sorts last, as in NumPy)
+template <class T>
+__global__ void searchsorted(long long* o, const T* a, long long ao, long long as, long long n,
+                             const T* v, long long vo, long long count, bool right) {
+    STRIDED_GRID_LOOP(i, count) {
+        T x = v[vo + i];
+        long long lo = 0, hi = n;
+        while (lo < hi) {
+            long long mid = (lo + hi) >> 1;
+            T m = a[ao + mid * as];
+            bool go_right;
+            if (x != x) go_right = (m == m) || right;
+            else if (m != m) go_right = false;
+            else go_right = right ? (m <= x) : (m < x);
+            if (go_right) lo = mid + 1;
+            else hi = mid;
+        }
+        o[i] = lo;
+    }
+}
