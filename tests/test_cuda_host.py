@@ -97,6 +97,27 @@ def test_long_rows_span_several_chunks(order):
         assert int(xp.argmin(x.mT)) == a.T.argmin()
 
 
+@pytest.mark.parametrize("order", ["forward", "reverse", "shuffled"])
+def test_one_pass_full_reductions(order):
+    from strided.backends.cuda._host import thread_order
+
+    rng = np.random.default_rng(2)
+    ints = rng.integers(-1000, 1000, size=(70, 1001))
+    floats = rng.standard_normal(300_001).astype(np.float32)
+    floats[123_456] = np.nan
+    with thread_order(order, seed=11):
+        for _ in range(2):  # the counter the last block resets serves the next launch
+            x = xp.asarray(ints, device="cuda")
+            assert int(xp.sum(x)) == ints.sum()
+            assert int(xp.sum(x[::-1, ::3])) == ints[::-1, ::3].sum()
+            assert int(xp.max(x.mT)) == ints.max() and int(xp.min(x)) == ints.min()
+            assert bool(xp.all(x != 5000)) and not bool(xp.any(x == 5000))
+            f = xp.asarray(floats, device="cuda")
+            assert np.isnan(float(xp.max(f))) and np.isnan(float(xp.sum(f)))
+            np.testing.assert_allclose(float(xp.sum(f[:123_000])), floats[:123_000].sum(),
+                                       rtol=1e-4)  # fmt: skip
+
+
 def test_reduction_over_axes_that_do_not_merge():
     a = np.arange(2 * 3 * 4 * 5 * 6, dtype=np.float64).reshape(2, 3, 4, 5, 6)
     x = xp.asarray(a, device="cuda")

@@ -227,10 +227,12 @@ def _reduction(name: str):
         rpad = 2 - len(rshape_s)
         rn0, rn1 = (1,) * rpad + tuple(rshape_s)
         rs0, rs1 = (0,) * rpad + tuple(rst)
-        fn = _function(
-            _sources.reduction(name),
-            f"reduce_rows<red_{name}, {_cname(out._dtype)}, {_cname(x._dtype)}>",
-        )
+        types = f"<red_{name}, {_cname(out._dtype)}, {_cname(x._dtype)}>"
+        if kshape_s == (1,) and rn0 * rn1 > BLOCK:
+            _reduce_all(_sources.reduction(name), "reduce_all" + types, out, buf, ko,
+                        (rs0, rs1), (rn0, rn1), oo)  # fmt: skip
+            return
+        fn = _function(_sources.reduction(name), "reduce_rows" + types)
         for (k_oo, k_xo), (kn0, kn1), (ok, xk) in split_outer(kshape_s, [ost, kst], [oo, ko], 2):
             rows = kn0 * kn1
             fn(
@@ -242,6 +244,24 @@ def _reduction(name: str):
 
     kernel.__name__ = f"{name}_cuda"
     return kernel
+
+
+#: blocks of a one-pass full reduction (each reduces a grid-strided share; the last block
+#: reduces their partial results)
+FULL_BLOCKS = 1024
+
+
+def _reduce_all(module, name, out, buf, xo, rs, rn, oo) -> None:
+    rt = runtime()
+    counter = getattr(rt, "reduce_counter", None)
+    if counter is None:  # zero between launches: the last block resets it
+        counter = rt.empty(1, np.uint32)
+        rt.upload(counter, np.zeros(1, np.uint32))
+        rt.reduce_counter = counter
+    blocks = max(1, min(FULL_BLOCKS, -(-rn[0] * rn[1] // (4 * BLOCK))))
+    partials = rt.empty(blocks, out._dtype.numpy)
+    fn = _function(module, name)
+    fn((blocks,), (BLOCK,), (out._buf, oo, buf, xo, *rs, *rn, partials, counter))
 
 
 def _c_strides(shape, inner: int = 1) -> tuple:

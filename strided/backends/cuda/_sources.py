@@ -83,7 +83,11 @@ def where() -> tuple[str, tuple[str, ...]]:
 
 @functools.cache
 def reduction(op: str) -> tuple[str, tuple[str, ...]]:
-    names = tuple(f"reduce_rows<red_{op}, {CTYPE[a]}, {CTYPE[t]}>" for a, t in REDUCTIONS[op])
+    names = tuple(
+        f"{kern}<red_{op}, {CTYPE[a]}, {CTYPE[t]}>"
+        for a, t in REDUCTIONS[op]
+        for kern in ("reduce_rows", "reduce_all")
+    )
     return _source(read("reduce.cu")), names
 
 

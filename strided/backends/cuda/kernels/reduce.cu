@@ -84,3 +84,55 @@ struct red_all {
     template <class A> __device__ static A combine(A a, A b) { return a && b; }
     template <class A, class T> __device__ static A load(T v) { return cvt<bool>(v); }
 };
+
+// A block's threads combine their accumulators: warp shuffles, then the warps' results
+// through shared memory; thread 0 gets the block's result (others: their warp's).
+template <class R, class A>
+__device__ inline A block_reduce(A acc, A* partial) {
+    const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    acc = warp_reduce<R>(acc);
+    if (lane == 0) partial[warp] = acc;
+    __syncthreads();
+    if (warp == 0) {
+        acc = lane < blockDim.x / 32 ? partial[lane] : R::template identity<A>();
+        acc = warp_reduce<R>(acc);
+    }
+    __syncthreads();  // partial[] may be reused by the caller
+    return acc;
+}
+
+// A full reduction in one pass: every block reduces a grid-strided share of the (rank-2)
+// input into partials[blockIdx.x]; the last block to finish (a ticket from an atomic counter,
+// after a fence that publishes the partials) reduces the partials into out and resets the
+// counter to 0 for the next launch.
+template <class R, class A, class T>
+__global__ void reduce_all(A* out, long long oo, const T* x, long long xo, long long rs0,
+                           long long rs1, long long rn0, long long rn1, A* partials,
+                           unsigned* counter) {
+    __shared__ A partial[STRIDED_REDUCE_BLOCK / 32];
+    __shared__ bool last;
+    const long long n = rn0 * rn1;
+    A acc = R::template identity<A>();
+    for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < n;
+         j += (long long)gridDim.x * blockDim.x) {
+        long long j0 = j / rn1, j1 = j % rn1;
+        acc = R::combine(acc, R::template load<A>(x[xo + j0 * rs0 + j1 * rs1]));
+    }
+    acc = block_reduce<R>(acc, partial);
+    if (threadIdx.x == 0) {
+        partials[blockIdx.x] = acc;
+        __threadfence();
+        last = atomicAdd(counter, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (last) {
+        acc = R::template identity<A>();
+        for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x)
+            acc = R::combine(acc, partials[b]);
+        acc = block_reduce<R>(acc, partial);
+        if (threadIdx.x == 0) {
+            out[oo] = acc;
+            *counter = 0;
+        }
+    }
+}
