@@ -39,8 +39,15 @@ def output_dtype(name: str, compute: str) -> str:
     return compute
 
 
-def _math1(fn: str) -> tuple:
-    return (1, REAL_FLOAT, f"return sm_{fn}(a);")
+def _math1(fn: str, cx: str | None = None) -> tuple:
+    """A math function of real floats, and of complex numbers where ``cx`` is the complex body."""
+    if cx is None:
+        return (1, REAL_FLOAT, f"return sm_{fn}(a);")
+    return (1, FLOAT, f"if constexpr (is_cplx<T>::value) {{ {cx} }} else return sm_{fn}(a);")
+
+
+_LN2 = "0.693147180559945309417232121458176568"
+_LN10 = "2.30258509299404568401799145468436421"
 
 
 _FLOOR_DIVIDE = """
@@ -149,25 +156,25 @@ OPS: dict[str, tuple[int, tuple, str]] = {
     "pow": (2, REAL, _POW),
     "maximum": (2, REAL, "return (a > b || a != a) ? a : b;"),
     "minimum": (2, REAL, "return (a < b || a != a) ? a : b;"),
-    "exp": _math1("exp"),
-    "expm1": _math1("expm1"),
-    "log": _math1("log"),
-    "log1p": _math1("log1p"),
-    "log2": _math1("log2"),
-    "log10": _math1("log10"),
-    "sqrt": _math1("sqrt"),
+    "exp": _math1("exp", "return cx_exp(a);"),
+    "expm1": _math1("expm1", "return cx_expm1(a);"),
+    "log": _math1("log", "return cx_log(a);"),
+    "log1p": _math1("log1p", "return cx_log1p(a);"),
+    "log2": _math1("log2", f"return cx_log_base(a, {_LN2});"),
+    "log10": _math1("log10", f"return cx_log_base(a, {_LN10});"),
+    "sqrt": _math1("sqrt", "return cx_sqrt(a);"),
     "logaddexp": (2, REAL_FLOAT, _LOGADDEXP),
     "hypot": (2, REAL_FLOAT, "return sm_hypot(a, b);"),
-    "sin": _math1("sin"),
-    "cos": _math1("cos"),
-    "tan": _math1("tan"),
+    "sin": _math1("sin", "return cx_sin(a);"),
+    "cos": _math1("cos", "return cx_cos(a);"),
+    "tan": _math1("tan", "return cx_tan(a);"),
     "asin": _math1("asin"),
     "acos": _math1("acos"),
     "atan": _math1("atan"),
     "atan2": (2, REAL_FLOAT, "return sm_atan2(a, b);"),
-    "sinh": _math1("sinh"),
-    "cosh": _math1("cosh"),
-    "tanh": _math1("tanh"),
+    "sinh": _math1("sinh", "return cx_sinh(a);"),
+    "cosh": _math1("cosh", "return cx_cosh(a);"),
+    "tanh": _math1("tanh", "return cx_tanh(a);"),
     "asinh": _math1("asinh"),
     "acosh": _math1("acosh"),
     "atanh": _math1("atanh"),

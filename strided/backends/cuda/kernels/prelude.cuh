@@ -118,3 +118,139 @@ template <class O, class T> __device__ inline O cvt(T v) {
 }
 template <class T> __device__ inline T zero() { return cvt<T>(0); }
 template <class T> __device__ inline T one() { return cvt<T>(1); }
+
+// complex functions, with C99 Annex G's special values (as the cpu backend's _scalar.py):
+// exp, expm1, log, log1p, sqrt and the hyperbolic functions; sin, cos and tan through
+// sin(z) = -i sinh(iz), cos(z) = cosh(iz), tan(z) = -i tanh(iz)
+template <class R> __device__ inline bool sm_fin(R v) { return v - v == v - v; }
+template <class R> __device__ inline R sm_inf() { return highest<R>(); }
+
+template <class R> __device__ inline cplx<R> cx_exp(cplx<R> z) {
+    R x = z.re, y = z.im;
+    if (y == 0) return {sm_exp(x), y};
+    if (!sm_fin(y)) {
+        if (x == -sm_inf<R>()) return {0, 0};
+        if (x == sm_inf<R>()) return {x, y - y};
+        return {y - y, y - y};
+    }
+    R e = sm_exp(x);
+    return {e * sm_cos(y), e * sm_sin(y)};
+}
+
+template <class R> __device__ inline cplx<R> cx_expm1(cplx<R> z) {
+    R x = z.re, y = z.im;
+    if (x == 0 && y == 0) return {0, y};
+    if (sm_fin(x) && sm_fin(y) && sm_fabs(x) < 1 && sm_fabs(y) < 1) {
+        // exp(x)cos(y) - 1 = expm1(x)cos(y) - 2 sin(y/2)^2: accurate near zero
+        R h = sm_sin(y / 2);
+        return {sm_expm1(x) * sm_cos(y) - 2 * h * h, sm_exp(x) * sm_sin(y)};
+    }
+    cplx<R> e = cx_exp(z);
+    return {e.re - 1, e.im};
+}
+
+template <class R> __device__ inline cplx<R> cx_log(cplx<R> z) {
+    R a = z.re, b = z.im, h = sm_hypot(a, b);
+    // near |z| = 1, log|z| from log1p(|z|^2 - 1) keeps its relative accuracy
+    R re = (h > (R)0.71 && h < (R)1.73) ? (R)0.5 * sm_log1p((a - 1) * (a + 1) + b * b) : sm_log(h);
+    return {re, sm_atan2(b, a)};
+}
+
+template <class R> __device__ inline cplx<R> cx_log_base(cplx<R> z, double ln_base) {
+    cplx<R> l = cx_log(z);
+    return {l.re / (R)ln_base, l.im / (R)ln_base};
+}
+
+template <class R> __device__ inline cplx<R> cx_log1p(cplx<R> z) {
+    R a = z.re, b = z.im;
+    if (!(sm_fabs(a) < (R)1e15 && sm_fabs(b) < (R)1e15)) return cx_log(cplx<R>{a + 1, b});
+    // |1 + z|^2 - 1 = a (2 + a) + b^2: no cancellation for small z
+    return {(R)0.5 * sm_log1p(a * (2 + a) + b * b), sm_atan2(b, 1 + a)};
+}
+
+template <class R> __device__ inline cplx<R> cx_sqrt_exact(R a, R b) {
+    const R inf = sm_inf<R>();
+    if (a == 0 && b == 0) return {0, b};
+    if (b == inf || b == -inf) return {inf, b};
+    if (a != a) return {a, b == b ? a : b};
+    if (a == inf) return {a, b == b ? sm_copysign((R)0, b) : b};
+    if (a == -inf) return {b == b ? (R)0 : b, sm_copysign(inf, b)};
+    if (b != b) return {b, b};
+    // scale huge and tiny values by a power of 4 so that |a| + |z| stays finite and normal
+    R scale = 1, big = highest<R>() / 8;
+    R tiny = sizeof(R) == 8 ? (R)1e-300 : (R)1e-35;
+    if (sm_fabs(a) > big || sm_fabs(b) > big) { a *= (R)0.25; b *= (R)0.25; scale = 2; }
+    else if (sm_fabs(a) < tiny && sm_fabs(b) < tiny) {
+        R up = sizeof(R) == 8 ? (R)1e200 : (R)1e24;  // an even power of ten: sqrt is exact-ish
+        a *= up; b *= up; scale = 1 / sm_sqrt(up);
+    }
+    R t = sm_sqrt((sm_fabs(a) + sm_hypot(a, b)) / 2);
+    if (a >= 0) return {t * scale, b / (2 * t) * scale};
+    return {sm_fabs(b) / (2 * t) * scale, sm_copysign(t, b) * scale};
+}
+__device__ inline c128 cx_sqrt(c128 z) { return cx_sqrt_exact(z.re, z.im); }
+__device__ inline c64 cx_sqrt(c64 z) {  // in double precision: its range covers |z| + |re z|
+    c128 r = cx_sqrt_exact((double)z.re, (double)z.im);
+    return {(float)r.re, (float)r.im};
+}
+
+template <class R> __device__ inline cplx<R> cx_cosh(cplx<R> z) {
+    R x = z.re, y = z.im;
+    const R inf = sm_inf<R>();
+    if (sm_fin(x) && sm_fin(y)) {
+        if (y == 0) return {sm_cosh(x), x * y};
+        return {sm_cosh(x) * sm_cos(y), sm_sinh(x) * sm_sin(y)};
+    }
+    if (x == 0) return {y - y, 0};
+    if (y == 0) return {x * x, x == x ? sm_copysign((R)0, x) * y : y};
+    if (sm_fin(x)) return {y - y, x * (y - y)};
+    if (x == inf || x == -inf) {
+        if (!sm_fin(y)) return {x * x, x * (y - y)};
+        return {(x * x) * sm_cos(y), x * sm_sin(y)};
+    }
+    return {(x * x) * (y - y), (x + x) * (y - y)};
+}
+
+template <class R> __device__ inline cplx<R> cx_sinh(cplx<R> z) {
+    R x = z.re, y = z.im;
+    const R inf = sm_inf<R>();
+    if (sm_fin(x) && sm_fin(y)) {
+        if (y == 0) return {sm_sinh(x), y};
+        return {sm_sinh(x) * sm_cos(y), sm_cosh(x) * sm_sin(y)};
+    }
+    if (x == 0) return {x, y - y};
+    if (y == 0) return {x, y};
+    if (sm_fin(x)) return {y - y, x * (y - y)};
+    if (x == inf || x == -inf) {
+        if (!sm_fin(y)) return {x * x, x * (y - y)};
+        return {x * sm_cos(y), inf * sm_sin(y)};
+    }
+    return {(x * x) * (y - y), (x + x) * (y - y)};
+}
+
+// FreeBSD's ctanh formulation (as NumPy): finite where exp() would overflow
+template <class R> __device__ inline cplx<R> cx_tanh(cplx<R> z) {
+    R x = z.re, y = z.im;
+    if (!sm_fin(x)) {
+        if (x != x) return {x, y == 0 ? y : x * y};
+        return {sm_copysign((R)1, x), sm_copysign((R)0, y)};
+    }
+    if (!sm_fin(y)) return {x == 0 ? x : y - y, y - y};
+    if (sm_fabs(x) >= (R)22) {
+        R e = sm_exp(-sm_fabs(x));
+        return {sm_copysign((R)1, x), 4 * sm_sin(y) * sm_cos(y) * e * e};
+    }
+    R t = sm_tan(y), beta = 1 + t * t, s = sm_sinh(x), rho = sm_sqrt(1 + s * s);
+    R denom = 1 + beta * s * s;
+    return {beta * rho * s / denom, t / denom};
+}
+
+template <class R> __device__ inline cplx<R> cx_sin(cplx<R> z) {
+    cplx<R> w = cx_sinh(cplx<R>{-z.im, z.re});
+    return {w.im, -w.re};
+}
+template <class R> __device__ inline cplx<R> cx_cos(cplx<R> z) { return cx_cosh(cplx<R>{-z.im, z.re}); }
+template <class R> __device__ inline cplx<R> cx_tan(cplx<R> z) {
+    cplx<R> w = cx_tanh(cplx<R>{-z.im, z.re});
+    return {w.im, -w.re};
+}
