@@ -17,6 +17,7 @@ import functools
 
 import numpy as np
 
+from ... import _dtypes as dt
 from ..._layout import simplify, split_outer
 from ..._shapes import broadcast_strides, reshape_strides
 from . import _ops, _sources
@@ -498,6 +499,25 @@ def searchsorted_cuda(out, x1, x2, *, right) -> None:
                                    x1._shape[0], vbuf, vo, count, np.bool_(right)))  # fmt: skip
 
 
+def nonzero_cuda(out, x) -> None:
+    """Coordinates of the nonzero elements (x is bool; the rule counted them): each element's
+    place among them is an inclusive scan of its flag."""
+    count = out._shape[1]
+    if not count:
+        return
+    n, nd = x.size, len(x._shape)
+    xbuf, xo = _dense(x)
+    rt = runtime()
+    flags, pos = rt.empty(n, np.int64), rt.empty(n, np.int64)
+    copy_cuda(_View(flags, (n,), (1,), 0, dt.int64), _View(xbuf, (n,), (1,), xo, dt.bool))
+    scan = _function(_sources.scan("sum"), "scan_rows<red_sum, i64>")
+    scan((1,), (BLOCK,), (pos, 0, 0, 0, 1, flags, 0, 0, 0, 1, 1, 1, n))
+    shape = rt.empty(nd, np.int64)
+    rt.upload(shape, np.array(x._shape, np.int64))
+    fn = _function(_sources.index(), "nonzero_coords")
+    fn((_grid(n),), (BLOCK,), (out._buf, xbuf, xo, pos, n, shape, nd, count))
+
+
 def _blocks2(shape, strides):
     """The trailing block of a gather/scatter as a rank-2 (shape, strides) pair (dimensions
     merged in place where the strided side is contiguous across them, as on cpu)."""
@@ -719,6 +739,7 @@ _SPECIAL = {
     "matmul": matmul_cuda,
     "take_along_axis": take_along_axis_cuda,
     "searchsorted": searchsorted_cuda,
+    "nonzero": nonzero_cuda,
 }
 
 

@@ -121,3 +121,19 @@ __global__ void searchsorted(long long* o, const T* a, long long ao, long long a
         o[i] = lo;
     }
 }
+
+// coordinates (ndim, count) of the nonzero elements of the dense bool x, C order; pos is the
+// inclusive prefix sum of x's flags (element i is the pos[i]-th nonzero)
+extern "C" __global__ void nonzero_coords(long long* o, const bool* x, long long xo,
+                                          const long long* pos, long long n,
+                                          const long long* shape, long long nd,
+                                          long long count) {
+    STRIDED_GRID_LOOP(i, n) {
+        if (!x[xo + i]) continue;
+        long long c = pos[i] - 1, rem = i;
+        for (long long d = nd - 1; d >= 0; --d) {
+            o[d * count + c] = rem % shape[d];
+            rem /= shape[d];
+        }
+    }
+}
