@@ -518,6 +518,49 @@ def nonzero_cuda(out, x) -> None:
     fn((_grid(n),), (BLOCK,), (out._buf, xbuf, xo, pos, n, shape, nd, count))
 
 
+#: the longest row the rank sort takes (its work per row is quadratic)
+SORT_MAX_ROW = 1 << 16
+
+
+def _sort_kernel(arg: bool):
+    name = "argsort" if arg else "sort"
+
+    def kernel(out, x, *, axis, descending) -> None:
+        shape, strides = _axis_last(x, axis)
+        n = shape[-1]
+        rows = 1
+        for m in shape[:-1]:
+            rows *= m
+        if not rows * n:
+            return
+        if n > SORT_MAX_ROW:
+            raise NotImplementedError(
+                f"{name}: rows longer than {SORT_MAX_ROW} have no cuda kernel yet (got {n})"
+            )
+        st = reshape_strides(shape, strides, (rows, n))
+        if st is None:  # rows that do not merge into one stride: a dense copy, axis last
+            order = [i for i in range(len(x._shape)) if i != axis] + [axis]
+            xbuf, xo, st = _dense_copy(x, order), 0, (n, 1)
+        else:
+            xbuf, xo = x._buf, x._offset
+        last_axis = axis == len(x._shape) - 1
+        target = out._buf if last_axis else runtime().empty(rows * n, out._dtype.numpy)
+        fn = _function(
+            _sources.sort(), f"rank_sort<{_cname(x._dtype)}, {'true' if arg else 'false'}>"
+        )
+        fn((_grid(rows * n),), (BLOCK,), (target, xbuf, xo, st[0], st[1], rows, n,
+                                          np.bool_(descending)))  # fmt: skip
+        if not last_axis:  # rows were written with the axis last: move them into place
+            o_shape, o_st = _axis_last(out, axis)
+            copy_cuda(
+                _View(out._buf, o_shape, o_st, out._offset, out._dtype),
+                _View(target, o_shape, _c_strides(o_shape), 0, out._dtype),
+            )
+
+    kernel.__name__ = f"{name}_cuda"
+    return kernel
+
+
 def _blocks2(shape, strides):
     """The trailing block of a gather/scatter as a rank-2 (shape, strides) pair (dimensions
     merged in place where the strided side is contiguous across them, as on cpu)."""
@@ -740,6 +783,8 @@ _SPECIAL = {
     "take_along_axis": take_along_axis_cuda,
     "searchsorted": searchsorted_cuda,
     "nonzero": nonzero_cuda,
+    "sort": _sort_kernel(False),
+    "argsort": _sort_kernel(True),
 }
 
 

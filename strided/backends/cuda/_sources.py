@@ -128,6 +128,12 @@ def matmul() -> tuple[str, tuple[str, ...]]:
     return _source(read("matmul.cu")), tuple(f"matmul_tiled<{CTYPE[d]}>" for d in ALL)
 
 
+@functools.cache
+def sort() -> tuple[str, tuple[str, ...]]:
+    names = tuple(f"rank_sort<{CTYPE[d]}, {a}>" for d in ALL for a in ("false", "true"))
+    return _source(read("sort.cu")), names
+
+
 ARANGE = _ops.REAL
 LINSPACE = _ops.FLOAT
 
@@ -150,4 +156,5 @@ def all_modules() -> dict[str, tuple[str, tuple[str, ...]]]:
     mods["argreduce"] = argreduce()
     mods["index"] = index()
     mods["matmul"] = matmul()
+    mods["sort"] = sort()
     return mods
