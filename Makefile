@@ -1,5 +1,6 @@
 # Two commands set everything up on a fresh machine with Python 3.10+ and make:
-#   make demo   creates .venv, installs strided with its test extra, runs examples/tour.py
+#   make demo   creates .venv, installs strided with its test extra, runs examples/tour.py and
+#               examples/train_digits.py (fast settings; plot and checkpoints in runs/)
 #   make test   same venv, runs the test suite (the cuda extra too: without a GPU, the cuda
 #               kernels are compiled by NVRTC and run on the host with g++)
 PYTHON ?= python3
@@ -7,7 +8,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-ops bench-memory conformance fuzz boundscheck clean
+.PHONY: demo test lint bench bench-meta bench-nn bench-ops bench-memory conformance fuzz boundscheck clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +20,7 @@ $(STAMP): pyproject.toml | $(PY)
 
 demo: $(STAMP)
 	$(PY) examples/tour.py
+	$(PY) examples/train_digits.py --fast --out runs
 
 test: $(STAMP)
 	$(PY) -m pytest -q -n 2 tests
@@ -29,6 +31,12 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench_core.py
+
+# GPT-3 175B on meta vs PyTorch's meta device; strided.nn vs PyTorch (conv, digits CNN, MLP step)
+bench-meta: $(STAMP)
+	$(PY) benchmarks/bench_meta.py
+bench-nn: $(STAMP)
+	$(PY) benchmarks/bench_nn.py $(ARGS)
 
 # every op vs NumPy and PyTorch (pip install torch==2.13.0 for its column); ARGS="--quick --filter exp"
 bench-ops: $(STAMP)
@@ -57,4 +65,4 @@ conformance: $(STAMP)
 	$(PY) conformance/run.py --suite "$(SUITE)" $(ARGS)
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .numba-boundscheck
+	rm -rf $(VENV) build *.egg-info .pytest_cache .numba-boundscheck runs

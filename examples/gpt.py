@@ -128,7 +128,9 @@ class GPT(nn.Module):
     def forward(self, tokens):
         b, t = tokens.shape
         if t > self.context:
-            raise ValueError(f"GPT: a sequence of {t} tokens is longer than the context, {self.context}")
+            raise ValueError(
+                f"GPT: a sequence of {t} tokens is longer than the context, {self.context}"
+            )
         pos = xp.arange(t, dtype=xp.int64, device=tokens.device)
         x = self.drop(self.wte(tokens) + self.wpe(pos))
         for block in self.h:
@@ -141,6 +143,16 @@ class GPT(nn.Module):
         logits = self(tokens)
         b, t, v = logits.shape
         return F.cross_entropy(xp.reshape(logits, (b * t, v)), xp.reshape(targets, (b * t,)))
+
+
+def gpt(config: str = "gpt3-175b", device=None, dtype=None, **overrides) -> GPT:
+    """The model of a named configuration (``CONFIGS``), with any field overridden:
+    ``gpt("gpt2", n_layer=4)``.  The factory ``python -m strided.summary`` calls."""
+    if config not in CONFIGS:
+        raise ValueError(
+            f"gpt: unknown configuration {config!r}; expected one of {sorted(CONFIGS)}"
+        )
+    return GPT(**{**CONFIGS[config], **overrides}, device=device, dtype=dtype)
 
 
 def main(argv=None) -> int:

@@ -60,3 +60,9 @@ for _n in _shared:
     setattr(linalg, _n, globals()[_n])
 _name_errors(fft.__dict__, fft.__all__, "fft.")
 del _name_errors, _DIRECT, _shared, _n
+
+# outside the standard, above the namespace: PyTorch-style samplers (strided.random) and layers
+# (strided.nn, as torch.nn); optimizers and schedulers (strided.optim), datasets and loaders
+# (strided.utils.data) and safetensors checkpoints (strided.save_file / load_file)
+from . import nn, optim, random, utils  # noqa: E402
+from .serialization import load_file, save_file  # noqa: E402

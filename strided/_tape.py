@@ -43,6 +43,11 @@ class Rule:
 #: op name -> Rule (filled by strided.autograd._rules) or the string "not differentiable"
 RULES: dict[str, Rule | str] = {}
 
+#: ``hook(node, order, exception)`` for an exception raised by a node's backward rule, before it
+#: propagates (``strided.nn`` names the module the node was recorded in); ``order`` is the graph
+#: being run, outputs first.
+BACKWARD_ERROR_HOOKS: list = []
+
 
 class Node:
     """One recorded call: its rule, its (saved) inputs and outputs, and the edges to the nodes

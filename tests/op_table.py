@@ -2401,6 +2401,16 @@ OTHER_OPS = {
     "linalg_eig": "test_linalg",
     "linalg_svd": "test_linalg",
     "linalg_qr": "test_linalg",
+    # strided.nn's convolution and pooling primitives (tested through nn.functional)
+    "im2col": "nn.test_conv",
+    "col2im": "nn.test_conv",
+    "max_pool2d": "nn.test_pooling",
+    "max_pool2d_backward": "nn.test_pooling",
+    "avg_pool2d": "nn.test_pooling",
+    "avg_pool2d_backward": "nn.test_pooling",
+    "conv2d": "nn.test_conv",
+    "conv2d_input_grad": "nn.test_conv",
+    "conv2d_weight_grad": "nn.test_conv",
 }
 
 REDUCTIONS = {

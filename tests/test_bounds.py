@@ -170,6 +170,7 @@ def _calls(name):
         "gather": lambda x: [x[xp.asarray([0, 0])]] if x.ndim and x.shape[0] else [],
         "scatter": _scatter,
         "scatter_add": _scatter_add,
+        **_NN_CALLS,
     }
     if name in ("sum", "prod", "max", "min", "any", "all", "argmax", "argmin"):
         fn = getattr(xp, name)
@@ -204,6 +205,56 @@ def _scatter_add(x):
     return [index_add(x, x[xp.asarray([0, 0])], (xp.asarray([0, 0]),))]
 
 
+def _nn(fn):
+    """A call of strided.nn's convolution/pooling primitives on a 4-D floating array (others,
+    and arrays without spatial extent, give nothing to check)."""
+
+    def call(x):
+        if x.ndim != 4 or x.dtype not in (xp.float32, xp.float64) or 0 in x.shape[2:]:
+            return []
+        return fn(x)
+
+    return call
+
+
+def _nn_calls():
+    import strided.nn.functional as F
+    from strided._ops import nn_conv as nc
+
+    conv = ((1, 1), (1, 0, 1, 1), (1, 1), 1)  # stride, padding (t, b, l, r), dilation, groups
+
+    def w(x):
+        return xp.ones((2, x.shape[1], 2, 2), dtype=x.dtype)
+
+    def pooled(x):
+        return nc.max_pool2d_with_indices(x, (2, 2), (1, 1), (1, 1), (1, 1), True)
+
+    avg = ((2, 2), (1, 1), (1, 1), True, False, None)
+    return {
+        "im2col": _nn(
+            lambda x: [
+                F.unfold(x, (2, 1), padding=1),
+                nc.im2col(x, (2, 2), (1, 1), (1, 0, 1, 1), (1, 1), True),
+            ]
+        ),  # fmt: skip
+        "col2im": _nn(lambda x: [F.fold(F.unfold(x, 2, padding=1), x.shape[2:], 2, padding=1)]),
+        "max_pool2d": _nn(lambda x: list(pooled(x))),
+        "max_pool2d_backward": _nn(lambda x: [nc.max_pool2d_backward(*pooled(x), x.shape[2:])]),
+        "avg_pool2d": _nn(lambda x: [nc.avg_pool2d(x, *avg)]),
+        "avg_pool2d_backward": _nn(
+            lambda x: [nc.avg_pool2d_backward(nc.avg_pool2d(x, *avg), x.shape[2:], *avg)]
+        ),
+        "conv2d": _nn(lambda x: [nc.conv2d(x, w(x), *conv)]),
+        "conv2d_input_grad": _nn(
+            lambda x: [nc.conv2d_input_grad(nc.conv2d(x, w(x), *conv), w(x), x.shape[2:], *conv)]
+        ),
+        "conv2d_weight_grad": _nn(
+            lambda x: [nc.conv2d_weight_grad(x, nc.conv2d(x, w(x), *conv), (2, 2), *conv)]
+        ),
+    }
+
+
+_NN_CALLS = _nn_calls()
 _DTYPES_OTHER = [sdt.float64, sdt.int64, sdt.complex128, sdt.bool]
 _DATA_OPS = sorted(n for n in OTHER_OPS if _calls(n) is not None)
 

@@ -7,6 +7,7 @@ from . import (  # noqa: F401
     elementwise,
     linalg,
     manipulation,
+    nn_conv,
     operators,
     reduction,
     searching,

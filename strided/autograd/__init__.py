@@ -27,7 +27,10 @@ import functools
 from .. import _tape
 from .._array import OPERATIONS, Array
 from .._grad_state import Mode
-from . import _rules  # noqa: F401  (declares every backward rule)
+from . import (
+    _rules,  # noqa: F401  (declares every backward rule)
+    _rules_nn_conv,  # noqa: F401  (convolution and pooling)
+)
 from ._check import gradcheck, gradgradcheck
 from ._engine import run_backward
 from ._function import Function, FunctionCtx, once_differentiable

@@ -11,7 +11,7 @@ from __future__ import annotations
 from .. import _dtypes as dt
 from .. import _namespace as _xp
 from .._array import Array
-from .._tape import Mode, edge, run_hooks, version
+from .._tape import BACKWARD_ERROR_HOOKS, Mode, edge, run_hooks, version
 
 
 def sum_to(g: Array, shape: tuple) -> Array:
@@ -187,13 +187,21 @@ def run_backward(
             if wanted is not None and id(node) not in wanted:
                 continue  # a captured output whose inputs lead to nothing asked for
             # an output that got no gradient passes None (multi-output rules treat it as zero)
-            input_grads = node.rule.vjp(node, *gs)
-            if not retain_graph:
-                _release(node)
-            for e, gi, meta in zip(node.edges, input_grads, node.input_meta):
-                if e is None or gi is None:
+            try:
+                input_grads = node.rule.vjp(node, *gs)
+                if not retain_graph:
+                    _release(node)
+                fitted = [
+                    None if e is None or gi is None else fit(gi, meta)
+                    for e, gi, meta in zip(node.edges, input_grads, node.input_meta)
+                ]
+            except Exception as error:
+                for hook in BACKWARD_ERROR_HOOKS:
+                    hook(node, order, error)
+                raise
+            for e, gi in zip(node.edges, fitted):
+                if gi is None:
                     continue
-                gi = fit(gi, meta)
                 target, index = e
                 if target is None:  # a leaf: the edge's second item is the array
                     _add_to_leaf(leaf_grads, index, gi)

@@ -681,7 +681,10 @@ def _matmul(ctx, g):
         ga = g2 * cb
         gb = xp.matmul(xp.matrix_transpose(ca), g2)[..., 0]
         return (ga, gb)
-    return (xp.matmul(g, xp.matrix_transpose(cb)), xp.matmul(xp.matrix_transpose(ca), g))
+    # only the products an input needs: the data operand of a layer often has no gradient
+    ga = xp.matmul(g, xp.matrix_transpose(cb)) if ctx.edges[0] is not None else None
+    gb = xp.matmul(xp.matrix_transpose(ca), g) if ctx.edges[1] is not None else None
+    return (ga, gb)
 
 
 # -- the fft extension's primitives ---------------------------------------------------------------

@@ -400,10 +400,14 @@ def where_cpu(out, cond, x1, x2):
 
 
 def _row_major(a, rows: int, cols: int):
-    """``a`` as a (rows, cols) NumPy view when its last two dims are dense row-major, else None."""
+    """``a`` as a (rows, cols) NumPy view when it is a dense 2-D matrix in row-major or
+    column-major order (the transpose of a dense matrix, e.g. ``W.mT`` in a linear layer: NumPy
+    hands BLAS the transpose flag instead of copying), else None."""
     st = a._strides
     if len(a._shape) == 2 and (st[1] == 1 or cols == 1) and (st[0] == cols or rows == 1):
         return a._buf[a._offset : a._offset + rows * cols].reshape(rows, cols)
+    if len(a._shape) == 2 and st[0] == 1 and st[1] == rows:
+        return a._buf[a._offset : a._offset + rows * cols].reshape(cols, rows).T
     return None
 
 
@@ -767,4 +771,7 @@ def _special_kernels() -> dict:
 
     special.update(fft_kernels)
     special.update(_linalg.KERNELS)  # LAPACK-backed linalg primitives
+    from ._nn_conv import KERNELS as nn_conv_kernels
+
+    special.update(nn_conv_kernels)  # convolution and pooling (strided.nn)
     return special

@@ -132,8 +132,9 @@ FIX_S = "\n            V.sincos_fix(o, ob, os2, a, ab, as2, n2, {which})"
 FIX_P = "\n        V.sincos_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1 - k0, {which})"
 
 # Serial kernels (small arrays, and what the tests compile for every dtype) keep two loop variants
-# to stay cheap to compile; parallel kernels (compiled only once large arrays appear) also
-# specialise scalar (stride-0) operands.
+# to stay cheap to compile, except for one operand constant along the inner loop (a column
+# broadcast: every softmax and normalisation has several), which parallel kernels (compiled
+# only once large arrays appear) specialise too.
 BINARY = """
 
 @njit(**SERIAL)
@@ -149,6 +150,18 @@ def {name}_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.{fn}(aseg[k], bseg[k]))
+            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                y = b[bb]
+                for k in range(n2):
+                    store(oseg, k, S.{fn}(aseg[k], y))
+            elif os2 == 1 and as2 == 0 and bs2 == 1:
+                oseg = o[ob : ob + n2]
+                bseg = b[bb : bb + n2]
+                x = a[ab]
+                for k in range(n2):
+                    store(oseg, k, S.{fn}(x, bseg[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.{fn}(a[ab + k * as2], b[bb + k * bs2]))

@@ -17,7 +17,7 @@ ROW = dict(error_model="numpy", fastmath={"reassoc", "contract"})
 SERIAL = dict(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
 PARALLEL = dict(SERIAL, parallel=True)
 
-SOURCE_HASH = 'a39d4ebb8e30cd04'
+SOURCE_HASH = 'a44a1f7ac161fa32'
 
 
 @njit(**SERIAL)
@@ -1959,6 +1959,18 @@ def add_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, 
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.add(aseg[k], bseg[k]))
+            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                y = b[bb]
+                for k in range(n2):
+                    store(oseg, k, S.add(aseg[k], y))
+            elif os2 == 1 and as2 == 0 and bs2 == 1:
+                oseg = o[ob : ob + n2]
+                bseg = b[bb : bb + n2]
+                x = a[ab]
+                for k in range(n2):
+                    store(oseg, k, S.add(x, bseg[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.add(a[ab + k * as2], b[bb + k * bs2]))
@@ -2012,6 +2024,18 @@ def subtract_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.subtract(aseg[k], bseg[k]))
+            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                y = b[bb]
+                for k in range(n2):
+                    store(oseg, k, S.subtract(aseg[k], y))
+            elif os2 == 1 and as2 == 0 and bs2 == 1:
+                oseg = o[ob : ob + n2]
+                bseg = b[bb : bb + n2]
+                x = a[ab]
+                for k in range(n2):
+                    store(oseg, k, S.subtract(x, bseg[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.subtract(a[ab + k * as2], b[bb + k * bs2]))
@@ -2065,6 +2089,18 @@ def multiply_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.multiply(aseg[k], bseg[k]))
+            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                y = b[bb]
+                for k in range(n2):
+                    store(oseg, k, S.multiply(aseg[k], y))
+            elif os2 == 1 and as2 == 0 and bs2 == 1:
+                oseg = o[ob : ob + n2]
+                bseg = b[bb : bb + n2]
+                x = a[ab]
+                for k in range(n2):
+                    store(oseg, k, S.multiply(x, bseg[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.multiply(a[ab + k * as2], b[bb + k * bs2]))
@@ -2118,6 +2154,18 @@ def divide_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.divide(aseg[k], bseg[k]))
+            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                y = b[bb]
+                for k in range(n2):
+                    store(oseg, k, S.divide(aseg[k], y))
+            elif os2 == 1 and as2 == 0 and bs2 == 1:
+                oseg = o[ob : ob + n2]
+                bseg = b[bb : bb + n2]
+                x = a[ab]
+                for k in range(n2):
+                    store(oseg, k, S.divide(x, bseg[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.divide(a[ab + k * as2], b[bb + k * bs2]))
@@ -2171,6 +2219,18 @@ def floor_divide_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, 
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.floor_divide(aseg[k], bseg[k]))
+            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                y = b[bb]
+                for k in range(n2):
+                    store(oseg, k, S.floor_divide(aseg[k], y))
+            elif os2 == 1 and as2 == 0 and bs2 == 1:
+                oseg = o[ob : ob + n2]
+                bseg = b[bb : bb + n2]
+                x = a[ab]
+                for k in range(n2):
+                    store(oseg, k, S.floor_divide(x, bseg[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.floor_divide(a[ab + k * as2], b[bb + k * bs2]))
@@ -2224,6 +2284,18 @@ def remainder_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.remainder(aseg[k], bseg[k]))
+            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                y = b[bb]
+                for k in range(n2):
+                    store(oseg, k, S.remainder(aseg[k], y))
+            elif os2 == 1 and as2 == 0 and bs2 == 1:
+                oseg = o[ob : ob + n2]
+                bseg = b[bb : bb + n2]
+                x = a[ab]
+                for k in range(n2):
+                    store(oseg, k, S.remainder(x, bseg[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.remainder(a[ab + k * as2], b[bb + k * bs2]))
@@ -2277,6 +2349,18 @@ def pow_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, 
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.pow_(aseg[k], bseg[k]))
+            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                y = b[bb]
+                for k in range(n2):
+                    store(oseg, k, S.pow_(aseg[k], y))
+            elif os2 == 1 and as2 == 0 and bs2 == 1:
+                oseg = o[ob : ob + n2]
+                bseg = b[bb : bb + n2]
+                x = a[ab]
+                for k in range(n2):
+                    store(oseg, k, S.pow_(x, bseg[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.pow_(a[ab + k * as2], b[bb + k * bs2]))
@@ -2330,6 +2414,18 @@ def maximum_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, 
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.maximum(aseg[k], bseg[k]))
+            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                y = b[bb]
+                for k in range(n2):
+                    store(oseg, k, S.maximum(aseg[k], y))
+            elif os2 == 1 and as2 == 0 and bs2 == 1:
+                oseg = o[ob : ob + n2]
+                bseg = b[bb : bb + n2]
+                x = a[ab]
+                for k in range(n2):
+                    store(oseg, k, S.maximum(x, bseg[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.maximum(a[ab + k * as2], b[bb + k * bs2]))
@@ -2383,6 +2479,18 @@ def minimum_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, 
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.minimum(aseg[k], bseg[k]))
+            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                y = b[bb]
+                for k in range(n2):
+                    store(oseg, k, S.minimum(aseg[k], y))
+            elif os2 == 1 and as2 == 0 and bs2 == 1:
+                oseg = o[ob : ob + n2]
+                bseg = b[bb : bb + n2]
+                x = a[ab]
+                for k in range(n2):
+                    store(oseg, k, S.minimum(x, bseg[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.minimum(a[ab + k * as2], b[bb + k * bs2]))
@@ -2436,6 +2544,18 @@ def logaddexp_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.logaddexp(aseg[k], bseg[k]))
+            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                y = b[bb]
+                for k in range(n2):
+                    store(oseg, k, S.logaddexp(aseg[k], y))
+            elif os2 == 1 and as2 == 0 and bs2 == 1:
+                oseg = o[ob : ob + n2]
+                bseg = b[bb : bb + n2]
+                x = a[ab]
+                for k in range(n2):
+                    store(oseg, k, S.logaddexp(x, bseg[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.logaddexp(a[ab + k * as2], b[bb + k * bs2]))
@@ -2489,6 +2609,18 @@ def hypot_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.hypot(aseg[k], bseg[k]))
+            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                y = b[bb]
+                for k in range(n2):
+                    store(oseg, k, S.hypot(aseg[k], y))
+            elif os2 == 1 and as2 == 0 and bs2 == 1:
+                oseg = o[ob : ob + n2]
+                bseg = b[bb : bb + n2]
+                x = a[ab]
+                for k in range(n2):
+                    store(oseg, k, S.hypot(x, bseg[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.hypot(a[ab + k * as2], b[bb + k * bs2]))
@@ -2542,6 +2674,18 @@ def atan2_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.atan2(aseg[k], bseg[k]))
+            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                y = b[bb]
+                for k in range(n2):
+                    store(oseg, k, S.atan2(aseg[k], y))
+            elif os2 == 1 and as2 == 0 and bs2 == 1:
+                oseg = o[ob : ob + n2]
+                bseg = b[bb : bb + n2]
+                x = a[ab]
+                for k in range(n2):
+                    store(oseg, k, S.atan2(x, bseg[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.atan2(a[ab + k * as2], b[bb + k * bs2]))
@@ -2595,6 +2739,18 @@ def copysign_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.copysign(aseg[k], bseg[k]))
+            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                y = b[bb]
+                for k in range(n2):
+                    store(oseg, k, S.copysign(aseg[k], y))
+            elif os2 == 1 and as2 == 0 and bs2 == 1:
+                oseg = o[ob : ob + n2]
+                bseg = b[bb : bb + n2]
+                x = a[ab]
+                for k in range(n2):
+                    store(oseg, k, S.copysign(x, bseg[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.copysign(a[ab + k * as2], b[bb + k * bs2]))
@@ -2648,6 +2804,18 @@ def nextafter_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.nextafter(aseg[k], bseg[k]))
+            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                y = b[bb]
+                for k in range(n2):
+                    store(oseg, k, S.nextafter(aseg[k], y))
+            elif os2 == 1 and as2 == 0 and bs2 == 1:
+                oseg = o[ob : ob + n2]
+                bseg = b[bb : bb + n2]
+                x = a[ab]
+                for k in range(n2):
+                    store(oseg, k, S.nextafter(x, bseg[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.nextafter(a[ab + k * as2], b[bb + k * bs2]))
@@ -2701,6 +2869,18 @@ def equal_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.equal(aseg[k], bseg[k]))
+            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                y = b[bb]
+                for k in range(n2):
+                    store(oseg, k, S.equal(aseg[k], y))
+            elif os2 == 1 and as2 == 0 and bs2 == 1:
+                oseg = o[ob : ob + n2]
+                bseg = b[bb : bb + n2]
+                x = a[ab]
+                for k in range(n2):
+                    store(oseg, k, S.equal(x, bseg[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.equal(a[ab + k * as2], b[bb + k * bs2]))
@@ -2754,6 +2934,18 @@ def not_equal_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.not_equal(aseg[k], bseg[k]))
+            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                y = b[bb]
+                for k in range(n2):
+                    store(oseg, k, S.not_equal(aseg[k], y))
+            elif os2 == 1 and as2 == 0 and bs2 == 1:
+                oseg = o[ob : ob + n2]
+                bseg = b[bb : bb + n2]
+                x = a[ab]
+                for k in range(n2):
+                    store(oseg, k, S.not_equal(x, bseg[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.not_equal(a[ab + k * as2], b[bb + k * bs2]))
@@ -2807,6 +2999,18 @@ def less_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0,
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.less(aseg[k], bseg[k]))
+            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                y = b[bb]
+                for k in range(n2):
+                    store(oseg, k, S.less(aseg[k], y))
+            elif os2 == 1 and as2 == 0 and bs2 == 1:
+                oseg = o[ob : ob + n2]
+                bseg = b[bb : bb + n2]
+                x = a[ab]
+                for k in range(n2):
+                    store(oseg, k, S.less(x, bseg[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.less(a[ab + k * as2], b[bb + k * bs2]))
@@ -2860,6 +3064,18 @@ def less_equal_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.less_equal(aseg[k], bseg[k]))
+            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                y = b[bb]
+                for k in range(n2):
+                    store(oseg, k, S.less_equal(aseg[k], y))
+            elif os2 == 1 and as2 == 0 and bs2 == 1:
+                oseg = o[ob : ob + n2]
+                bseg = b[bb : bb + n2]
+                x = a[ab]
+                for k in range(n2):
+                    store(oseg, k, S.less_equal(x, bseg[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.less_equal(a[ab + k * as2], b[bb + k * bs2]))
@@ -2913,6 +3129,18 @@ def greater_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, 
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.greater(aseg[k], bseg[k]))
+            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                y = b[bb]
+                for k in range(n2):
+                    store(oseg, k, S.greater(aseg[k], y))
+            elif os2 == 1 and as2 == 0 and bs2 == 1:
+                oseg = o[ob : ob + n2]
+                bseg = b[bb : bb + n2]
+                x = a[ab]
+                for k in range(n2):
+                    store(oseg, k, S.greater(x, bseg[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.greater(a[ab + k * as2], b[bb + k * bs2]))
@@ -2966,6 +3194,18 @@ def greater_equal_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1,
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.greater_equal(aseg[k], bseg[k]))
+            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                y = b[bb]
+                for k in range(n2):
+                    store(oseg, k, S.greater_equal(aseg[k], y))
+            elif os2 == 1 and as2 == 0 and bs2 == 1:
+                oseg = o[ob : ob + n2]
+                bseg = b[bb : bb + n2]
+                x = a[ab]
+                for k in range(n2):
+                    store(oseg, k, S.greater_equal(x, bseg[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.greater_equal(a[ab + k * as2], b[bb + k * bs2]))
@@ -3019,6 +3259,18 @@ def logical_and_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.logical_and(aseg[k], bseg[k]))
+            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                y = b[bb]
+                for k in range(n2):
+                    store(oseg, k, S.logical_and(aseg[k], y))
+            elif os2 == 1 and as2 == 0 and bs2 == 1:
+                oseg = o[ob : ob + n2]
+                bseg = b[bb : bb + n2]
+                x = a[ab]
+                for k in range(n2):
+                    store(oseg, k, S.logical_and(x, bseg[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.logical_and(a[ab + k * as2], b[bb + k * bs2]))
@@ -3072,6 +3324,18 @@ def logical_or_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.logical_or(aseg[k], bseg[k]))
+            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                y = b[bb]
+                for k in range(n2):
+                    store(oseg, k, S.logical_or(aseg[k], y))
+            elif os2 == 1 and as2 == 0 and bs2 == 1:
+                oseg = o[ob : ob + n2]
+                bseg = b[bb : bb + n2]
+                x = a[ab]
+                for k in range(n2):
+                    store(oseg, k, S.logical_or(x, bseg[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.logical_or(a[ab + k * as2], b[bb + k * bs2]))
@@ -3125,6 +3389,18 @@ def logical_xor_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.logical_xor(aseg[k], bseg[k]))
+            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                y = b[bb]
+                for k in range(n2):
+                    store(oseg, k, S.logical_xor(aseg[k], y))
+            elif os2 == 1 and as2 == 0 and bs2 == 1:
+                oseg = o[ob : ob + n2]
+                bseg = b[bb : bb + n2]
+                x = a[ab]
+                for k in range(n2):
+                    store(oseg, k, S.logical_xor(x, bseg[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.logical_xor(a[ab + k * as2], b[bb + k * bs2]))
@@ -3178,6 +3454,18 @@ def bitwise_and_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.bitwise_and(aseg[k], bseg[k]))
+            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                y = b[bb]
+                for k in range(n2):
+                    store(oseg, k, S.bitwise_and(aseg[k], y))
+            elif os2 == 1 and as2 == 0 and bs2 == 1:
+                oseg = o[ob : ob + n2]
+                bseg = b[bb : bb + n2]
+                x = a[ab]
+                for k in range(n2):
+                    store(oseg, k, S.bitwise_and(x, bseg[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.bitwise_and(a[ab + k * as2], b[bb + k * bs2]))
@@ -3231,6 +3519,18 @@ def bitwise_or_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.bitwise_or(aseg[k], bseg[k]))
+            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                y = b[bb]
+                for k in range(n2):
+                    store(oseg, k, S.bitwise_or(aseg[k], y))
+            elif os2 == 1 and as2 == 0 and bs2 == 1:
+                oseg = o[ob : ob + n2]
+                bseg = b[bb : bb + n2]
+                x = a[ab]
+                for k in range(n2):
+                    store(oseg, k, S.bitwise_or(x, bseg[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.bitwise_or(a[ab + k * as2], b[bb + k * bs2]))
@@ -3284,6 +3584,18 @@ def bitwise_xor_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.bitwise_xor(aseg[k], bseg[k]))
+            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                y = b[bb]
+                for k in range(n2):
+                    store(oseg, k, S.bitwise_xor(aseg[k], y))
+            elif os2 == 1 and as2 == 0 and bs2 == 1:
+                oseg = o[ob : ob + n2]
+                bseg = b[bb : bb + n2]
+                x = a[ab]
+                for k in range(n2):
+                    store(oseg, k, S.bitwise_xor(x, bseg[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.bitwise_xor(a[ab + k * as2], b[bb + k * bs2]))
@@ -3337,6 +3649,18 @@ def bitwise_left_shift_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0,
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.bitwise_left_shift(aseg[k], bseg[k]))
+            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                y = b[bb]
+                for k in range(n2):
+                    store(oseg, k, S.bitwise_left_shift(aseg[k], y))
+            elif os2 == 1 and as2 == 0 and bs2 == 1:
+                oseg = o[ob : ob + n2]
+                bseg = b[bb : bb + n2]
+                x = a[ab]
+                for k in range(n2):
+                    store(oseg, k, S.bitwise_left_shift(x, bseg[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.bitwise_left_shift(a[ab + k * as2], b[bb + k * bs2]))
@@ -3390,6 +3714,18 @@ def bitwise_right_shift_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.bitwise_right_shift(aseg[k], bseg[k]))
+            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
+                oseg = o[ob : ob + n2]
+                aseg = a[ab : ab + n2]
+                y = b[bb]
+                for k in range(n2):
+                    store(oseg, k, S.bitwise_right_shift(aseg[k], y))
+            elif os2 == 1 and as2 == 0 and bs2 == 1:
+                oseg = o[ob : ob + n2]
+                bseg = b[bb : bb + n2]
+                x = a[ab]
+                for k in range(n2):
+                    store(oseg, k, S.bitwise_right_shift(x, bseg[k]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.bitwise_right_shift(a[ab + k * as2], b[bb + k * bs2]))

@@ -85,21 +85,45 @@ def _run_map(name: str, operands, shape) -> None:
         else:
             serial(*args, 1, 1, total)
             return
-    bufs = [op[0] for op in operands]
-    sshape, sstrides, offsets = simplify(
-        shape, [op[2] for op in operands], [op[1] for op in operands]
-    )
-    if sshape is None:
-        return
-    for offs, (n0, n1, n2), strides in split_outer(sshape, sstrides, offsets, 3):
+    plan = _map_plan(shape, tuple(op[2] for op in operands))
+    for deltas, n0, n1, n2, strides in plan:
         args = []
-        for buf, off, st in zip(bufs, offs, strides):
-            args += (buf, off, st[0], st[1], st[2])
+        for (buf, off, _), d, st in zip(operands, deltas, strides):
+            args += (buf, off + d, st[0], st[1], st[2])
         if parallel is not None and total >= PARALLEL_THRESHOLD:
             seg = n2 if n0 * n1 >= 64 else SEGMENT
             parallel(*args, n0, n1, n2, seg)
         else:
             serial(*args, n0, n1, n2)
+
+
+_PLANS: dict = {}
+_PLANS_MAX = 4096
+
+
+def _map_plan(shape: tuple, strides_list: tuple) -> tuple:
+    """The rank-3 kernel calls covering ``shape`` with these operand strides: a tuple of
+    (offset of each operand relative to its own, n0, n1, n2, inner strides of each operand).
+    Offsets only add to a layout's plan, so one plan serves every call with these shapes and
+    strides: a loop broadcasting a column pays the layout planning (several microseconds in
+    Python) once."""
+    key = (shape, strides_list)
+    plan = _PLANS.get(key)
+    if plan is not None:
+        return plan
+    sshape, sstrides, deltas = simplify(shape, list(strides_list), [0] * len(strides_list))
+    if sshape is None:
+        plan = ()
+    else:
+        plan = tuple(
+            (tuple(offs), n0, n1, n2, tuple(strides))
+            for offs, (n0, n1, n2), strides in split_outer(sshape, sstrides, deltas, 3)
+        )
+    if len(plan) <= 64:  # a layout needing more blocks than that is rare and costs its loop
+        if len(_PLANS) >= _PLANS_MAX:
+            _PLANS.clear()
+        _PLANS[key] = plan
+    return plan
 
 
 def elementwise(op: str, out, inputs, shape) -> None:
@@ -129,20 +153,60 @@ _IDENTITY = {"sum": 0, "prod": 1, "max": 0, "min": 0, "any": False, "all": True}
 def reduce(op: str, out, inp, shape, axes) -> None:
     """Reduce ``inp`` (of ``shape``) over ``axes`` into ``out`` (strides over the kept axes)."""
     buf, off, strides = inp
-    kept = [d for d in range(len(shape)) if d not in axes]
-    obuf = out[0]
+    obuf, ooff, ostrides = out
     ident = obuf.dtype.type(_IDENTITY[op])
+    plan = _reduce_plan(op, shape, ostrides, strides, axes)
+    kind = plan[0]
+    if kind == "calls":
+        _, serial, parallel, calls = plan
+        for k_oo, r_ao, ok0, ok1, ak0, ak1, rk0, rk1, nk0, nk1, nr0, nr1, first, how in calls:
+            args = (obuf, ooff + k_oo, ok0, ok1, buf, off + r_ao, ak0, ak1, rk0, rk1,
+                    nk0, nk1, nr0, nr1, first, ident)  # fmt: skip
+            if how == 0:
+                serial(*args)
+            elif how == 1:
+                parallel(*args)
+            else:
+                parallel(*args, how)
+    elif kind == "all":
+        _, doo, dbase, n, stride = plan
+        _reduce_all_parallel(op, obuf, ooff + doo, buf, off + dbase, n, stride, ident)
+    elif kind == "fill":  # reducing zero elements: the identity everywhere
+        fill(out, plan[1], ident)
+
+
+_REDUCE_PLANS: dict = {}
+
+
+def _reduce_plan(op: str, shape, ostrides, strides, axes) -> tuple:
+    """How to run a reduction of this layout: ("calls", serial, parallel, calls) where each call
+    holds offsets relative to the output's and the input's own, ("all", ...) for one long run,
+    ("fill", kept shape) or ("none",).  Cached like the elementwise plans: offsets only add."""
+    key = (op, shape, ostrides, strides, axes)
+    plan = _REDUCE_PLANS.get(key)
+    if plan is not None:
+        return plan
+    kept = [d for d in range(len(shape)) if d not in axes]
     kshape = tuple(shape[d] for d in kept)
     if 0 in kshape:
-        return
+        plan = ("none",)
+    else:
+        plan = _plan_reduction(op, shape, ostrides, strides, axes, kept, kshape)
+    if plan[0] != "calls" or len(plan[3]) <= 64:
+        if len(_REDUCE_PLANS) >= _PLANS_MAX:
+            _REDUCE_PLANS.clear()
+        _REDUCE_PLANS[key] = plan
+    return plan
+
+
+def _plan_reduction(op, shape, ostrides, strides, axes, kept, kshape) -> tuple:
     rshape = tuple(shape[d] for d in axes)
     kshape_s, (ost, kst), (oo, ko) = simplify(
-        kshape, [out[2], tuple(strides[d] for d in kept)], [out[1], off]
+        kshape, [ostrides, tuple(strides[d] for d in kept)], [0, 0]
     )
     rshape_s, (rst,), (ro,) = simplify(rshape, [tuple(strides[d] for d in axes)], [0])
-    if rshape_s is None:  # reducing zero elements: the identity everywhere
-        fill(out, kshape, ident)
-        return
+    if rshape_s is None:
+        return ("fill", kshape)
     base = ko + ro
     if not rshape_s:
         rshape_s, rst = (1,), (0,)
@@ -155,42 +219,26 @@ def reduce(op: str, out, inp, shape, axes) -> None:
         and len(rshape_s) == 1
         and total >= 4 * PARALLEL_THRESHOLD
     ):
-        _reduce_all_parallel(op, obuf, oo, buf, base, rshape_s[0], rst[0], ident)
-        return
+        return ("all", oo, base, rshape_s[0], rst[0])
     inner = _size(kshape_s) == 1 or abs(rst[-1]) <= abs(kst[-1])
     mode = "inner" if inner else "outer"
     serial = getattr(G, f"{op}_{mode}_s")
     parallel = getattr(G, f"{op}_{mode}_p")
-    first = True
+    calls = []
+    big = total >= PARALLEL_THRESHOLD
     for (k_oo, k_ao), (nk0, nk1), (ok, ak) in split_outer(kshape_s, [ost, kst], [oo, base], 2):
-        for (r_ao,), (nr0, nr1), (rk,) in split_outer(rshape_s, [rst], [k_ao], 2):
-            args = (
-                obuf,
-                k_oo,
-                ok[0],
-                ok[1],
-                buf,
-                r_ao,
-                ak[0],
-                ak[1],
-                rk[0],
-                rk[1],
-                nk0,
-                nk1,
-                nr0,
-                nr1,
-                first,
-                ident,
-            )
-            big = total >= PARALLEL_THRESHOLD
-            if big and mode == "inner" and nk0 * nk1 >= 2:
-                parallel(*args)
-            elif big and mode == "outer" and nk1 >= 2 * 1024:
-                parallel(*args, max(1024, -(-nk1 // 8)))
-            else:
-                serial(*args)
-            first = False
         first = True
+        for (r_ao,), (nr0, nr1), (rk,) in split_outer(rshape_s, [rst], [k_ao], 2):
+            if big and mode == "inner" and nk0 * nk1 >= 2:
+                how = 1
+            elif big and mode == "outer" and nk1 >= 2 * 1024:
+                how = max(1024, -(-nk1 // 8))  # the parallel kernel's chunk
+            else:
+                how = 0
+            calls.append((k_oo, r_ao, ok[0], ok[1], ak[0], ak[1], rk[0], rk[1], nk0, nk1, nr0,
+                          nr1, first, how))  # fmt: skip
+            first = False
+    return ("calls", serial, parallel, tuple(calls))
 
 
 def _reduce_all_parallel(op, obuf, oo, buf, base, n, stride, ident):

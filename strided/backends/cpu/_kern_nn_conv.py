@@ -1,0 +1,696 @@
+"""numba kernels of the convolution and pooling primitives (``strided._ops.nn_conv``).
+
+The kernels work on buffers that start at element 0 (the wrappers in ``_nn_conv.py`` slice or
+copy): an image batch is ``N*C`` dense planes of ``H*W`` elements (im2col's planes, and the rows
+of its columns, may lie anywhere in their buffers).  Each kernel is a per-plane body inlined
+into two drivers: a serial loop (``*_s``) for small batches, and a ``prange`` over planes
+(``*_p``) for large ones (no two planes write the same output element, so the scatter-style
+kernels need no atomics).  Only the driver a call needs is compiled.
+
+Rows of small images are 4-8 elements long, so per-row work (array slicing) would dominate:
+indices are computed directly.  A stride-1 tap whose output rows are as long as the input's
+("same" padding) reads one shifted run of the plane, copied in one vectorised loop (the columns
+that wrap around a row end are fixed afterwards).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+_OPTS = dict(cache=True, nogil=True, error_model="numpy")
+
+
+@njit(inline="always")
+def _valid_cols(off, step, n_in, n_out):
+    """The output positions ``[lo, hi)`` whose input ``o*step + off`` lies in ``[0, n_in)``."""
+    if off >= 0:
+        lo = 0
+    else:
+        lo = (-off + step - 1) // step
+    last = n_in - 1 - off
+    if last < 0:
+        hi = 0
+    else:
+        hi = min(n_out, last // step + 1)
+    if lo > hi:
+        lo = hi
+    return lo, hi
+
+
+# -- im2col / col2im -----------------------------------------------------------------------------
+@njit(inline="always")
+def _valid_rows(ki, dh, pt, H, OH):
+    """(row offset ih - oh, first and end output rows whose input row lies in [0, H)) of a
+    stride-1 kernel row."""
+    shift = ki * dh - pt
+    return shift, max(0, -shift), min(OH, H - shift)
+
+
+_SMALL_ROW = 16  # output rows shorter than this go through a precomputed tap map
+
+
+@njit(inline="always")
+def _tap_map(H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW):
+    """For each tap and output position, the position read in the plane (-1: padding): small
+    planes then cost one lookup per element instead of loop bookkeeping per row."""
+    L = OH * OW
+    if OW >= _SMALL_ROW:
+        return np.empty(0, np.int64)  # large planes use the row loops
+    m = np.empty(kh * kw * L, np.int64)
+    for ki in range(kh):
+        for kj in range(kw):
+            t = ki * kw + kj
+            for oh in range(OH):
+                ih = oh * sh - pt + ki * dh
+                for ow in range(OW):
+                    iw = ow * sw - pl + kj * dw
+                    inside = ih >= 0 and ih < H and iw >= 0 and iw < W
+                    m[t * L + oh * OW + ow] = ih * W + iw if inside else -1
+    return m
+
+
+@njit(inline="always")
+def _im2col_plane(
+    p, o, osn, osr, x, xsn, xsc, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW, tmap
+):
+    n = p // C
+    c = p - n * C
+    xb = n * xsn + c * xsc
+    kk = kh * kw
+    if tmap.size:
+        L = OH * OW
+        for t in range(kk):
+            base = n * osn + (c * kk + t) * osr
+            for j in range(L):
+                k = tmap[t * L + j]
+                o[base + j] = x[xb + k] if k >= 0 else 0
+        return
+    flat = sh == 1 and sw == 1 and OW == W
+    for ki in range(kh):
+        for kj in range(kw):
+            offw = kj * dw - pl
+            lo, hi = _valid_cols(offw, sw, W, OW)
+            base = n * osn + (c * kk + ki * kw + kj) * osr
+            if flat:
+                # stride 1 and rows as long as the input's: the valid rows of this tap are one
+                # run of the plane, shifted; copy it whole, then zero the columns that wrapped
+                shift, r0, r1 = _valid_rows(ki, dh, pt, H, OH)
+                for i in range(base, base + r0 * OW):
+                    o[i] = 0
+                for i in range(base + max(r1, r0) * OW, base + OH * OW):
+                    o[i] = 0
+                if r1 <= r0:
+                    continue
+                src = (r0 + shift) * W + offw  # may start before the plane or end after it
+                a = max(0, -src)
+                e = min((r1 - r0) * OW, H * W - src)
+                dst = o[base + r0 * OW + a : base + r0 * OW + e]
+                sx = x[xb + src + a : xb + src + e]
+                for i in range(e - a):
+                    dst[i] = sx[i]
+                for oh in range(r0, r1):
+                    r = base + oh * OW
+                    for ow in range(lo):
+                        o[r + ow] = 0
+                    for ow in range(hi, OW):
+                        o[r + ow] = 0
+                continue
+            for oh in range(OH):
+                ih = oh * sh - pt + ki * dh
+                r = base + oh * OW
+                if ih < 0 or ih >= H:
+                    for ow in range(OW):
+                        o[r + ow] = 0
+                    continue
+                src = xb + ih * W + offw
+                for ow in range(lo):
+                    o[r + ow] = 0
+                for ow in range(lo, hi):
+                    o[r + ow] = x[src + ow * sw]
+                for ow in range(hi, OW):
+                    o[r + ow] = 0
+
+
+@njit(**_OPTS)
+def im2col_s(o, osn, osr, x, xsn, xsc, N, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW):
+    """Columns of PyTorch's ``unfold``: entry (n, (c*kh + ki)*kw + kj, oh*OW + ow) of ``o``,
+    at ``n*osn + row*osr + l``, is ``x[n, c, oh*sh - pt + ki*dh, ow*sw - pl + kj*dw]`` (zero in
+    the padding).  Image (n, c) starts at ``n*xsn + c*xsc`` and is a dense (H, W) plane."""
+    tmap = _tap_map(H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
+    for p in range(N * C):
+        _im2col_plane(
+            p, o, osn, osr, x, xsn, xsc, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW, tmap
+        )
+
+
+@njit(parallel=True, **_OPTS)
+def im2col_p(o, osn, osr, x, xsn, xsc, N, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW):
+    """:func:`im2col_s` over planes in parallel."""
+    tmap = _tap_map(H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
+    for p in prange(N * C):
+        _im2col_plane(
+            p, o, osn, osr, x, xsn, xsc, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW, tmap
+        )
+
+
+@njit(inline="always")
+def _col2im_plane(
+    p, o, osn, osc, c, csn, csr, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW, clobber, tmap
+):
+    n = p // C
+    ch = p - n * C
+    ob = n * osn + ch * osc
+    for i in range(H * W):
+        o[ob + i] = 0
+    kk = kh * kw
+    if tmap.size:
+        L = OH * OW
+        for t in range(kk):
+            base = n * csn + (ch * kk + t) * csr
+            for j in range(L):
+                k = tmap[t * L + j]
+                if k >= 0:
+                    o[ob + k] += c[base + j]
+        return
+    # with a scratch ``c`` (clobber), stride-1 taps add one shifted run of the plane after
+    # zeroing the entries of ``c`` that wrap around a row end
+    flat = clobber and sh == 1 and sw == 1 and OW == W
+    for ki in range(kh):
+        for kj in range(kw):
+            offw = kj * dw - pl
+            lo, hi = _valid_cols(offw, sw, W, OW)
+            base = n * csn + (ch * kk + ki * kw + kj) * csr
+            if flat:
+                shift, r0, r1 = _valid_rows(ki, dh, pt, H, OH)
+                if r1 <= r0:
+                    continue
+                for oh in range(r0, r1):
+                    r = base + oh * OW
+                    for ow in range(lo):
+                        c[r + ow] = 0
+                    for ow in range(hi, OW):
+                        c[r + ow] = 0
+                dst = (r0 + shift) * W + offw
+                a = max(0, -dst)
+                e = min((r1 - r0) * OW, H * W - dst)
+                od = o[ob + dst + a : ob + dst + e]
+                cs = c[base + r0 * OW + a : base + r0 * OW + e]
+                for i in range(e - a):
+                    od[i] += cs[i]
+                continue
+            for oh in range(OH):
+                ih = oh * sh - pt + ki * dh
+                if ih < 0 or ih >= H:
+                    continue
+                r = base + oh * OW
+                dst = ob + ih * W + offw
+                for ow in range(lo, hi):
+                    o[dst + ow * sw] += c[r + ow]
+
+
+@njit(**_OPTS)
+def col2im_s(o, c, csn, csr, N, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW):
+    """The adjoint of :func:`im2col_s`: the dense images ``o`` (N, C, H, W) accumulate every
+    column entry (at ``n*csn + row*csr + l`` in ``c``) at the position it was read from
+    (entries read from the padding are dropped)."""
+    tmap = _tap_map(H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
+    for p in range(N * C):
+        _col2im_plane(
+            p, o, C * H * W, H * W, c, csn, csr, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW,
+            False, tmap,
+        )  # fmt: skip
+
+
+@njit(parallel=True, **_OPTS)
+def col2im_p(o, c, csn, csr, N, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW):
+    """:func:`col2im_s` over planes in parallel."""
+    tmap = _tap_map(H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
+    for p in prange(N * C):
+        _col2im_plane(
+            p, o, C * H * W, H * W, c, csn, csr, C, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW,
+            False, tmap,
+        )  # fmt: skip
+
+
+# -- fused convolution: im2col of a chunk of images, then BLAS, chunk after chunk ---------------
+# The columns of a few images at a time stay in cache, so neither they nor BLAS's packed copy of
+# them go through main memory (a whole batch's columns are C*kh*kw times the input).  Weights
+# are (G, O/G, C/G*kh*kw), images and outputs dense (N, C, H, W) / (N, O, OH, OW) buffers.
+
+
+#: products of at most this many multiply-adds run in the loops below instead of BLAS: a
+#: multi-threaded BLAS call on a small product costs more in thread hand-offs than it saves,
+#: and on a busy machine its spinning threads stall everything (measured: a digits CNN step
+#: went from ~2 ms to ~100+ ms with the machine's other load)
+SMALL_GEMM = 1 << 23
+_FM = {"reassoc", "contract"}
+
+
+@njit(fastmath=_FM, **_OPTS)
+def _loop_nn(a, b):
+    """a (M, K) @ b (K, N), rows of b streamed through each output row (vectorised on N)."""
+    m, k = a.shape
+    n = b.shape[1]
+    c = np.zeros((m, n), dtype=a.dtype)
+    for i in range(m):
+        ci = c[i]
+        for kk in range(k):
+            aik = a[i, kk]
+            bk = b[kk]
+            for j in range(n):
+                ci[j] += aik * bk[j]
+    return c
+
+
+@njit(fastmath=_FM, **_OPTS)
+def _loop_tn(a, b):
+    """a (O, K)^T @ b (O, N)."""
+    o, k = a.shape
+    n = b.shape[1]
+    c = np.zeros((k, n), dtype=a.dtype)
+    for kk in range(k):
+        ck = c[kk]
+        for i in range(o):
+            aik = a[i, kk]
+            bi = b[i]
+            for j in range(n):
+                ck[j] += aik * bi[j]
+    return c
+
+
+@njit(fastmath=_FM, **_OPTS)
+def _loop_nt(a, b):
+    """a (M, N) @ b (K, N)^T: dot products of contiguous rows."""
+    m, n = a.shape
+    k = b.shape[0]
+    c = np.zeros((m, k), dtype=a.dtype)
+    for i in range(m):
+        ai = a[i]
+        for kk in range(k):
+            bk = b[kk]
+            s = c[i, kk]
+            for j in range(n):
+                s += ai[j] * bk[j]
+            c[i, kk] = s
+    return c
+
+
+@njit(inline="always")
+def _gather_out(t, g, n0, m, gi, Og, O, L):
+    """``t`` (Og, m*L) <- rows gi*Og.. of images n0..n0+m of ``g`` (N, O, L)."""
+    for i in range(m):
+        for o in range(Og):
+            src = ((n0 + i) * O + gi * Og + o) * L
+            dst = (o * m + i) * L
+            t[dst : dst + L] = g[src : src + L]
+
+
+@njit(**_OPTS)
+def conv2d_forward(y, x, xsn, xsc, w, N, C, H, W, O, G, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW, nb):
+    """``y`` (N, O, OH, OW) = the grouped convolution of ``x`` (image (n, c) a dense plane at
+    ``n*xsn + c*xsc``) with ``w``, ``nb`` images per matrix product."""
+    L = OH * OW
+    Cg = C // G
+    Og = O // G
+    Kg = Cg * kh * kw
+    wm = w.reshape((G, Og, Kg))
+    cols = np.empty(Kg * nb * L, dtype=y.dtype)
+    tmap = _tap_map(H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
+    for n0 in range(0, N, nb):
+        m = min(N - n0, nb)
+        for gi in range(G):
+            xs = x[n0 * xsn + gi * Cg * xsc :]
+            for p in range(m * Cg):
+                _im2col_plane(
+                    p, cols, L, m * L, xs, xsn, xsc, Cg, H, W, kh, kw, dh, dw, pt, pl, sh, sw,
+                    OH, OW, tmap,
+                )  # fmt: skip
+            cm = cols[: Kg * m * L].reshape((Kg, m * L))
+            if Og * Kg * m * L <= SMALL_GEMM:
+                t = _loop_nn(wm[gi], cm)
+            else:
+                t = np.dot(wm[gi], cm)
+            tf = t.reshape(-1)
+            for i in range(m):
+                for o in range(Og):
+                    dst = ((n0 + i) * O + gi * Og + o) * L
+                    src = (o * m + i) * L
+                    y[dst : dst + L] = tf[src : src + L]
+
+
+@njit(**_OPTS)
+def conv2d_input_grad(gx, g, w, N, C, H, W, O, G, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW, nb):
+    """``gx`` (N, C, H, W) = the adjoint of :func:`conv2d_forward` applied to ``g``
+    (N, O, OH, OW): col2im of w^T g, ``nb`` images per matrix product (also the transposed
+    convolution)."""
+    L = OH * OW
+    Cg = C // G
+    Og = O // G
+    Kg = Cg * kh * kw
+    wm = w.reshape((G, Og, Kg))
+    t = np.empty(Og * nb * L, dtype=gx.dtype)
+    tmap = _tap_map(H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
+    for n0 in range(0, N, nb):
+        m = min(N - n0, nb)
+        for gi in range(G):
+            _gather_out(t, g, n0, m, gi, Og, O, L)
+            tm = t[: Og * m * L].reshape((Og, m * L))
+            if Og * Kg * m * L <= SMALL_GEMM:
+                cols = _loop_tn(wm[gi], tm).reshape(-1)
+            else:
+                cols = np.dot(wm[gi].T, tm).reshape(-1)
+            gxs = gx[(n0 * C + gi * Cg) * H * W :]
+            for p in range(m * Cg):
+                _col2im_plane(
+                    p, gxs, C * H * W, H * W, cols, L, m * L, Cg, H, W, kh, kw, dh, dw, pt, pl,
+                    sh, sw, OH, OW, True, tmap,
+                )  # fmt: skip
+
+
+@njit(**_OPTS)
+def conv2d_weight_grad(
+    gw, x, xsn, xsc, g, N, C, H, W, O, G, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW, nb
+):
+    """``gw`` (G, O/G, C/G*kh*kw) = sum over images of g_n im2col(x_n)^T (the gradient of
+    :func:`conv2d_forward` with respect to the weight), ``nb`` images per matrix product."""
+    L = OH * OW
+    Cg = C // G
+    Og = O // G
+    Kg = Cg * kh * kw
+    gw[:] = 0
+    gwm = gw.reshape((G, Og, Kg))
+    cols = np.empty(Kg * nb * L, dtype=gw.dtype)
+    t = np.empty(Og * nb * L, dtype=gw.dtype)
+    tmap = _tap_map(H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
+    for n0 in range(0, N, nb):
+        m = min(N - n0, nb)
+        for gi in range(G):
+            xs = x[n0 * xsn + gi * Cg * xsc :]
+            for p in range(m * Cg):
+                _im2col_plane(
+                    p, cols, L, m * L, xs, xsn, xsc, Cg, H, W, kh, kw, dh, dw, pt, pl, sh, sw,
+                    OH, OW, tmap,
+                )  # fmt: skip
+            _gather_out(t, g, n0, m, gi, Og, O, L)
+            tm = t[: Og * m * L].reshape((Og, m * L))
+            cm = cols[: Kg * m * L].reshape((Kg, m * L))
+            if Og * Kg * m * L <= SMALL_GEMM:
+                part = _loop_nt(tm, cm)
+            else:
+                part = np.dot(tm, cm.T)
+            gwm[gi] += part
+
+
+# The same three kernels over chunks of images in parallel, every product in the loops above:
+# one thread-pool hand-off per call instead of a multi-threaded BLAS call per chunk (whose
+# spinning threads, on a machine busy with other work, made a 64x32x32x32 forward 10-100x
+# slower than its single-threaded time; these stay within PyTorch's time there).  With one
+# thread the serial kernels (BLAS for the large products) are faster and are used instead.
+
+
+@njit(parallel=True, **_OPTS)
+def conv2d_forward_p(
+    y, x, xsn, xsc, w, N, C, H, W, O, G, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW, nb
+):
+    """:func:`conv2d_forward` over chunks of images in parallel."""
+    L = OH * OW
+    Cg = C // G
+    Og = O // G
+    Kg = Cg * kh * kw
+    wm = w.reshape((G, Og, Kg))
+    tmap = _tap_map(H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
+    for ci in prange((N + nb - 1) // nb):
+        n0 = ci * nb
+        m = min(N - n0, nb)
+        cols = np.empty(Kg * m * L, dtype=y.dtype)
+        for gi in range(G):
+            xs = x[n0 * xsn + gi * Cg * xsc :]
+            for p in range(m * Cg):
+                _im2col_plane(
+                    p, cols, L, m * L, xs, xsn, xsc, Cg, H, W, kh, kw, dh, dw, pt, pl, sh, sw,
+                    OH, OW, tmap,
+                )  # fmt: skip
+            tf = _loop_nn(wm[gi], cols.reshape((Kg, m * L))).reshape(-1)
+            for i in range(m):
+                for o in range(Og):
+                    dst = ((n0 + i) * O + gi * Og + o) * L
+                    src = (o * m + i) * L
+                    y[dst : dst + L] = tf[src : src + L]
+
+
+@njit(parallel=True, **_OPTS)
+def conv2d_input_grad_p(gx, g, w, N, C, H, W, O, G, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW, nb):
+    """:func:`conv2d_input_grad` over chunks of images in parallel."""
+    L = OH * OW
+    Cg = C // G
+    Og = O // G
+    Kg = Cg * kh * kw
+    wm = w.reshape((G, Og, Kg))
+    tmap = _tap_map(H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
+    for ci in prange((N + nb - 1) // nb):
+        n0 = ci * nb
+        m = min(N - n0, nb)
+        t = np.empty(Og * m * L, dtype=gx.dtype)
+        for gi in range(G):
+            _gather_out(t, g, n0, m, gi, Og, O, L)
+            cols = _loop_tn(wm[gi], t.reshape((Og, m * L))).reshape(-1)
+            gxs = gx[(n0 * C + gi * Cg) * H * W :]
+            for p in range(m * Cg):
+                _col2im_plane(
+                    p, gxs, C * H * W, H * W, cols, L, m * L, Cg, H, W, kh, kw, dh, dw, pt, pl,
+                    sh, sw, OH, OW, True, tmap,
+                )  # fmt: skip
+
+
+@njit(parallel=True, **_OPTS)
+def conv2d_weight_grad_p(
+    gw, x, xsn, xsc, g, N, C, H, W, O, G, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW, nb
+):
+    """:func:`conv2d_weight_grad` over chunks of images in parallel (a partial sum per chunk,
+    added up at the end)."""
+    L = OH * OW
+    Cg = C // G
+    Og = O // G
+    Kg = Cg * kh * kw
+    nchunks = (N + nb - 1) // nb
+    parts = np.zeros((nchunks, G, Og, Kg), dtype=gw.dtype)
+    tmap = _tap_map(H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
+    for ci in prange(nchunks):
+        n0 = ci * nb
+        m = min(N - n0, nb)
+        cols = np.empty(Kg * m * L, dtype=gw.dtype)
+        t = np.empty(Og * m * L, dtype=gw.dtype)
+        for gi in range(G):
+            xs = x[n0 * xsn + gi * Cg * xsc :]
+            for p in range(m * Cg):
+                _im2col_plane(
+                    p, cols, L, m * L, xs, xsn, xsc, Cg, H, W, kh, kw, dh, dw, pt, pl, sh, sw,
+                    OH, OW, tmap,
+                )  # fmt: skip
+            _gather_out(t, g, n0, m, gi, Og, O, L)
+            parts[ci, gi] = _loop_nt(t.reshape((Og, m * L)), cols.reshape((Kg, m * L)))
+    gwm = gw.reshape((G, Og, Kg))
+    gwm[:] = 0
+    for ci in range(nchunks):
+        gwm += parts[ci]
+
+
+# -- max pooling ---------------------------------------------------------------------------------
+@njit(inline="always")
+def _max_pool_plane(p, o, idx, x, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW):
+    xb = p * H * W
+    ob = p * OH * OW
+    if (
+        kh == 2 and kw == 2 and dh == 1 and dw == 1 and ph == 0 and pw == 0
+        and (OH - 1) * sh + 2 <= H and (OW - 1) * sw + 2 <= W
+    ):  # fmt: skip
+        # the common 2x2 window, always inside the plane: four loads, no loop bookkeeping
+        for oh in range(OH):
+            for ow in range(OW):
+                a0 = oh * sh * W + ow * sw
+                at = a0
+                best = x[xb + a0]
+                for k in (1, W, W + 1):
+                    v = x[xb + a0 + k]
+                    if v > best or v != v:
+                        best = v
+                        at = a0 + k
+                o[ob + oh * OW + ow] = best
+                idx[ob + oh * OW + ow] = at
+        return
+    if dh == 1 and dw == 1:
+        # plain ranges: a loop with a variable step costs divisions per window
+        for oh in range(OH):
+            hs = oh * sh - ph
+            he = min(hs + kh, H)
+            hs = max(hs, 0)
+            for ow in range(OW):
+                ws = ow * sw - pw
+                we = min(ws + kw, W)
+                ws = max(ws, 0)
+                best = -np.inf
+                at = hs * W + ws
+                for ih in range(hs, he):
+                    r = xb + ih * W
+                    for iw in range(ws, we):
+                        v = x[r + iw]
+                        if v > best or v != v:
+                            best = v
+                            at = ih * W + iw
+                o[ob + oh * OW + ow] = best
+                idx[ob + oh * OW + ow] = at
+        return
+    for oh in range(OH):
+        hs = oh * sh - ph
+        he = min(hs + (kh - 1) * dh + 1, H)
+        while hs < 0:
+            hs += dh
+        for ow in range(OW):
+            ws = ow * sw - pw
+            we = min(ws + (kw - 1) * dw + 1, W)
+            while ws < 0:
+                ws += dw
+            best = -np.inf
+            at = hs * W + ws
+            for ih in range(hs, he, dh):
+                for iw in range(ws, we, dw):
+                    v = x[xb + ih * W + iw]
+                    if v > best or v != v:
+                        best = v
+                        at = ih * W + iw
+            o[ob + oh * OW + ow] = best
+            idx[ob + oh * OW + ow] = at
+
+
+@njit(**_OPTS)
+def max_pool2d_s(o, idx, x, planes, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW):
+    """Window maxima of each plane and their flat positions ``ih*W + iw`` in the plane
+    (PyTorch's ``return_indices``); padding never wins, NaN always does (the last one)."""
+    for p in range(planes):
+        _max_pool_plane(p, o, idx, x, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW)
+
+
+@njit(parallel=True, **_OPTS)
+def max_pool2d_p(o, idx, x, planes, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW):
+    """:func:`max_pool2d_s` over planes in parallel."""
+    for p in prange(planes):
+        _max_pool_plane(p, o, idx, x, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW)
+
+
+@njit(inline="always")
+def _max_unpool_plane(p, o, g, idx, HW, L):
+    ob = p * HW
+    for i in range(HW):
+        o[ob + i] = 0
+    gb = p * L
+    for j in range(L):
+        o[ob + idx[gb + j]] += g[gb + j]
+
+
+@njit(**_OPTS)
+def max_pool2d_backward_s(o, g, idx, planes, HW, L):
+    """``o`` (planes of ``HW``) accumulates each gradient entry at the position its maximum
+    came from."""
+    for p in range(planes):
+        _max_unpool_plane(p, o, g, idx, HW, L)
+
+
+@njit(parallel=True, **_OPTS)
+def max_pool2d_backward_p(o, g, idx, planes, HW, L):
+    """:func:`max_pool2d_backward_s` over planes in parallel."""
+    for p in prange(planes):
+        _max_unpool_plane(p, o, g, idx, HW, L)
+
+
+# -- average pooling -----------------------------------------------------------------------------
+@njit(inline="always")
+def _avg_window(oh, ow, H, W, kh, kw, sh, sw, ph, pw, count_include_pad, divisor):
+    """PyTorch's average-pooling window: clipped bounds and the divisor."""
+    hs = oh * sh - ph
+    ws = ow * sw - pw
+    he = min(hs + kh, H + ph)
+    we = min(ws + kw, W + pw)
+    size = (he - hs) * (we - ws)
+    hs = max(hs, 0)
+    ws = max(ws, 0)
+    he = min(he, H)
+    we = min(we, W)
+    if divisor != 0:
+        d = divisor
+    elif count_include_pad:
+        d = size
+    else:
+        d = (he - hs) * (we - ws)
+    return hs, he, ws, we, d
+
+
+@njit(inline="always")
+def _avg_pool_plane(p, o, x, H, W, kh, kw, sh, sw, ph, pw, OH, OW, count_include_pad, divisor):
+    xb = p * H * W
+    ob = p * OH * OW
+    for oh in range(OH):
+        for ow in range(OW):
+            hs, he, ws, we, d = _avg_window(
+                oh, ow, H, W, kh, kw, sh, sw, ph, pw, count_include_pad, divisor
+            )
+            acc = 0.0  # float64 accumulation, also for float32 data
+            for ih in range(hs, he):
+                for iw in range(ws, we):
+                    acc += x[xb + ih * W + iw]
+            if hs >= he or ws >= we:
+                o[ob + oh * OW + ow] = 0
+            else:
+                o[ob + oh * OW + ow] = acc / d
+
+
+@njit(**_OPTS)
+def avg_pool2d_s(o, x, planes, H, W, kh, kw, sh, sw, ph, pw, OH, OW, count_include_pad, divisor):
+    """Window means with PyTorch's divisors (padded window, window inside the input, or
+    ``divisor`` when non-zero)."""
+    for p in range(planes):
+        _avg_pool_plane(p, o, x, H, W, kh, kw, sh, sw, ph, pw, OH, OW, count_include_pad, divisor)
+
+
+@njit(parallel=True, **_OPTS)
+def avg_pool2d_p(o, x, planes, H, W, kh, kw, sh, sw, ph, pw, OH, OW, count_include_pad, divisor):
+    """:func:`avg_pool2d_s` over planes in parallel."""
+    for p in prange(planes):
+        _avg_pool_plane(p, o, x, H, W, kh, kw, sh, sw, ph, pw, OH, OW, count_include_pad, divisor)
+
+
+@njit(inline="always")
+def _avg_unpool_plane(p, o, g, H, W, kh, kw, sh, sw, ph, pw, OH, OW, count_include_pad, divisor):
+    ob = p * H * W
+    gb = p * OH * OW
+    for i in range(H * W):
+        o[ob + i] = 0
+    for oh in range(OH):
+        for ow in range(OW):
+            hs, he, ws, we, d = _avg_window(
+                oh, ow, H, W, kh, kw, sh, sw, ph, pw, count_include_pad, divisor
+            )
+            if hs >= he or ws >= we:
+                continue
+            v = g[gb + oh * OW + ow] / d
+            for ih in range(hs, he):
+                for iw in range(ws, we):
+                    o[ob + ih * W + iw] += v
+
+
+@njit(**_OPTS)
+def avg_pool2d_backward_s(
+    o, g, planes, H, W, kh, kw, sh, sw, ph, pw, OH, OW, count_include_pad, divisor
+):
+    """The adjoint of :func:`avg_pool2d_s`: each window's gradient spread over the window."""
+    for p in range(planes):
+        _avg_unpool_plane(p, o, g, H, W, kh, kw, sh, sw, ph, pw, OH, OW, count_include_pad, divisor)
+
+
+@njit(parallel=True, **_OPTS)
+def avg_pool2d_backward_p(
+    o, g, planes, H, W, kh, kw, sh, sw, ph, pw, OH, OW, count_include_pad, divisor
+):
+    """:func:`avg_pool2d_backward_s` over planes in parallel."""
+    for p in prange(planes):
+        _avg_unpool_plane(p, o, g, H, W, kh, kw, sh, sw, ph, pw, OH, OW, count_include_pad, divisor)
