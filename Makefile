@@ -1,7 +1,8 @@
 # Two commands set everything up on a fresh machine with Python 3.10+ and make:
 #   make demo   creates .venv, installs strided with its test extra, runs examples/tour.py and
 #               examples/train_digits.py (fast settings; plot and checkpoints in runs/)
-#   make test   same venv, runs the test suite
+#   make test   same venv, runs the test suite (the cuda extra too: without a GPU, the cuda
+#               kernels are compiled by NVRTC and run on the host with g++)
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -14,7 +15,7 @@ $(PY):
 
 $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[test]"
+	$(PY) -m pip install --quiet -e ".[test,cuda]"
 	touch $(STAMP)
 
 demo: $(STAMP)

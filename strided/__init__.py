@@ -15,6 +15,22 @@ dispatch.install_backend("cpu", _cpu.kernel_for)
 dispatch.install_backend("meta", _meta.kernel_for)
 del _cpu, _meta
 
+
+def _install_cuda() -> None:
+    """The cuda backend, where CuPy is installed or host execution is asked for
+    (``STRIDED_CUDA_HOST=1``); its modules import CuPy only when a GPU runtime is made."""
+    import importlib.util
+    import os
+
+    if os.environ.get("STRIDED_CUDA_HOST") == "1" or importlib.util.find_spec("cupy"):
+        from .backends import cuda
+
+        dispatch.install_backend("cuda", cuda.kernel_for)
+
+
+_install_cuda()
+del _install_cuda
+
 from . import autograd  # noqa: E402  (declares the backward rules; needs the whole namespace)
 
 # errors from inside a composition (std calls var, clip calls maximum) name the function called;

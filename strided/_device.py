@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
+import os
 
 __all__ = ["Device", "as_device", "default_device", "get_default_device", "available_devices"]
 
@@ -53,8 +54,17 @@ class Device:
         return hash((self.type, self.index))
 
 
-@functools.cache
+#: host execution of the cuda device (``STRIDED_CUDA_HOST=1``, or
+#: ``strided.backends.cuda.host_execution()``): one emulated device, no GPU needed
+_cuda_host = [os.environ.get("STRIDED_CUDA_HOST", "") == "1"]
+
+
 def _cuda_device_count() -> int:
+    return 1 if _cuda_host[0] else _gpu_count()
+
+
+@functools.cache
+def _gpu_count() -> int:
     try:
         import cupy
 

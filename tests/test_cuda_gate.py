@@ -1,0 +1,92 @@
+"""The compile gate: every cuda kernel source, with every instantiation the backend can request,
+compiled by NVRTC for sm_90 (no GPU needed); a compile error or a register spill fails.
+
+A module that passed is remembered (a stamp named by the hash of its source, instantiations,
+options and the NVRTC version, in the host layer's ignored cache folder), so only changed
+sources are compiled again.  Also checks that the instantiations cover every dtype the
+primitives' rules compute in, except the gaps listed in ``KNOWN_GAPS``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from strided import _dtypes as sdt
+from strided import dispatch
+
+from .cuda_cases import CUDA_INSTALLED, HAVE_CUPY, NO_CUPY
+
+pytestmark = pytest.mark.skipif(not (HAVE_CUPY and CUDA_INSTALLED), reason=NO_CUPY)
+
+
+def _nvrtc_version():
+    try:
+        from cupy.cuda import nvrtc
+
+        return nvrtc.getVersion()
+    except Exception as e:  # noqa: BLE001  (no NVRTC library: the gate cannot run)
+        pytest.skip(f"NVRTC is not available ({e}); pip install nvidia-cuda-nvrtc")
+
+
+def _modules():
+    if not (HAVE_CUPY and CUDA_INSTALLED):
+        return {}
+    from strided.backends.cuda import _sources
+
+    return _sources.all_modules()
+
+
+MODULES = _modules()
+
+
+@pytest.mark.parametrize("key", sorted(MODULES))
+def test_module_compiles_for_sm90_without_spills(key):
+    from strided.backends.cuda import _gate, _runtime
+    from strided.backends.cuda._host import cache_dir
+
+    source, names = MODULES[key]
+    version = _nvrtc_version()
+    digest = hashlib.sha256(
+        "\0".join([source, *names, *_runtime.NVRTC_OPTIONS, _gate.ARCH, str(version)]).encode()
+    ).hexdigest()[:32]
+    stamp = cache_dir() / "gate" / f"{digest}.ok"
+    if stamp.exists():
+        return
+    r = _gate.compile_module(source, names)
+    assert not r.spills, f"{key}: register spills {r.spills}"
+    assert r.ok, f"{key}: NVRTC failed:\n{r.log[-6000:]}"
+    assert r.kernels == len(names), f"{key}: {r.kernels} kernels for {len(names)} instantiations"
+    stamp.parent.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(f"{key}: {r.kernels} kernels\n")
+
+
+# compute dtypes a rule can produce that have no cuda instantiation yet: the inverse
+# trigonometric and hyperbolic functions and pow of complex numbers
+_COMPLEX_MATH = {"asin", "acos", "atan", "asinh", "acosh", "atanh", "pow"}
+KNOWN_GAPS = {(op, d) for op in _COMPLEX_MATH for d in ("complex64", "complex128")}
+
+
+def test_instantiations_cover_the_rules_dtypes():
+    from strided._ops.core import _dtype_table
+    from strided.backends.cuda import _ops, _sources
+
+    missing = []
+    for name, prim in dispatch.primitives().items():
+        if prim.kind not in ("unary", "binary"):
+            continue
+        _, module_names = _sources.elementwise(name)
+        for d, pair in _dtype_table(prim).items():
+            if pair is None:
+                continue
+            compute, out = pair
+            want = _sources.map_name(name, _ops.OPS[name][0], "1d", out.name, compute.name, "i32")
+            if want not in module_names and (name, compute.name) not in KNOWN_GAPS:
+                missing.append((name, d.name, compute.name))
+    assert not missing, f"rules compute in dtypes without a cuda kernel: {missing}"
+    for op, pairs in _sources.REDUCTIONS.items():
+        accepts = sdt.CATEGORIES[dispatch.primitive(op).accepts]
+        assert {t for _, t in pairs} >= {d.name for d in sdt.ALL_DTYPES if d.kind in accepts} - {
+            "bool"
+        } or op in ("any", "all"), op

@@ -1,0 +1,209 @@
+"""The cuda backend without a GPU: its real launch code runs the CUDA C kernels on the host
+execution layer (``strided/backends/cuda/_host``), compared with the cpu backend over the op
+table's samples (every layout and dtype there); the host layer's own checks (barriers in several
+thread orders, argument widths, a barrier reached by part of a block)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import strided as xp
+
+from .cuda_cases import CASES, CUDA_INSTALLED, HAVE_CUPY, HAVE_GXX, NO_CUPY, check_against_cpu
+
+pytestmark = [
+    pytest.mark.skipif(not (HAVE_CUPY and CUDA_INSTALLED), reason=NO_CUPY),
+    pytest.mark.skipif(not HAVE_GXX, reason="host execution needs g++ (C++17) on PATH"),
+]
+
+
+@pytest.fixture(autouse=True)
+def host():
+    from strided.backends.cuda import host_execution
+
+    with host_execution() as rt:
+        yield rt
+
+
+@pytest.mark.parametrize("op,s", CASES)
+def test_op_table_on_host_matches_cpu(op, s):
+    check_against_cpu(op, s)
+
+
+# the kernels with barriers and shuffles
+BARRIER_OPS = (
+    "sum", "prod", "max", "any", "cumulative_sum", "cumulative_prod", "argmax", "argmin", "matmul",
+)  # fmt: skip
+REDUCTION_CASES = [c for c in CASES if c.values[0].name in BARRIER_OPS]
+
+
+@pytest.mark.parametrize("order", ["reverse", "shuffled"])
+@pytest.mark.parametrize("op,s", REDUCTION_CASES)
+def test_barrier_kernels_in_other_thread_orders(op, s, order):
+    from strided.backends.cuda._host import thread_order
+
+    with thread_order(order, seed=7):
+        check_against_cpu(op, s)
+
+
+def test_device_transfers_and_layouts():
+    a = np.arange(24.0).reshape(2, 3, 4)
+    x = xp.asarray(a, device="cuda")
+    assert x.device == xp.Device("cuda", 0) and str(x.device) == "cuda:0"
+    assert xp.asarray(a, device="cuda:0").device == x.device
+    back = x.to_device("cpu")
+    assert back.device == "cpu" and np.array_equal(np.asarray(back), a)
+    # strided views move through a gather on the device
+    v = x[:, ::-1, 1::2]
+    np.testing.assert_array_equal(np.asarray(v.to_device("cpu")), a[:, ::-1, 1::2])
+    m = v.to_device("meta")
+    assert m.device == "meta" and m.shape == v.shape
+    with pytest.raises(RuntimeError, match="meta"):
+        m.to_device("cuda")
+    with pytest.raises(ValueError, match="different devices"):
+        x + xp.asarray(a)
+
+
+def test_large_reduction_and_elementwise():
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((300, 1000))
+    x = xp.asarray(a, device="cuda")
+    np.testing.assert_allclose(float(xp.sum(x)), a.sum(), rtol=1e-10)
+    np.testing.assert_allclose(np.asarray(xp.sum(x, axis=0)), a.sum(axis=0), rtol=1e-10)
+    np.testing.assert_allclose(np.asarray(xp.max(x.mT, axis=1)), a.max(axis=0))
+    np.testing.assert_allclose(np.asarray(xp.exp(x[::2, ::-3])), np.exp(a[::2, ::-3]), rtol=1e-13)
+
+
+@pytest.mark.parametrize("order", ["forward", "reverse", "shuffled"])
+def test_long_rows_span_several_chunks(order):
+    from strided.backends.cuda._host import thread_order
+
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((3, 1000))
+    a[1, 700] = a[1].max() + 1  # a unique maximum in the third chunk of 256
+    x = xp.asarray(a, device="cuda")
+    with thread_order(order, seed=5):
+        np.testing.assert_allclose(
+            np.asarray(xp.cumulative_sum(x, axis=1)), np.cumsum(a, axis=1), rtol=1e-12, atol=1e-12
+        )
+        np.testing.assert_allclose(
+            np.asarray(xp.cumulative_sum(x[:, ::-1].mT, axis=0)),
+            np.cumsum(a[:, ::-1].T, axis=0),
+            rtol=1e-12,
+            atol=1e-12,
+        )
+        assert np.asarray(xp.argmax(x, axis=1)).tolist() == a.argmax(axis=1).tolist()
+        assert int(xp.argmin(x.mT)) == a.T.argmin()
+
+
+@pytest.mark.parametrize("order", ["forward", "reverse", "shuffled"])
+def test_one_pass_full_reductions(order):
+    from strided.backends.cuda._host import thread_order
+
+    rng = np.random.default_rng(2)
+    ints = rng.integers(-1000, 1000, size=(70, 1001))
+    floats = rng.standard_normal(300_001).astype(np.float32)
+    floats[123_456] = np.nan
+    with thread_order(order, seed=11):
+        for _ in range(2):  # the counter the last block resets serves the next launch
+            x = xp.asarray(ints, device="cuda")
+            assert int(xp.sum(x)) == ints.sum()
+            assert int(xp.sum(x[::-1, ::3])) == ints[::-1, ::3].sum()
+            assert int(xp.max(x.mT)) == ints.max() and int(xp.min(x)) == ints.min()
+            assert bool(xp.all(x != 5000)) and not bool(xp.any(x == 5000))
+            f = xp.asarray(floats, device="cuda")
+            assert np.isnan(float(xp.max(f))) and np.isnan(float(xp.sum(f)))
+            np.testing.assert_allclose(float(xp.sum(f[:123_000])), floats[:123_000].sum(),
+                                       rtol=1e-4)  # fmt: skip
+
+
+def test_reduction_over_axes_that_do_not_merge():
+    a = np.arange(2 * 3 * 4 * 5 * 6, dtype=np.float64).reshape(2, 3, 4, 5, 6)
+    x = xp.asarray(a, device="cuda")
+    got = xp.sum(x[:, :, ::2, :, ::-1], axis=(0, 2, 4))
+    np.testing.assert_allclose(np.asarray(got), a[:, :, ::2, :, ::-1].sum(axis=(0, 2, 4)))
+
+
+# -- the host layer itself ------------------------------------------------------------------------
+_BLOCK_SUM = r"""
+template <class T>
+__global__ void block_sum(const T* x, T* out, long long n) {
+    __shared__ T s[256];
+    s[threadIdx.x] = threadIdx.x < n ? x[threadIdx.x] : (T)0;
+    BARRIER
+    for (unsigned w = blockDim.x / 2; w > 0; w /= 2) {
+        if (threadIdx.x < w) s[threadIdx.x] += s[threadIdx.x + w];
+        BARRIER
+    }
+    if (threadIdx.x == 0) out[0] = s[0];
+}
+extern "C" __global__ void early_return(int* out, int n) {
+    if ((int)threadIdx.x < n) return;
+    __syncthreads();
+    out[0] = 1;
+}
+"""
+
+
+def test_a_missing_barrier_shows_in_some_thread_order():
+    from strided.backends.cuda._host import HostModule, thread_order
+
+    x = np.arange(256.0)
+    good = HostModule(_BLOCK_SUM.replace("BARRIER", "__syncthreads();"), ["block_sum<double>"])
+    # without barriers the kernel runs as a plain loop; give it fibers with a harmless __syncwarp
+    bad = HostModule(
+        _BLOCK_SUM.replace("BARRIER", "").replace("long long n) {", "long long n) { __syncwarp();"),
+        ["block_sum<double>"],
+    )
+    results = {}
+    for order in ("forward", "reverse", "shuffled"):
+        with thread_order(order, seed=1):
+            for name, mod in (("good", good), ("bad", bad)):
+                out = np.zeros(1)
+                mod.get_function("block_sum<double>")((1,), (256,), (x, out, 256))
+                results[name, order] = out[0]
+    assert all(results["good", o] == x.sum() for o in ("forward", "reverse", "shuffled"))
+    assert any(results["bad", o] != x.sum() for o in ("forward", "reverse", "shuffled"))
+
+
+def test_argument_width_and_partial_barrier_are_caught():
+    from strided.backends.cuda._host import HostLaunchError, HostModule
+
+    mod = HostModule(_BLOCK_SUM.replace("BARRIER", "__syncthreads();"), ["early_return"])
+    fn = mod.get_function("early_return")
+    out = np.zeros(1, np.int32)
+    with pytest.raises(HostLaunchError, match="8 bytes.*4 bytes"):
+        fn((1,), (64,), (out, 3))  # a Python int is 64-bit: garbage for an int parameter
+    with pytest.raises(HostLaunchError, match="part of a block"):
+        fn((1,), (64,), (out, np.int32(3)))
+
+
+_SPECIAL = [0.0, -0.0, 0.5, -1.5, 3.0, 1e300, -1e-310, np.inf, -np.inf, np.nan]
+_SPECIAL_OPS = [
+    "exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "sin", "cos", "tan", "sinh",
+    "cosh", "tanh", "abs", "sign", "reciprocal", "round", "isnan", "isinf", "isfinite",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", ["complex128", "complex64", "float64", "float32"])
+@pytest.mark.parametrize("name", _SPECIAL_OPS)
+def test_special_values_agree_with_cpu(name, dtype):
+    """Real floats: every special value as on cpu.  Complex: where the input and cpu's result
+    are finite (the kernels follow C99 Annex G at infinities and NaNs, where the cpu backend's
+    numba paths give NaN + NaN j in several cases the standard specifies otherwise, e.g.
+    sin(0 + NaN j) = 0 + NaN j, exp(1e300 + 0j) = inf + 0j)."""
+    fn = getattr(xp, name)
+    with np.errstate(all="ignore"):  # 1e300 overflows to inf in single precision
+        if dtype.startswith("complex"):
+            values = np.array([complex(a, b) for a in _SPECIAL for b in _SPECIAL], dtype=dtype)
+        else:
+            values = np.array(_SPECIAL, dtype=dtype)
+        want = np.asarray(fn(xp.asarray(values)))
+        got = np.asarray(fn(xp.asarray(values, device="cuda")))
+    rtol = 1e-5 if dtype in ("complex64", "float32") else 1e-12
+    if dtype.startswith("complex"):
+        keep = np.isfinite(values) & np.isfinite(want)
+        got, want = got[keep], want[keep]
+    # atol: log1p(-1e-310) is -1e-310 (cpu: 0), both within any tolerance of the other
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-300, equal_nan=True, err_msg=name)
