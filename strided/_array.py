@@ -448,22 +448,7 @@ class Array:
             base = self._base
             if self._ag is not None or (base is not None and base._ag is not None):
                 return OPERATIONS["getitem"](self, key)  # in the graph: recorded
-            shape = self._shape
-            start, stop, step = key.indices(shape[0])
-            if step == 1:
-                size = stop - start if stop > start else 0
-            else:
-                size = len(range(start, stop, step))
-            strides = self._strides
-            st = strides[0]
-            v = Array._new(self._buf, (size,) + shape[1:], (st * step,) + strides[1:],
-                           self._offset + start * st if size else self._offset, self._dtype,
-                           self._device)  # fmt: skip
-            if base is None:
-                base = self
-            v._base = base
-            v._version = base._version
-            return v
+            return self._view(*self._index_geometry(key))
         if kc is not tuple:
             if isinstance(key, Array):
                 return OPERATIONS["getitem_arrays"](self, key)
