@@ -132,9 +132,10 @@ FIX_S = "\n            V.sincos_fix(o, ob, os2, a, ab, as2, n2, {which})"
 FIX_P = "\n        V.sincos_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1 - k0, {which})"
 
 # Serial kernels (small arrays, and what the tests compile for every dtype) keep two loop variants
-# to stay cheap to compile, except for one operand constant along the inner loop (a column
-# broadcast: every softmax and normalisation has several), which parallel kernels (compiled
-# only once large arrays appear) specialise too.
+# to stay cheap to compile and cheap to enter (every small dense call runs one); a column
+# broadcast (one operand constant along a unit-stride inner loop: every softmax and
+# normalisation has several) runs its own serial kernel, `_sb`, compiled when first needed;
+# parallel kernels (compiled only once large arrays appear) specialise it in their one loop.
 BINARY = """
 
 @njit(**SERIAL)
@@ -150,21 +151,30 @@ def {name}_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.{fn}(aseg[k], bseg[k]))
-            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
-                oseg = o[ob : ob + n2]
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.{fn}(a[ab + k * as2], b[bb + k * bs2]))
+
+
+@njit(**SERIAL)
+def {name}_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
+    # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            bb = bo + i * bs0 + j * bs1
+            oseg = o[ob : ob + n2]
+            if bs2 == 0:
                 aseg = a[ab : ab + n2]
                 y = b[bb]
                 for k in range(n2):
                     store(oseg, k, S.{fn}(aseg[k], y))
-            elif os2 == 1 and as2 == 0 and bs2 == 1:
-                oseg = o[ob : ob + n2]
+            else:
                 bseg = b[bb : bb + n2]
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.{fn}(x, bseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.{fn}(a[ab + k * as2], b[bb + k * bs2]))
 
 
 @njit(**PARALLEL)

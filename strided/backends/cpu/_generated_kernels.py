@@ -17,7 +17,7 @@ ROW = dict(error_model="numpy", fastmath={"reassoc", "contract"})
 SERIAL = dict(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
 PARALLEL = dict(SERIAL, parallel=True)
 
-SOURCE_HASH = '911f4e7be7a5e843'
+SOURCE_HASH = '9816ada5e9788108'
 
 
 @njit(**SERIAL)
@@ -1959,21 +1959,30 @@ def add_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, 
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.add(aseg[k], bseg[k]))
-            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
-                oseg = o[ob : ob + n2]
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.add(a[ab + k * as2], b[bb + k * bs2]))
+
+
+@njit(**SERIAL)
+def add_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
+    # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            bb = bo + i * bs0 + j * bs1
+            oseg = o[ob : ob + n2]
+            if bs2 == 0:
                 aseg = a[ab : ab + n2]
                 y = b[bb]
                 for k in range(n2):
                     store(oseg, k, S.add(aseg[k], y))
-            elif os2 == 1 and as2 == 0 and bs2 == 1:
-                oseg = o[ob : ob + n2]
+            else:
                 bseg = b[bb : bb + n2]
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.add(x, bseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.add(a[ab + k * as2], b[bb + k * bs2]))
 
 
 @njit(**PARALLEL)
@@ -2024,21 +2033,30 @@ def subtract_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.subtract(aseg[k], bseg[k]))
-            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
-                oseg = o[ob : ob + n2]
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.subtract(a[ab + k * as2], b[bb + k * bs2]))
+
+
+@njit(**SERIAL)
+def subtract_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
+    # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            bb = bo + i * bs0 + j * bs1
+            oseg = o[ob : ob + n2]
+            if bs2 == 0:
                 aseg = a[ab : ab + n2]
                 y = b[bb]
                 for k in range(n2):
                     store(oseg, k, S.subtract(aseg[k], y))
-            elif os2 == 1 and as2 == 0 and bs2 == 1:
-                oseg = o[ob : ob + n2]
+            else:
                 bseg = b[bb : bb + n2]
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.subtract(x, bseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.subtract(a[ab + k * as2], b[bb + k * bs2]))
 
 
 @njit(**PARALLEL)
@@ -2089,21 +2107,30 @@ def multiply_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.multiply(aseg[k], bseg[k]))
-            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
-                oseg = o[ob : ob + n2]
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.multiply(a[ab + k * as2], b[bb + k * bs2]))
+
+
+@njit(**SERIAL)
+def multiply_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
+    # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            bb = bo + i * bs0 + j * bs1
+            oseg = o[ob : ob + n2]
+            if bs2 == 0:
                 aseg = a[ab : ab + n2]
                 y = b[bb]
                 for k in range(n2):
                     store(oseg, k, S.multiply(aseg[k], y))
-            elif os2 == 1 and as2 == 0 and bs2 == 1:
-                oseg = o[ob : ob + n2]
+            else:
                 bseg = b[bb : bb + n2]
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.multiply(x, bseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.multiply(a[ab + k * as2], b[bb + k * bs2]))
 
 
 @njit(**PARALLEL)
@@ -2154,21 +2181,30 @@ def divide_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.divide(aseg[k], bseg[k]))
-            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
-                oseg = o[ob : ob + n2]
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.divide(a[ab + k * as2], b[bb + k * bs2]))
+
+
+@njit(**SERIAL)
+def divide_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
+    # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            bb = bo + i * bs0 + j * bs1
+            oseg = o[ob : ob + n2]
+            if bs2 == 0:
                 aseg = a[ab : ab + n2]
                 y = b[bb]
                 for k in range(n2):
                     store(oseg, k, S.divide(aseg[k], y))
-            elif os2 == 1 and as2 == 0 and bs2 == 1:
-                oseg = o[ob : ob + n2]
+            else:
                 bseg = b[bb : bb + n2]
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.divide(x, bseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.divide(a[ab + k * as2], b[bb + k * bs2]))
 
 
 @njit(**PARALLEL)
@@ -2219,21 +2255,30 @@ def floor_divide_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, 
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.floor_divide(aseg[k], bseg[k]))
-            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
-                oseg = o[ob : ob + n2]
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.floor_divide(a[ab + k * as2], b[bb + k * bs2]))
+
+
+@njit(**SERIAL)
+def floor_divide_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
+    # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            bb = bo + i * bs0 + j * bs1
+            oseg = o[ob : ob + n2]
+            if bs2 == 0:
                 aseg = a[ab : ab + n2]
                 y = b[bb]
                 for k in range(n2):
                     store(oseg, k, S.floor_divide(aseg[k], y))
-            elif os2 == 1 and as2 == 0 and bs2 == 1:
-                oseg = o[ob : ob + n2]
+            else:
                 bseg = b[bb : bb + n2]
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.floor_divide(x, bseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.floor_divide(a[ab + k * as2], b[bb + k * bs2]))
 
 
 @njit(**PARALLEL)
@@ -2284,21 +2329,30 @@ def remainder_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.remainder(aseg[k], bseg[k]))
-            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
-                oseg = o[ob : ob + n2]
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.remainder(a[ab + k * as2], b[bb + k * bs2]))
+
+
+@njit(**SERIAL)
+def remainder_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
+    # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            bb = bo + i * bs0 + j * bs1
+            oseg = o[ob : ob + n2]
+            if bs2 == 0:
                 aseg = a[ab : ab + n2]
                 y = b[bb]
                 for k in range(n2):
                     store(oseg, k, S.remainder(aseg[k], y))
-            elif os2 == 1 and as2 == 0 and bs2 == 1:
-                oseg = o[ob : ob + n2]
+            else:
                 bseg = b[bb : bb + n2]
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.remainder(x, bseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.remainder(a[ab + k * as2], b[bb + k * bs2]))
 
 
 @njit(**PARALLEL)
@@ -2349,21 +2403,30 @@ def pow_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, 
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.pow_(aseg[k], bseg[k]))
-            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
-                oseg = o[ob : ob + n2]
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.pow_(a[ab + k * as2], b[bb + k * bs2]))
+
+
+@njit(**SERIAL)
+def pow_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
+    # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            bb = bo + i * bs0 + j * bs1
+            oseg = o[ob : ob + n2]
+            if bs2 == 0:
                 aseg = a[ab : ab + n2]
                 y = b[bb]
                 for k in range(n2):
                     store(oseg, k, S.pow_(aseg[k], y))
-            elif os2 == 1 and as2 == 0 and bs2 == 1:
-                oseg = o[ob : ob + n2]
+            else:
                 bseg = b[bb : bb + n2]
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.pow_(x, bseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.pow_(a[ab + k * as2], b[bb + k * bs2]))
 
 
 @njit(**PARALLEL)
@@ -2414,21 +2477,30 @@ def maximum_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, 
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.maximum(aseg[k], bseg[k]))
-            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
-                oseg = o[ob : ob + n2]
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.maximum(a[ab + k * as2], b[bb + k * bs2]))
+
+
+@njit(**SERIAL)
+def maximum_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
+    # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            bb = bo + i * bs0 + j * bs1
+            oseg = o[ob : ob + n2]
+            if bs2 == 0:
                 aseg = a[ab : ab + n2]
                 y = b[bb]
                 for k in range(n2):
                     store(oseg, k, S.maximum(aseg[k], y))
-            elif os2 == 1 and as2 == 0 and bs2 == 1:
-                oseg = o[ob : ob + n2]
+            else:
                 bseg = b[bb : bb + n2]
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.maximum(x, bseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.maximum(a[ab + k * as2], b[bb + k * bs2]))
 
 
 @njit(**PARALLEL)
@@ -2479,21 +2551,30 @@ def minimum_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, 
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.minimum(aseg[k], bseg[k]))
-            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
-                oseg = o[ob : ob + n2]
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.minimum(a[ab + k * as2], b[bb + k * bs2]))
+
+
+@njit(**SERIAL)
+def minimum_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
+    # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            bb = bo + i * bs0 + j * bs1
+            oseg = o[ob : ob + n2]
+            if bs2 == 0:
                 aseg = a[ab : ab + n2]
                 y = b[bb]
                 for k in range(n2):
                     store(oseg, k, S.minimum(aseg[k], y))
-            elif os2 == 1 and as2 == 0 and bs2 == 1:
-                oseg = o[ob : ob + n2]
+            else:
                 bseg = b[bb : bb + n2]
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.minimum(x, bseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.minimum(a[ab + k * as2], b[bb + k * bs2]))
 
 
 @njit(**PARALLEL)
@@ -2544,21 +2625,30 @@ def logaddexp_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.logaddexp(aseg[k], bseg[k]))
-            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
-                oseg = o[ob : ob + n2]
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.logaddexp(a[ab + k * as2], b[bb + k * bs2]))
+
+
+@njit(**SERIAL)
+def logaddexp_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
+    # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            bb = bo + i * bs0 + j * bs1
+            oseg = o[ob : ob + n2]
+            if bs2 == 0:
                 aseg = a[ab : ab + n2]
                 y = b[bb]
                 for k in range(n2):
                     store(oseg, k, S.logaddexp(aseg[k], y))
-            elif os2 == 1 and as2 == 0 and bs2 == 1:
-                oseg = o[ob : ob + n2]
+            else:
                 bseg = b[bb : bb + n2]
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.logaddexp(x, bseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.logaddexp(a[ab + k * as2], b[bb + k * bs2]))
 
 
 @njit(**PARALLEL)
@@ -2609,21 +2699,30 @@ def hypot_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.hypot(aseg[k], bseg[k]))
-            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
-                oseg = o[ob : ob + n2]
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.hypot(a[ab + k * as2], b[bb + k * bs2]))
+
+
+@njit(**SERIAL)
+def hypot_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
+    # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            bb = bo + i * bs0 + j * bs1
+            oseg = o[ob : ob + n2]
+            if bs2 == 0:
                 aseg = a[ab : ab + n2]
                 y = b[bb]
                 for k in range(n2):
                     store(oseg, k, S.hypot(aseg[k], y))
-            elif os2 == 1 and as2 == 0 and bs2 == 1:
-                oseg = o[ob : ob + n2]
+            else:
                 bseg = b[bb : bb + n2]
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.hypot(x, bseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.hypot(a[ab + k * as2], b[bb + k * bs2]))
 
 
 @njit(**PARALLEL)
@@ -2674,21 +2773,30 @@ def atan2_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.atan2(aseg[k], bseg[k]))
-            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
-                oseg = o[ob : ob + n2]
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.atan2(a[ab + k * as2], b[bb + k * bs2]))
+
+
+@njit(**SERIAL)
+def atan2_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
+    # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            bb = bo + i * bs0 + j * bs1
+            oseg = o[ob : ob + n2]
+            if bs2 == 0:
                 aseg = a[ab : ab + n2]
                 y = b[bb]
                 for k in range(n2):
                     store(oseg, k, S.atan2(aseg[k], y))
-            elif os2 == 1 and as2 == 0 and bs2 == 1:
-                oseg = o[ob : ob + n2]
+            else:
                 bseg = b[bb : bb + n2]
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.atan2(x, bseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.atan2(a[ab + k * as2], b[bb + k * bs2]))
 
 
 @njit(**PARALLEL)
@@ -2739,21 +2847,30 @@ def copysign_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.copysign(aseg[k], bseg[k]))
-            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
-                oseg = o[ob : ob + n2]
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.copysign(a[ab + k * as2], b[bb + k * bs2]))
+
+
+@njit(**SERIAL)
+def copysign_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
+    # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            bb = bo + i * bs0 + j * bs1
+            oseg = o[ob : ob + n2]
+            if bs2 == 0:
                 aseg = a[ab : ab + n2]
                 y = b[bb]
                 for k in range(n2):
                     store(oseg, k, S.copysign(aseg[k], y))
-            elif os2 == 1 and as2 == 0 and bs2 == 1:
-                oseg = o[ob : ob + n2]
+            else:
                 bseg = b[bb : bb + n2]
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.copysign(x, bseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.copysign(a[ab + k * as2], b[bb + k * bs2]))
 
 
 @njit(**PARALLEL)
@@ -2804,21 +2921,30 @@ def nextafter_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.nextafter(aseg[k], bseg[k]))
-            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
-                oseg = o[ob : ob + n2]
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.nextafter(a[ab + k * as2], b[bb + k * bs2]))
+
+
+@njit(**SERIAL)
+def nextafter_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
+    # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            bb = bo + i * bs0 + j * bs1
+            oseg = o[ob : ob + n2]
+            if bs2 == 0:
                 aseg = a[ab : ab + n2]
                 y = b[bb]
                 for k in range(n2):
                     store(oseg, k, S.nextafter(aseg[k], y))
-            elif os2 == 1 and as2 == 0 and bs2 == 1:
-                oseg = o[ob : ob + n2]
+            else:
                 bseg = b[bb : bb + n2]
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.nextafter(x, bseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.nextafter(a[ab + k * as2], b[bb + k * bs2]))
 
 
 @njit(**PARALLEL)
@@ -2869,21 +2995,30 @@ def equal_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.equal(aseg[k], bseg[k]))
-            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
-                oseg = o[ob : ob + n2]
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.equal(a[ab + k * as2], b[bb + k * bs2]))
+
+
+@njit(**SERIAL)
+def equal_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
+    # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            bb = bo + i * bs0 + j * bs1
+            oseg = o[ob : ob + n2]
+            if bs2 == 0:
                 aseg = a[ab : ab + n2]
                 y = b[bb]
                 for k in range(n2):
                     store(oseg, k, S.equal(aseg[k], y))
-            elif os2 == 1 and as2 == 0 and bs2 == 1:
-                oseg = o[ob : ob + n2]
+            else:
                 bseg = b[bb : bb + n2]
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.equal(x, bseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.equal(a[ab + k * as2], b[bb + k * bs2]))
 
 
 @njit(**PARALLEL)
@@ -2934,21 +3069,30 @@ def not_equal_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.not_equal(aseg[k], bseg[k]))
-            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
-                oseg = o[ob : ob + n2]
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.not_equal(a[ab + k * as2], b[bb + k * bs2]))
+
+
+@njit(**SERIAL)
+def not_equal_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
+    # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            bb = bo + i * bs0 + j * bs1
+            oseg = o[ob : ob + n2]
+            if bs2 == 0:
                 aseg = a[ab : ab + n2]
                 y = b[bb]
                 for k in range(n2):
                     store(oseg, k, S.not_equal(aseg[k], y))
-            elif os2 == 1 and as2 == 0 and bs2 == 1:
-                oseg = o[ob : ob + n2]
+            else:
                 bseg = b[bb : bb + n2]
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.not_equal(x, bseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.not_equal(a[ab + k * as2], b[bb + k * bs2]))
 
 
 @njit(**PARALLEL)
@@ -2999,21 +3143,30 @@ def less_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0,
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.less(aseg[k], bseg[k]))
-            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
-                oseg = o[ob : ob + n2]
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.less(a[ab + k * as2], b[bb + k * bs2]))
+
+
+@njit(**SERIAL)
+def less_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
+    # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            bb = bo + i * bs0 + j * bs1
+            oseg = o[ob : ob + n2]
+            if bs2 == 0:
                 aseg = a[ab : ab + n2]
                 y = b[bb]
                 for k in range(n2):
                     store(oseg, k, S.less(aseg[k], y))
-            elif os2 == 1 and as2 == 0 and bs2 == 1:
-                oseg = o[ob : ob + n2]
+            else:
                 bseg = b[bb : bb + n2]
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.less(x, bseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.less(a[ab + k * as2], b[bb + k * bs2]))
 
 
 @njit(**PARALLEL)
@@ -3064,21 +3217,30 @@ def less_equal_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.less_equal(aseg[k], bseg[k]))
-            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
-                oseg = o[ob : ob + n2]
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.less_equal(a[ab + k * as2], b[bb + k * bs2]))
+
+
+@njit(**SERIAL)
+def less_equal_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
+    # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            bb = bo + i * bs0 + j * bs1
+            oseg = o[ob : ob + n2]
+            if bs2 == 0:
                 aseg = a[ab : ab + n2]
                 y = b[bb]
                 for k in range(n2):
                     store(oseg, k, S.less_equal(aseg[k], y))
-            elif os2 == 1 and as2 == 0 and bs2 == 1:
-                oseg = o[ob : ob + n2]
+            else:
                 bseg = b[bb : bb + n2]
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.less_equal(x, bseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.less_equal(a[ab + k * as2], b[bb + k * bs2]))
 
 
 @njit(**PARALLEL)
@@ -3129,21 +3291,30 @@ def greater_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, 
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.greater(aseg[k], bseg[k]))
-            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
-                oseg = o[ob : ob + n2]
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.greater(a[ab + k * as2], b[bb + k * bs2]))
+
+
+@njit(**SERIAL)
+def greater_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
+    # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            bb = bo + i * bs0 + j * bs1
+            oseg = o[ob : ob + n2]
+            if bs2 == 0:
                 aseg = a[ab : ab + n2]
                 y = b[bb]
                 for k in range(n2):
                     store(oseg, k, S.greater(aseg[k], y))
-            elif os2 == 1 and as2 == 0 and bs2 == 1:
-                oseg = o[ob : ob + n2]
+            else:
                 bseg = b[bb : bb + n2]
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.greater(x, bseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.greater(a[ab + k * as2], b[bb + k * bs2]))
 
 
 @njit(**PARALLEL)
@@ -3194,21 +3365,30 @@ def greater_equal_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1,
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.greater_equal(aseg[k], bseg[k]))
-            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
-                oseg = o[ob : ob + n2]
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.greater_equal(a[ab + k * as2], b[bb + k * bs2]))
+
+
+@njit(**SERIAL)
+def greater_equal_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
+    # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            bb = bo + i * bs0 + j * bs1
+            oseg = o[ob : ob + n2]
+            if bs2 == 0:
                 aseg = a[ab : ab + n2]
                 y = b[bb]
                 for k in range(n2):
                     store(oseg, k, S.greater_equal(aseg[k], y))
-            elif os2 == 1 and as2 == 0 and bs2 == 1:
-                oseg = o[ob : ob + n2]
+            else:
                 bseg = b[bb : bb + n2]
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.greater_equal(x, bseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.greater_equal(a[ab + k * as2], b[bb + k * bs2]))
 
 
 @njit(**PARALLEL)
@@ -3259,21 +3439,30 @@ def logical_and_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.logical_and(aseg[k], bseg[k]))
-            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
-                oseg = o[ob : ob + n2]
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.logical_and(a[ab + k * as2], b[bb + k * bs2]))
+
+
+@njit(**SERIAL)
+def logical_and_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
+    # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            bb = bo + i * bs0 + j * bs1
+            oseg = o[ob : ob + n2]
+            if bs2 == 0:
                 aseg = a[ab : ab + n2]
                 y = b[bb]
                 for k in range(n2):
                     store(oseg, k, S.logical_and(aseg[k], y))
-            elif os2 == 1 and as2 == 0 and bs2 == 1:
-                oseg = o[ob : ob + n2]
+            else:
                 bseg = b[bb : bb + n2]
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.logical_and(x, bseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.logical_and(a[ab + k * as2], b[bb + k * bs2]))
 
 
 @njit(**PARALLEL)
@@ -3324,21 +3513,30 @@ def logical_or_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.logical_or(aseg[k], bseg[k]))
-            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
-                oseg = o[ob : ob + n2]
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.logical_or(a[ab + k * as2], b[bb + k * bs2]))
+
+
+@njit(**SERIAL)
+def logical_or_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
+    # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            bb = bo + i * bs0 + j * bs1
+            oseg = o[ob : ob + n2]
+            if bs2 == 0:
                 aseg = a[ab : ab + n2]
                 y = b[bb]
                 for k in range(n2):
                     store(oseg, k, S.logical_or(aseg[k], y))
-            elif os2 == 1 and as2 == 0 and bs2 == 1:
-                oseg = o[ob : ob + n2]
+            else:
                 bseg = b[bb : bb + n2]
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.logical_or(x, bseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.logical_or(a[ab + k * as2], b[bb + k * bs2]))
 
 
 @njit(**PARALLEL)
@@ -3389,21 +3587,30 @@ def logical_xor_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.logical_xor(aseg[k], bseg[k]))
-            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
-                oseg = o[ob : ob + n2]
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.logical_xor(a[ab + k * as2], b[bb + k * bs2]))
+
+
+@njit(**SERIAL)
+def logical_xor_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
+    # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            bb = bo + i * bs0 + j * bs1
+            oseg = o[ob : ob + n2]
+            if bs2 == 0:
                 aseg = a[ab : ab + n2]
                 y = b[bb]
                 for k in range(n2):
                     store(oseg, k, S.logical_xor(aseg[k], y))
-            elif os2 == 1 and as2 == 0 and bs2 == 1:
-                oseg = o[ob : ob + n2]
+            else:
                 bseg = b[bb : bb + n2]
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.logical_xor(x, bseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.logical_xor(a[ab + k * as2], b[bb + k * bs2]))
 
 
 @njit(**PARALLEL)
@@ -3454,21 +3661,30 @@ def bitwise_and_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.bitwise_and(aseg[k], bseg[k]))
-            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
-                oseg = o[ob : ob + n2]
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.bitwise_and(a[ab + k * as2], b[bb + k * bs2]))
+
+
+@njit(**SERIAL)
+def bitwise_and_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
+    # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            bb = bo + i * bs0 + j * bs1
+            oseg = o[ob : ob + n2]
+            if bs2 == 0:
                 aseg = a[ab : ab + n2]
                 y = b[bb]
                 for k in range(n2):
                     store(oseg, k, S.bitwise_and(aseg[k], y))
-            elif os2 == 1 and as2 == 0 and bs2 == 1:
-                oseg = o[ob : ob + n2]
+            else:
                 bseg = b[bb : bb + n2]
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.bitwise_and(x, bseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.bitwise_and(a[ab + k * as2], b[bb + k * bs2]))
 
 
 @njit(**PARALLEL)
@@ -3519,21 +3735,30 @@ def bitwise_or_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.bitwise_or(aseg[k], bseg[k]))
-            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
-                oseg = o[ob : ob + n2]
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.bitwise_or(a[ab + k * as2], b[bb + k * bs2]))
+
+
+@njit(**SERIAL)
+def bitwise_or_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
+    # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            bb = bo + i * bs0 + j * bs1
+            oseg = o[ob : ob + n2]
+            if bs2 == 0:
                 aseg = a[ab : ab + n2]
                 y = b[bb]
                 for k in range(n2):
                     store(oseg, k, S.bitwise_or(aseg[k], y))
-            elif os2 == 1 and as2 == 0 and bs2 == 1:
-                oseg = o[ob : ob + n2]
+            else:
                 bseg = b[bb : bb + n2]
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.bitwise_or(x, bseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.bitwise_or(a[ab + k * as2], b[bb + k * bs2]))
 
 
 @njit(**PARALLEL)
@@ -3584,21 +3809,30 @@ def bitwise_xor_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.bitwise_xor(aseg[k], bseg[k]))
-            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
-                oseg = o[ob : ob + n2]
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.bitwise_xor(a[ab + k * as2], b[bb + k * bs2]))
+
+
+@njit(**SERIAL)
+def bitwise_xor_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
+    # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            bb = bo + i * bs0 + j * bs1
+            oseg = o[ob : ob + n2]
+            if bs2 == 0:
                 aseg = a[ab : ab + n2]
                 y = b[bb]
                 for k in range(n2):
                     store(oseg, k, S.bitwise_xor(aseg[k], y))
-            elif os2 == 1 and as2 == 0 and bs2 == 1:
-                oseg = o[ob : ob + n2]
+            else:
                 bseg = b[bb : bb + n2]
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.bitwise_xor(x, bseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.bitwise_xor(a[ab + k * as2], b[bb + k * bs2]))
 
 
 @njit(**PARALLEL)
@@ -3649,21 +3883,30 @@ def bitwise_left_shift_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0,
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.bitwise_left_shift(aseg[k], bseg[k]))
-            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
-                oseg = o[ob : ob + n2]
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.bitwise_left_shift(a[ab + k * as2], b[bb + k * bs2]))
+
+
+@njit(**SERIAL)
+def bitwise_left_shift_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
+    # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            bb = bo + i * bs0 + j * bs1
+            oseg = o[ob : ob + n2]
+            if bs2 == 0:
                 aseg = a[ab : ab + n2]
                 y = b[bb]
                 for k in range(n2):
                     store(oseg, k, S.bitwise_left_shift(aseg[k], y))
-            elif os2 == 1 and as2 == 0 and bs2 == 1:
-                oseg = o[ob : ob + n2]
+            else:
                 bseg = b[bb : bb + n2]
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.bitwise_left_shift(x, bseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.bitwise_left_shift(a[ab + k * as2], b[bb + k * bs2]))
 
 
 @njit(**PARALLEL)
@@ -3714,21 +3957,30 @@ def bitwise_right_shift_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0
                 bseg = b[bb : bb + n2]
                 for k in range(n2):
                     store(oseg, k, S.bitwise_right_shift(aseg[k], bseg[k]))
-            elif os2 == 1 and as2 == 1 and bs2 == 0:  # x - mean(x, axis=-1, keepdims=True)
-                oseg = o[ob : ob + n2]
+            else:
+                for k in range(n2):
+                    store(o, ob + k * os2, S.bitwise_right_shift(a[ab + k * as2], b[bb + k * bs2]))
+
+
+@njit(**SERIAL)
+def bitwise_right_shift_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
+    # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
+    for i in range(n0):
+        for j in range(n1):
+            ob = oo + i * os0 + j * os1
+            ab = ao + i * as0 + j * as1
+            bb = bo + i * bs0 + j * bs1
+            oseg = o[ob : ob + n2]
+            if bs2 == 0:
                 aseg = a[ab : ab + n2]
                 y = b[bb]
                 for k in range(n2):
                     store(oseg, k, S.bitwise_right_shift(aseg[k], y))
-            elif os2 == 1 and as2 == 0 and bs2 == 1:
-                oseg = o[ob : ob + n2]
+            else:
                 bseg = b[bb : bb + n2]
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.bitwise_right_shift(x, bseg[k]))
-            else:
-                for k in range(n2):
-                    store(o, ob + k * os2, S.bitwise_right_shift(a[ab + k * as2], b[bb + k * bs2]))
 
 
 @njit(**PARALLEL)

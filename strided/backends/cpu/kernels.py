@@ -86,6 +86,11 @@ def _run_map(name: str, operands, shape) -> None:
             serial(*args, 1, 1, total)
             return
     plan = _map_plan(shape, tuple(op[2] for op in operands))
+    if len(operands) == 3 and total < PARALLEL_THRESHOLD and plan:
+        os, a_st, b_st = plan[0][4]
+        if os[2] == 1 and plan[0][3] > 1 and {a_st[2], b_st[2]} == {0, 1}:
+            # an operand constant along the inner loop: its own serial kernel, where there is one
+            serial = getattr(G, f"{name}_sb", serial)
     for deltas, n0, n1, n2, strides in plan:
         args = []
         for (buf, off, _), d, st in zip(operands, deltas, strides):
