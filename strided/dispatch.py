@@ -169,7 +169,14 @@ class Primitive:
             if n == 1:
                 x = args[0]
                 if self.kind == "view":
-                    out = x._view(*_plan(self, args, params))
+                    try:  # _plan written out: x[1:] on an array in the graph comes here
+                        geometry = self.rule(*args, **params)
+                    except _NAMED_ERRORS as e:
+                        r = _renamed(self.name, e)
+                        if r is e:
+                            raise
+                        raise r from e
+                    out = x._view(*geometry)
                 else:
                     out = self._memo_hit(args, params)
                     if out is None:
@@ -508,6 +515,7 @@ def apply(prim: Primitive, args: tuple, params: dict):
 
 # -- elementwise primitives: the same pipeline with its rule memoized ----------------------------
 _PY_SCALARS = frozenset({bool, int, float, complex})
+_UNARY = object()  # Elementwise.__call__'s marker for "no second operand"
 _new_object = object.__new__
 _INTEGER_KINDS = dt.INTEGER_KINDS
 _FLOAT_KINDS = dt.FLOAT_KINDS
@@ -533,9 +541,8 @@ class Elementwise(Primitive):
         self._plans.clear()
         self._last = (None, None, None, None, None)
 
-    def __call__(self, *args):
-        if len(args) == 2:
-            x1, x2 = args
+    def __call__(self, x1, x2=_UNARY, /):
+        if x2 is not _UNARY:  # (no argument tuple on the fast lanes)
             if x1.__class__ is Array:
                 c2 = x2.__class__
                 if c2 is Array:
@@ -547,7 +554,7 @@ class Elementwise(Primitive):
                     )
                     device = x1._device
                     if x2._device is not device:
-                        return apply(self, args, _NO_PARAMS)
+                        return apply(self, (x1, x2) if x2 is not _UNARY else (x1,), _NO_PARAMS)
                     d1, d2, s1, s2, spec = self._last
                     if (
                         d1 is x1._dtype
@@ -570,7 +577,7 @@ class Elementwise(Primitive):
                             out._ag = out._base = None
                             out._version = 0
                         else:
-                            out = self._run_spec(spec, args)
+                            out = self._run_spec(spec, (x1, x2))
                         if tracked and Mode.enabled:  # the thread-local read only when tracked
                             rule = self.vjp
                             if rule.__class__ is Rule and dtype.kind in _FLOAT_KINDS:
@@ -589,9 +596,9 @@ class Elementwise(Primitive):
                     if c2 is int and x1._dtype.kind in _INTEGER_KINDS:
                         # the value's range is checked (by the rule)
                         return (
-                            apply(self, args, _NO_PARAMS)
+                            apply(self, (x1, x2) if x2 is not _UNARY else (x1,), _NO_PARAMS)
                             if tracked
-                            else execute(self, args, _NO_PARAMS)
+                            else execute(self, (x1, x2), _NO_PARAMS)
                         )
                     device = x1._device
                     d1, d2, s1, s2, spec = self._last
@@ -608,41 +615,41 @@ class Elementwise(Primitive):
                             out._ag = out._base = None
                             out._version = 0
                         else:
-                            out = self._run_spec(spec, args)
+                            out = self._run_spec(spec, (x1, x2))
                         if tracked and Mode.enabled:
                             rule = self.vjp
                             if rule.__class__ is Rule and dtype.kind in _FLOAT_KINDS:
-                                return record_scalar(self.name, rule, args, x1, out)
+                                return record_scalar(self.name, rule, (x1, x2), x1, out)
                         return out
                     if tracked and Mode.enabled:
-                        return self._recorded_other(args, (x1._dtype, c2, x1._shape), x1)
+                        return self._recorded_other((x1, x2), (x1._dtype, c2, x1._shape), x1)
                     key = (x1._dtype, c2, x1._shape)
                     spec = self._specs.get(key)
                     if spec is not None:
                         self._last = (x1._dtype, c2, x1._shape, None, spec)
                 else:
-                    return apply(self, args, _NO_PARAMS)
+                    return apply(self, (x1, x2) if x2 is not _UNARY else (x1,), _NO_PARAMS)
             elif x2.__class__ is Array and x1.__class__ in _PY_SCALARS:
                 if (
                     x2._ag is not None or (x2._base is not None and x2._base._ag is not None)
                 ) and Mode.enabled:
-                    return self._recorded_other(args, (x1.__class__, x2._dtype, x2._shape), x2)
+                    return self._recorded_other((x1, x2), (x1.__class__, x2._dtype, x2._shape), x2)
                 if x1.__class__ is int and x2._dtype.kind in _INTEGER_KINDS:
-                    return execute(self, args, _NO_PARAMS)
+                    return execute(self, (x1, x2), _NO_PARAMS)
                 device = x2._device
                 key = (x1.__class__, x2._dtype, x2._shape)
             else:
-                return apply(self, args, _NO_PARAMS)
-        elif len(args) == 1 and args[0].__class__ is Array:
-            x1 = args[0]
+                return apply(self, (x1, x2) if x2 is not _UNARY else (x1,), _NO_PARAMS)
+        elif x1.__class__ is Array:
             if (
                 x1._ag is not None or (x1._base is not None and x1._base._ag is not None)
             ) and Mode.enabled:
-                return self._recorded_other(args, (x1._dtype, x1._shape), x1)
+                return self._recorded_other((x1,), (x1._dtype, x1._shape), x1)
             device = x1._device
             key = (x1._dtype, x1._shape)
         else:
-            return apply(self, args, _NO_PARAMS)
+            return apply(self, (x1, x2) if x2 is not _UNARY else (x1,), _NO_PARAMS)
+        args = (x1, x2) if x2 is not _UNARY else (x1,)
         spec = self._specs.get(key)
         if spec is None or spec[5] is not device:
             plan = _plan(self, args, _NO_PARAMS)

@@ -180,11 +180,13 @@ def _elementwise(name: str, kind: str):
             def fn(x1, x2):
                 nonlocal compiled
                 buf = empty(size, out_np)
+                if compiled is not None:  # the arguments written out: no tuple to build
+                    compiled(buf, 0, 0, 0, 1, x1._buf, x1._offset, 0, 0, 1, x2._buf, x2._offset,
+                             0, 0, 1, 1, 1, size)  # fmt: skip
+                    return buf
                 args = (buf, 0, 0, 0, 1, x1._buf, x1._offset, 0, 0, 1, x2._buf, x2._offset, 0,
                         0, 1, 1, 1, size)  # fmt: skip
-                if compiled is not None:
-                    compiled(*args)
-                elif key in entries:
+                if key in entries:
                     compiled = entries[key]
                     compiled(*args)
                 else:
