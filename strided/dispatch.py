@@ -169,14 +169,7 @@ class Primitive:
             if n == 1:
                 x = args[0]
                 if self.kind == "view":
-                    try:  # _plan written out: x[1:] on an array in the graph comes here
-                        geometry = self.rule(*args, **params)
-                    except _NAMED_ERRORS as e:
-                        r = _renamed(self.name, e)
-                        if r is e:
-                            raise
-                        raise r from e
-                    out = x._view(*geometry)
+                    out = x._view(*_plan(self, args, params))
                 else:
                     out = self._memo_hit(args, params)
                     if out is None:
@@ -233,12 +226,7 @@ class Primitive:
             if len(self._plans) >= _SPECS_MAX:
                 self._plans.clear()
             self._plans[key] = spec
-        device, shape, strides, dtype, alloc, size, kern, kparams, _, _ = spec
-        if kern is None:  # meta: the rule was the whole computation
-            return Array._new(None, shape, strides, 0, dtype, device)
-        out = Array._new(alloc(size), shape, strides, 0, dtype, device)
-        kern(out, *args, **kparams)
-        return out
+        return _from_spec(spec, args)
 
     def forget(self) -> None:
         """Drop the memoized plans (a kernel was replaced)."""
