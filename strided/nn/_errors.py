@@ -18,7 +18,7 @@ import weakref
 from .._array import Array
 from .._tape import BACKWARD_ERROR_HOOKS
 
-__all__ = ["name_in_forward", "register_call"]
+__all__ = ["arrays_in", "name_in_forward", "register_call"]
 
 # (module, weakrefs of output nodes, ids of input nodes); an entry is dropped once its output
 # nodes are gone (the module itself is kept until then, as the graph would keep it in PyTorch)
@@ -26,24 +26,25 @@ _calls: list = []
 _live_after_prune = 64
 
 
-def _arrays(value) -> list:
+def arrays_in(value) -> list:
+    """The arrays in a module's arguments or output (nested tuples, lists and dicts)."""
     if isinstance(value, Array):
         return [value]
     if isinstance(value, (tuple, list)):
-        return [a for v in value for a in _arrays(v)]
+        return [a for v in value for a in arrays_in(v)]
     if isinstance(value, dict):
-        return [a for v in value.values() for a in _arrays(v)]
+        return [a for v in value.values() for a in arrays_in(v)]
     return []
 
 
 def register_call(module, args: tuple, out) -> None:
     """Remember a module call whose output is in the graph (for errors raised in backward)."""
     global _live_after_prune
-    outs = [a._ag.node for a in _arrays(out) if a._ag is not None and a._ag.node is not None]
+    outs = [a._ag.node for a in arrays_in(out) if a._ag is not None and a._ag.node is not None]
     if not outs:
         return
     ins = frozenset(
-        id(a._ag.node) for a in _arrays(args) if a._ag is not None and a._ag.node is not None
+        id(a._ag.node) for a in arrays_in(args) if a._ag is not None and a._ag.node is not None
     )
     _calls.append((module, [weakref.ref(n) for n in outs], ins))
     if len(_calls) > 2 * _live_after_prune:

@@ -20,6 +20,7 @@ from .. import dispatch
 from .._array import Array
 from .._shapes import prod
 from .._tape import root_of
+from ._errors import arrays_in
 from ._flops import flops
 from .modules.module import (
     Module,
@@ -193,16 +194,6 @@ def _claim(outputs: list, path, node_module: dict) -> None:
                 stack.append(e[0])
 
 
-def _arrays(out) -> list:
-    if isinstance(out, Array):
-        return [out]
-    if isinstance(out, dict):
-        out = list(out.values())
-    if isinstance(out, (tuple, list)):
-        return [a for o in out for a in _arrays(o)]
-    return []
-
-
 def summary(
     model: Module,
     *inputs,
@@ -260,7 +251,7 @@ def summary(
         path = paths.get(id(module))
         if path is not None:
             # what the arguments bring along was recorded by the module running now
-            _claim(_arrays(args), stack[-1] if stack else "", node_module)
+            _claim(arrays_in(args), stack[-1] if stack else "", node_module)
             row(path, module)
             stack.append(path)
 
@@ -268,7 +259,7 @@ def summary(
         path = paths.get(id(module))
         if path is not None and stack and stack[-1] == path:
             stack.pop()
-            outs = _arrays(output)
+            outs = arrays_in(output)
             if not rows[path].output_shapes:
                 rows[path].output_shapes = [a.shape for a in outs]
             # the nodes this call recorded and no submodule claimed are this module's (inner
@@ -302,11 +293,11 @@ def summary(
     handles = [register_module_forward_pre_hook(pre), register_module_forward_hook(post)]
     try:
         # history the inputs bring along belongs to no module of this model
-        _claim(_arrays(inputs) + _arrays(kwargs), None, node_module)
+        _claim(arrays_in(inputs) + arrays_in(kwargs), None, node_module)
         with dispatch.observe(seen):
             row("", model)
             output = model(*inputs, **kwargs)
-            outs = _arrays(output)
+            outs = arrays_in(output)
             if train:
                 target = loss(output) if loss is not None else None
                 if target is None:
