@@ -8,8 +8,7 @@ from strided.autograd import no_grad
 
 from ... import _namespace as xp
 from .. import _functional_norm as F
-from .. import init
-from ..parameter import Parameter
+from ._affine import factory_kwargs, register_affine, reset_affine
 from .module import Module
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
@@ -48,16 +47,8 @@ class _BatchNorm(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        kw = {"dtype": xp.float32 if dtype is None else dtype, "device": device}
-        if affine:
-            self.weight = Parameter(xp.empty((num_features,), **kw))
-            if bias:
-                self.bias = Parameter(xp.empty((num_features,), **kw))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        kw = factory_kwargs(dtype, device)
+        register_affine(self, (num_features,), affine, bias, kw)
         if track_running_stats:
             self.register_buffer("running_mean", xp.zeros((num_features,), **kw))
             self.register_buffer("running_var", xp.ones((num_features,), **kw))
@@ -78,10 +69,7 @@ class _BatchNorm(Module):
 
     def reset_parameters(self) -> None:
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine(self)
 
     def _check_input(self, input: Array) -> None:
         name = type(self).__name__

@@ -9,15 +9,11 @@ from strided._array import Array
 
 from ... import _namespace as xp
 from .. import _functional_norm as F
-from .. import init
 from ..parameter import Parameter
+from ._affine import factory_kwargs, register_affine, reset_affine
 from .module import Module
 
 __all__ = ["LayerNorm", "GroupNorm", "RMSNorm"]
-
-
-def _factory(dtype, device) -> dict:
-    return {"dtype": xp.float32 if dtype is None else dtype, "device": device}
 
 
 def _shape(normalized_shape) -> tuple:
@@ -49,23 +45,12 @@ class LayerNorm(Module):
         self.normalized_shape = _shape(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        kw = _factory(dtype, device)
-        if elementwise_affine:
-            self.weight = Parameter(xp.empty(self.normalized_shape, **kw))
-            if bias:
-                self.bias = Parameter(xp.empty(self.normalized_shape, **kw))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        kw = factory_kwargs(dtype, device)
+        register_affine(self, self.normalized_shape, elementwise_affine, bias, kw)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine(self)
 
     def forward(self, input: Array) -> Array:
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -103,23 +88,11 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        kw = _factory(dtype, device)
-        if affine:
-            self.weight = Parameter(xp.empty((num_channels,), **kw))
-            if bias:
-                self.bias = Parameter(xp.empty((num_channels,), **kw))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        register_affine(self, (num_channels,), affine, bias, factory_kwargs(dtype, device))
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine(self)
 
     def forward(self, input: Array) -> Array:
         if input.ndim < 2 or input.shape[1] != self.num_channels:
@@ -154,14 +127,14 @@ class RMSNorm(Module):
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:
-            self.weight = Parameter(xp.empty(self.normalized_shape, **_factory(dtype, device)))
+            kw = factory_kwargs(dtype, device)
+            self.weight = Parameter(xp.empty(self.normalized_shape, **kw))
         else:
             self.register_parameter("weight", None)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.elementwise_affine:
-            init.ones_(self.weight)
+        reset_affine(self)
 
     def forward(self, x: Array) -> Array:
         return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
