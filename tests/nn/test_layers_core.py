@@ -421,6 +421,17 @@ def test_module_list_and_dict():
     td = torch.nn.ModuleDict({"a": torch.nn.Linear(2, 3), "b": torch.nn.ReLU()})
     assert repr(md) == repr(td) and list(md) == ["a", "b"] and "a" in md
     assert list(md.state_dict()) == list(td.state_dict())
+    # deleting by index and by slice renumbers the rest as PyTorch does
+    for container, tcontainer in ((nn.ModuleList, torch.nn.ModuleList), (nn.Sequential, None)):
+        mods = [nn.Linear(i + 1, 1) for i in range(5)]
+        tmods = [torch.nn.Linear(i + 1, 1) for i in range(5)]
+        ours = container(mods) if container is nn.ModuleList else container(*mods)
+        theirs = torch.nn.ModuleList(tmods) if tcontainer else torch.nn.Sequential(*tmods)
+        for idx in (1, slice(0, 3, 2), -1):
+            del ours[idx]
+            del theirs[idx]
+        assert list(ours._modules) == list(theirs._modules)
+        assert [m.in_features for m in ours] == [m.in_features for m in theirs]
     pl = nn.ParameterList([xp.ones(2), nn.Parameter(xp.zeros(3))])
     assert all(isinstance(p, nn.Parameter) for p in pl) and len(list(pl.parameters())) == 2
 

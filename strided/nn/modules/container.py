@@ -21,6 +21,21 @@ def _index(idx, n: int, who: str) -> int:
     return i % n
 
 
+def _delete_and_renumber(modules: dict, idx, container: str) -> None:
+    """Delete the submodules at ``idx`` (an index or a slice), then renumber the rest 0..n-1 as
+    PyTorch's Sequential and ModuleList do, so that indices stay dense."""
+    keys = list(modules)
+    if isinstance(idx, slice):
+        for k in keys[idx]:
+            del modules[k]
+    else:
+        del modules[keys[_index(idx, len(keys), container)]]
+    items = list(modules.values())
+    modules.clear()
+    for i, m in enumerate(items):
+        modules[str(i)] = m
+
+
 class Sequential(Module):
     """Modules called in order, each on the previous one's output.
 
@@ -53,17 +68,7 @@ class Sequential(Module):
         setattr(self, keys[_index(idx, len(keys), "Sequential")], module)
 
     def __delitem__(self, idx) -> None:
-        keys = list(self._modules)
-        if isinstance(idx, slice):
-            for k in keys[idx]:
-                del self._modules[k]
-        else:
-            del self._modules[keys[_index(idx, len(keys), "Sequential")]]
-        # PyTorch renumbers after a deletion so that indices stay 0..n-1
-        items = list(self._modules.values())
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self._modules[str(i)] = m
+        _delete_and_renumber(self._modules, idx, "Sequential")
 
     def __len__(self) -> int:
         return len(self._modules)
@@ -127,16 +132,7 @@ class ModuleList(Module):
         setattr(self, str(_index(idx, len(self), "ModuleList")), module)
 
     def __delitem__(self, idx) -> None:
-        keys = list(self._modules)
-        if isinstance(idx, slice):
-            for k in keys[idx]:
-                del self._modules[k]
-        else:
-            del self._modules[keys[_index(idx, len(keys), "ModuleList")]]
-        items = list(self._modules.values())
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self._modules[str(i)] = m
+        _delete_and_renumber(self._modules, idx, "ModuleList")
 
     def __len__(self) -> int:
         return len(self._modules)
