@@ -694,3 +694,82 @@ def avg_pool2d_backward_p(
     """:func:`avg_pool2d_backward_s` over planes in parallel."""
     for p in prange(planes):
         _avg_unpool_plane(p, o, g, H, W, kh, kw, sh, sw, ph, pw, OH, OW, count_include_pad, divisor)
+
+
+# -- tiny images: the convolution as one dense matrix ------------------------------------------
+# On images of a few pixels (the 4x4 maps deep in a small CNN) im2col costs as much as the
+# product and a batch's product is split in chunks.  There a convolution is better written as
+# the (C*H*W, O*OH*OW) matrix T of its linear map, built from the weights: the forward is
+# x (N, C*H*W) @ T, the input gradient g (N, O*L) @ T^T, the weight gradient x^T @ g summed back
+# over the positions each weight occupies.  Each is one BLAS product on the arrays as they lie
+# (no im2col, col2im or transposes); T has H*W/(kh*kw) times the multiply-adds of im2col's, so
+# the wrapper uses it only where that ratio is small.
+
+
+@njit(**_OPTS)
+def _toeplitz(w, C, H, W, O, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW):
+    """T (C*H*W, O*OH*OW) of the convolution with ``w`` (O, C, kh, kw): entry
+    (c*H*W + ih*W + iw, o*L + oh*OW + ow) is the weight output (o, oh, ow) gives input
+    (c, ih, iw), zero where it reads none (distinct taps read distinct positions)."""
+    L = OH * OW
+    HW = H * W
+    t = np.zeros((C * HW, O * L), dtype=w.dtype)
+    kk = kh * kw
+    for oh in range(OH):
+        for ow in range(OW):
+            p = oh * OW + ow
+            for ki in range(kh):
+                ih = oh * sh - pt + ki * dh
+                if ih < 0 or ih >= H:
+                    continue
+                for kj in range(kw):
+                    iw = ow * sw - pl + kj * dw
+                    if iw < 0 or iw >= W:
+                        continue
+                    r = ih * W + iw
+                    for c in range(C):
+                        row = t[c * HW + r]
+                        for o in range(O):
+                            row[o * L + p] = w[(o * C + c) * kk + ki * kw + kj]
+    return t
+
+
+@njit(**_OPTS)
+def conv2d_forward_dense(y, x, w, N, C, H, W, O, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW):
+    """:func:`conv2d_forward` (groups 1) of dense ``x`` (N, C, H, W) as x @ T."""
+    t = _toeplitz(w, C, H, W, O, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
+    np.dot(x.reshape((N, C * H * W)), t, y.reshape((N, O * OH * OW)))
+
+
+@njit(**_OPTS)
+def conv2d_input_grad_dense(gx, g, w, N, C, H, W, O, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW):
+    """:func:`conv2d_input_grad` (groups 1) of dense ``g`` (N, O, OH, OW) as g @ T^T."""
+    t = _toeplitz(w, C, H, W, O, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
+    np.dot(g.reshape((N, O * OH * OW)), t.T, gx.reshape((N, C * H * W)))
+
+
+@njit(**_OPTS)
+def conv2d_weight_grad_dense(gw, x, g, N, C, H, W, O, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW):
+    """:func:`conv2d_weight_grad` (groups 1) of dense ``x`` and ``g``: the gradient of T,
+    x^T @ g, summed over the positions each weight occupies in T."""
+    L = OH * OW
+    HW = H * W
+    dt = np.dot(x.reshape((N, C * HW)).T, g.reshape((N, O * L)))
+    kk = kh * kw
+    gw[:] = 0
+    for oh in range(OH):
+        for ow in range(OW):
+            p = oh * OW + ow
+            for ki in range(kh):
+                ih = oh * sh - pt + ki * dh
+                if ih < 0 or ih >= H:
+                    continue
+                for kj in range(kw):
+                    iw = ow * sw - pl + kj * dw
+                    if iw < 0 or iw >= W:
+                        continue
+                    r = ih * W + iw
+                    for c in range(C):
+                        row = dt[c * HW + r]
+                        for o in range(O):
+                            gw[(o * C + c) * kk + ki * kw + kj] += row[o * L + p]

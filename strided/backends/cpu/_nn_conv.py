@@ -176,6 +176,22 @@ def _conv_kernel(name: str, n, c, o, g, kernel, out_hw):
     return getattr(k, name)
 
 
+#: largest convolution matrix (elements) the tiny-image path builds
+DENSE_CONV_MAX = 1 << 20
+
+
+def _dense_conv(c, h, wd, o, groups, kernel, out_hw) -> bool:
+    """Whether a convolution runs as one product with its dense matrix (``*_dense`` kernels):
+    images of at most twice the kernel's taps (then T costs at most 2x im2col's multiply-adds,
+    and saves im2col, chunking and the output shuffle), groups 1, T of a modest size."""
+    taps = kernel[0] * kernel[1]
+    return (
+        groups == 1
+        and h * wd <= 2 * taps
+        and c * h * wd * o * out_hw[0] * out_hw[1] <= DENSE_CONV_MAX
+    )
+
+
 def conv2d_cpu(out, x, w, *, stride, padding, dilation, groups, out_hw):
     n, c, h, wd = x._shape
     if out._buf.size == 0 or x.size == 0:
@@ -183,9 +199,15 @@ def conv2d_cpu(out, x, w, *, stride, padding, dilation, groups, out_hw):
             out._buf[:] = 0
         return
     o, _, kh, kw = w._shape
+    (sh, sw), (pt, _, pl, _), (dh, dw), (oh, ow) = stride, padding, dilation, out_hw
+    if _dense_conv(c, h, wd, o, groups, (kh, kw), out_hw):
+        _k().conv2d_forward_dense(
+            out._buf, _dense(x), _dense(w), n, c, h, wd, o, kh, kw, dh, dw, pt, pl, sh, sw,
+            oh, ow,
+        )  # fmt: skip
+        return
     buf, xsn, xsc = _planes(x)
     nb = _chunk(n, c, groups, (kh, kw), out_hw)
-    (sh, sw), (pt, _, pl, _), (dh, dw), (oh, ow) = stride, padding, dilation, out_hw
     _conv_kernel("conv2d_forward", n, c, o, groups, (kh, kw), out_hw)(
         out._buf, buf, xsn, xsc, _dense(w), n, c, h, wd, o, groups, kh, kw, dh, dw, pt, pl, sh,
         sw, oh, ow, nb,
@@ -201,8 +223,14 @@ def conv2d_input_grad_cpu(out, g, w, *, input_hw, stride, padding, dilation, gro
     if g.size == 0 or w.size == 0:
         out._buf[:] = 0
         return
-    nb = _chunk(n, c, groups, (kh, kw), (oh, ow))
     (sh, sw), (pt, _, pl, _), (dh, dw) = stride, padding, dilation
+    if _dense_conv(c, h, wd, o, groups, (kh, kw), (oh, ow)):
+        _k().conv2d_input_grad_dense(
+            out._buf, _dense(g), _dense(w), n, c, h, wd, o, kh, kw, dh, dw, pt, pl, sh, sw,
+            oh, ow,
+        )  # fmt: skip
+        return
+    nb = _chunk(n, c, groups, (kh, kw), (oh, ow))
     _conv_kernel("conv2d_input_grad", n, c, o, groups, (kh, kw), (oh, ow))(
         out._buf, _dense(g), _dense(w), n, c, h, wd, o, groups, kh, kw, dh, dw, pt, pl, sh, sw,
         oh, ow, nb,
@@ -219,9 +247,15 @@ def conv2d_weight_grad_cpu(out, x, g, *, kernel_size, stride, padding, dilation,
     if x.size == 0 or g.size == 0:
         out._buf[:] = 0
         return
+    (sh, sw), (pt, _, pl, _), (dh, dw) = stride, padding, dilation
+    if _dense_conv(c, h, wd, o, groups, (kh, kw), (oh, ow)):
+        _k().conv2d_weight_grad_dense(
+            out._buf, _dense(x), _dense(g), n, c, h, wd, o, kh, kw, dh, dw, pt, pl, sh, sw,
+            oh, ow,
+        )  # fmt: skip
+        return
     buf, xsn, xsc = _planes(x)
     nb = _chunk(n, c, groups, (kh, kw), (oh, ow))
-    (sh, sw), (pt, _, pl, _), (dh, dw) = stride, padding, dilation
     _conv_kernel("conv2d_weight_grad", n, c, o, groups, (kh, kw), (oh, ow))(
         out._buf, buf, xsn, xsc, _dense(g), n, c, h, wd, o, groups, kh, kw, dh, dw, pt, pl, sh,
         sw, oh, ow, nb,
