@@ -498,27 +498,50 @@ def conv2d_weight_grad_p(
 
 # -- max pooling ---------------------------------------------------------------------------------
 @njit(inline="always")
+def _pick(best, at, v, k):
+    """(value, position) of the running maximum after ``v`` at ``k``: a larger value or a NaN
+    (the last NaN) wins, ties keep the first (PyTorch's rule)."""
+    c = (v > best) | (v != v)
+    return (v if c else best), (k if c else at)
+
+
+@njit(inline="always")
+def _max_pool_2x2_plane(p, o, idx, x, H, W, sh, sw, OH, OW):
+    # the common 2x2 window, always inside the plane: four loads written out, no loop
+    # bookkeeping; its own kernel, since inlined beside the general loops (whose running
+    # maximum starts as a float64 -inf) it ran ~3x slower on 4x4 and 8x8 planes
+    xb = p * H * W
+    q = p * OH * OW
+    for oh in range(OH):
+        for ow in range(OW):
+            a0 = oh * sh * W + ow * sw
+            best, at = x[xb + a0], a0
+            best, at = _pick(best, at, x[xb + a0 + 1], a0 + 1)
+            best, at = _pick(best, at, x[xb + a0 + W], a0 + W)
+            best, at = _pick(best, at, x[xb + a0 + W + 1], a0 + W + 1)
+            o[q] = best
+            idx[q] = at
+            q += 1
+
+
+@njit(**_OPTS)
+def max_pool2d_2x2_s(o, idx, x, planes, H, W, sh, sw, OH, OW):
+    """:func:`max_pool2d_s` of a 2x2 window (no padding or dilation) inside every plane."""
+    for p in range(planes):
+        _max_pool_2x2_plane(p, o, idx, x, H, W, sh, sw, OH, OW)
+
+
+@njit(parallel=True, **_OPTS)
+def max_pool2d_2x2_p(o, idx, x, planes, H, W, sh, sw, OH, OW):
+    """:func:`max_pool2d_2x2_s` over planes in parallel."""
+    for p in prange(planes):
+        _max_pool_2x2_plane(p, o, idx, x, H, W, sh, sw, OH, OW)
+
+
+@njit(inline="always")
 def _max_pool_plane(p, o, idx, x, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW):
     xb = p * H * W
     ob = p * OH * OW
-    if (
-        kh == 2 and kw == 2 and dh == 1 and dw == 1 and ph == 0 and pw == 0
-        and (OH - 1) * sh + 2 <= H and (OW - 1) * sw + 2 <= W
-    ):  # fmt: skip
-        # the common 2x2 window, always inside the plane: four loads, no loop bookkeeping
-        for oh in range(OH):
-            for ow in range(OW):
-                a0 = oh * sh * W + ow * sw
-                at = a0
-                best = x[xb + a0]
-                for k in (1, W, W + 1):
-                    v = x[xb + a0 + k]
-                    if v > best or v != v:
-                        best = v
-                        at = a0 + k
-                o[ob + oh * OW + ow] = best
-                idx[ob + oh * OW + ow] = at
-        return
     if dh == 1 and dw == 1:
         # plain ranges: a loop with a variable step costs divisions per window
         for oh in range(OH):

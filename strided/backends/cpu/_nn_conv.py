@@ -102,7 +102,15 @@ def max_pool2d_cpu(outs, x, *, kernel_size, stride, padding, dilation, out_hw):
         kernel_size, stride, padding, dilation, out_hw
     )  # fmt: skip
     work = x.size + values._buf.size * (kh * kw - 1)
-    kern = _k().max_pool2d_p if work >= PARALLEL_WORK else _k().max_pool2d_s
+    parallel = work >= PARALLEL_WORK
+    if (
+        kh == 2 and kw == 2 and dh == 1 and dw == 1 and ph == 0 and pw == 0
+        and (oh - 1) * sh + 2 <= h and (ow - 1) * sw + 2 <= w
+    ):  # fmt: skip
+        kern = _k().max_pool2d_2x2_p if parallel else _k().max_pool2d_2x2_s
+        kern(values._buf, indices._buf, _dense(x), n * c, h, w, sh, sw, oh, ow)
+        return
+    kern = _k().max_pool2d_p if parallel else _k().max_pool2d_s
     kern(values._buf, indices._buf, _dense(x), n * c, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow)
 
 
