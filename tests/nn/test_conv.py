@@ -78,6 +78,11 @@ CONV2D = [
     ((3, 5, 4, 4), (2, 5, 1, 1), True, {}),  # 1x1
     ((2, 2, 5, 5), (3, 2, 5, 5), True, {}),  # kernel the size of the input
     ((2, 2, 8, 9), (3, 2, 3, 3), True, dict(stride=3, padding=1, dilation=2)),
+    # tiny images (H*W <= 2*kh*kw): the cpu kernels multiply by the convolution's dense matrix
+    ((3, 4, 4, 4), (5, 4, 3, 3), True, dict(padding=1)),
+    ((2, 3, 3, 4), (4, 3, 3, 3), True, dict(stride=2, padding=(1, 2))),
+    ((2, 2, 4, 4), (3, 2, 3, 3), False, dict(padding=2, dilation=2)),
+    ((2, 3, 3, 3), (2, 3, 2, 2), True, dict(padding="same")),
 ]
 
 
@@ -174,6 +179,25 @@ def test_conv2d_second_derivatives():
     x = xp.asarray(_rand((1, 2, 5, 4)), requires_grad=True)
     w = xp.asarray(_rand((3, 2, 2, 3), seed=1), requires_grad=True)
     assert xp.autograd.gradgradcheck(lambda x, w: F.conv2d(x, w, stride=(2, 1), padding=1), (x, w))
+
+
+def test_conv2d_second_derivatives_with_bias_on_a_tiny_image():
+    # the bias is part of the conv2d primitive; a 3x3 image takes the dense-matrix kernels
+    x = xp.asarray(_rand((2, 2, 3, 3)), requires_grad=True)
+    w = xp.asarray(_rand((3, 2, 3, 3), seed=1), requires_grad=True)
+    b = xp.asarray(_rand((3,), seed=2), requires_grad=True)
+    assert xp.autograd.gradgradcheck(lambda x, w, b: F.conv2d(x, w, b, padding=1), (x, w, b))
+
+
+@pytest.mark.parametrize("layout", ["transposed", "strided", "channels_last"])
+def test_conv2d_tiny_image_non_contiguous(layout):
+    arrays = [_rand((3, 4, 4, 4)), _rand((6, 4, 3, 3), seed=1), _rand((6,), seed=2)]
+    _check(
+        lambda x, w, b: F.conv2d(x, w, b, padding=1),
+        lambda x, w, b: TF.conv2d(x, w, b, padding=1),
+        arrays,
+        layouts=[layout, layout, "contiguous"],
+    )
 
 
 # -- conv1d --------------------------------------------------------------------------------------

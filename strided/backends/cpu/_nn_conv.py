@@ -200,7 +200,15 @@ def _dense_conv(c, h, wd, o, groups, kernel, out_hw) -> bool:
     )
 
 
-def conv2d_cpu(out, x, w, *, stride, padding, dilation, groups, out_hw):
+def conv2d_cpu(out, x, w, b=None, *, stride, padding, dilation, groups, out_hw):
+    _conv2d_nobias(out, x, w, stride, padding, dilation, groups, out_hw)
+    if b is not None and out._buf.size:
+        # the bias per output channel, added in place (one pass over the output)
+        n, o = out._shape[:2]
+        out._buf.reshape(n, o, -1)[...] += _dense(b)[:, None]
+
+
+def _conv2d_nobias(out, x, w, stride, padding, dilation, groups, out_hw):
     n, c, h, wd = x._shape
     if out._buf.size == 0 or x.size == 0:
         if out._buf.size:
