@@ -83,6 +83,10 @@ CONV2D = [
     ((2, 3, 3, 4), (4, 3, 3, 3), True, dict(stride=2, padding=(1, 2))),
     ((2, 2, 4, 4), (3, 2, 3, 3), False, dict(padding=2, dilation=2)),
     ((2, 3, 3, 3), (2, 3, 2, 2), True, dict(padding="same")),
+    # 3x3 stride 1 with >= 16 channels: Winograd F(2x2, 3x3) kernels (odd sizes: partial tiles)
+    ((2, 16, 7, 9), (16, 16, 3, 3), True, dict(padding=1)),
+    ((2, 16, 6, 5), (20, 16, 3, 3), False, dict(padding=(0, 2))),
+    ((1, 17, 8, 8), (16, 17, 3, 3), True, {}),
 ]
 
 

@@ -200,6 +200,35 @@ def _dense_conv(c, h, wd, o, groups, kernel, out_hw) -> bool:
     )
 
 
+#: channels (in and out) from which a 3x3 stride-1 convolution runs as Winograd F(2x2, 3x3):
+#: with fewer, its 16 small products and the transforms cost more than they save
+WINOGRAD_CHANNELS = 16
+
+
+def _winograd(n, c, o, groups, kernel, stride, dilation, out_hw) -> bool:
+    """Whether a convolution runs as Winograd F(2x2, 3x3) (serial: the parallel kernels run
+    their own loops)."""
+    if not (
+        groups == 1 and kernel == (3, 3) and stride == (1, 1) and dilation == (1, 1)
+        and min(c, o) >= WINOGRAD_CHANNELS and min(out_hw) >= 4
+    ):  # fmt: skip
+        return False
+    macs = n * c * o * 9 * out_hw[0] * out_hw[1]
+    if macs >= PARALLEL_CONV:
+        import numba
+
+        return numba.get_num_threads() == 1
+    return True
+
+
+def _run_winograd(y, x, w, n, c, h, wd, o, pt, pl, oh, ow):
+    k = _k()
+    tiles = ((oh + 1) // 2) * ((ow + 1) // 2)
+    nb = max(1, min(n, k.WINOGRAD_CHUNK // (16 * max(c, o) * tiles)))
+    u = k.winograd_weights(w, o, c)
+    k.conv2d_winograd(y, x, u, n, c, h, wd, o, pt, pl, oh, ow, nb)
+
+
 def conv2d_cpu(out, x, w, b=None, *, stride, padding, dilation, groups, out_hw):
     _conv2d_nobias(out, x, w, stride, padding, dilation, groups, out_hw)
     if b is not None and out._buf.size:
@@ -221,6 +250,9 @@ def _conv2d_nobias(out, x, w, stride, padding, dilation, groups, out_hw):
             out._buf, _dense(x), _dense(w), n, c, h, wd, o, kh, kw, dh, dw, pt, pl, sh, sw,
             oh, ow,
         )  # fmt: skip
+        return
+    if _winograd(n, c, o, groups, (kh, kw), stride, dilation, out_hw):
+        _run_winograd(out._buf, _dense(x), _dense(w), n, c, h, wd, o, pt, pl, oh, ow)
         return
     buf, xsn, xsc = _planes(x)
     nb = _chunk(n, c, groups, (kh, kw), out_hw)
@@ -246,6 +278,14 @@ def conv2d_input_grad_cpu(out, g, w, *, input_hw, stride, padding, dilation, gro
             oh, ow,
         )  # fmt: skip
         return
+    if max(padding) <= 2 and _winograd(n, o, c, groups, (kh, kw), stride, dilation, (h, wd)):
+        # stride 1: the input gradient is the convolution of g with the flipped filters,
+        # (C, O, 3, 3), padded by 2 - the forward's padding
+        wf = np.ascontiguousarray(
+            _dense(w).reshape(o, c, 3, 3)[:, :, ::-1, ::-1].transpose(1, 0, 2, 3)
+        )
+        _run_winograd(out._buf, _dense(g), wf.reshape(-1), n, o, oh, ow, c, 2 - pt, 2 - pl, h, wd)
+        return
     nb = _chunk(n, c, groups, (kh, kw), (oh, ow))
     _conv_kernel("conv2d_input_grad", n, c, o, groups, (kh, kw), (oh, ow))(
         out._buf, _dense(g), _dense(w), n, c, h, wd, o, groups, kh, kw, dh, dw, pt, pl, sh, sw,
@@ -269,6 +309,15 @@ def conv2d_weight_grad_cpu(out, x, g, *, kernel_size, stride, padding, dilation,
             out._buf, _dense(x), _dense(g), n, c, h, wd, o, kh, kw, dh, dw, pt, pl, sh, sw,
             oh, ow,
         )  # fmt: skip
+        return
+    if _winograd(n, c, o, groups, (kh, kw), stride, dilation, (oh, ow)):
+        k = _k()
+        nb = max(
+            1, min(n, k.WINOGRAD_CHUNK // (16 * max(c, o) * ((oh + 1) // 2) * ((ow + 1) // 2)))
+        )
+        k.conv2d_winograd_weight_grad(
+            out._buf, _dense(x), _dense(g), n, c, h, wd, o, pt, pl, oh, ow, nb
+        )
         return
     buf, xsn, xsc = _planes(x)
     nb = _chunk(n, c, groups, (kh, kw), (oh, ow))
