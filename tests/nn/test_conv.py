@@ -478,3 +478,27 @@ def test_argument_errors():
         F.fold(xp.zeros((1, 9, 10)), (5, 5), 3)
     with pytest.raises(RuntimeError, match="pad.*reflect"):
         F.pad(x, (5, 5), mode="reflect")
+
+
+def test_conv_kernels_run_blas_on_one_thread_and_restore_the_pools():
+    # the BLAS thread policy (backends/cpu/_blas_threads.py): one thread inside the kernels,
+    # the user's pool sizes before and after
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from strided.backends.cpu import _blas_threads
+
+    x = xp.asarray(_rand((2, 16, 6, 6), np.float32))
+    w = xp.asarray(_rand((16, 16, 3, 3), np.float32, seed=1), requires_grad=True)
+    with threadpoolctl.threadpool_limits(2, user_api="blas"):
+        pools = threadpoolctl.ThreadpoolController().select(user_api="blas").lib_controllers
+
+        def sizes():
+            return [p.get_num_threads() for p in pools]
+
+        before = sizes()
+        saved = _blas_threads.one_thread()
+        assert all(n == 1 for n in sizes())
+        _blas_threads.restore(saved)
+        assert sizes() == before
+        xp.sum(F.conv2d(x, w, padding=1)).backward()
+        assert sizes() == before
+    assert w.grad is not None

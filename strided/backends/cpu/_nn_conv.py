@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _blas_threads as _blas
+
 _kern = None
 #: work (elements touched) from which a kernel runs over planes in parallel: below it, waking
 #: the thread pool costs more than it saves (and on a busy machine much more)
@@ -230,7 +232,11 @@ def _run_winograd(y, x, w, n, c, h, wd, o, pt, pl, oh, ow):
 
 
 def conv2d_cpu(out, x, w, b=None, *, stride, padding, dilation, groups, out_hw):
-    _conv2d_nobias(out, x, w, stride, padding, dilation, groups, out_hw)
+    saved = _blas.one_thread()  # see _blas_threads: products inside kernels use one thread
+    try:
+        _conv2d_nobias(out, x, w, stride, padding, dilation, groups, out_hw)
+    finally:
+        _blas.restore(saved)
     if b is not None and out._buf.size:
         # the bias per output channel, added in place (one pass over the output)
         n, o = out._shape[:2]
@@ -263,6 +269,14 @@ def _conv2d_nobias(out, x, w, stride, padding, dilation, groups, out_hw):
 
 
 def conv2d_input_grad_cpu(out, g, w, *, input_hw, stride, padding, dilation, groups, out_hw=None):
+    saved = _blas.one_thread()
+    try:
+        _conv2d_input_grad(out, g, w, input_hw, stride, padding, dilation, groups)
+    finally:
+        _blas.restore(saved)
+
+
+def _conv2d_input_grad(out, g, w, input_hw, stride, padding, dilation, groups):
     n, c, h, wd = out._shape
     if out._buf.size == 0:
         return
@@ -294,6 +308,14 @@ def conv2d_input_grad_cpu(out, g, w, *, input_hw, stride, padding, dilation, gro
 
 
 def conv2d_weight_grad_cpu(out, x, g, *, kernel_size, stride, padding, dilation, groups):
+    saved = _blas.one_thread()
+    try:
+        _conv2d_weight_grad(out, x, g, kernel_size, stride, padding, dilation, groups)
+    finally:
+        _blas.restore(saved)
+
+
+def _conv2d_weight_grad(out, x, g, kernel_size, stride, padding, dilation, groups):
     n, c, h, wd = x._shape
     if out._buf.size == 0:
         return
