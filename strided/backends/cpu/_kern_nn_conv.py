@@ -506,36 +506,45 @@ def _pick(best, at, v, k):
 
 
 @njit(inline="always")
-def _max_pool_2x2_plane(p, o, idx, x, H, W, sh, sw, OH, OW):
-    # the common 2x2 window, always inside the plane: four loads written out, no loop
-    # bookkeeping; its own kernel, since inlined beside the general loops (whose running
-    # maximum starts as a float64 -inf) it ran ~3x slower on 4x4 and 8x8 planes
-    xb = p * H * W
-    q = p * OH * OW
+def _max_pool_2x2_plane(p, o3, i3, x3, W, sh, sw, OH, OW):
+    # the common 2x2 window, always inside the plane: four loads written out, indexed by
+    # non-negative loop expressions (no wraparound checks); its own kernel, since inlined beside
+    # the general loops (whose running maximum starts as a float64 -inf) it ran ~3x slower on
+    # 4x4 and 8x8 planes
     for oh in range(OH):
+        r = oh * sh
         for ow in range(OW):
-            a0 = oh * sh * W + ow * sw
-            best, at = x[xb + a0], a0
-            best, at = _pick(best, at, x[xb + a0 + 1], a0 + 1)
-            best, at = _pick(best, at, x[xb + a0 + W], a0 + W)
-            best, at = _pick(best, at, x[xb + a0 + W + 1], a0 + W + 1)
-            o[q] = best
-            idx[q] = at
-            q += 1
+            c = ow * sw
+            best, at = x3[p, r, c], r * W + c
+            best, at = _pick(best, at, x3[p, r, c + 1], r * W + c + 1)
+            best, at = _pick(best, at, x3[p, r + 1, c], (r + 1) * W + c)
+            best, at = _pick(best, at, x3[p, r + 1, c + 1], (r + 1) * W + c + 1)
+            o3[p, oh, ow] = best
+            i3[p, oh, ow] = at
 
 
 @njit(**_OPTS)
 def max_pool2d_2x2_s(o, idx, x, planes, H, W, sh, sw, OH, OW):
     """:func:`max_pool2d_s` of a 2x2 window (no padding or dilation) inside every plane."""
+    x3, o3, i3 = (
+        x.reshape((planes, H, W)),
+        o.reshape((planes, OH, OW)),
+        idx.reshape((planes, OH, OW)),
+    )
     for p in range(planes):
-        _max_pool_2x2_plane(p, o, idx, x, H, W, sh, sw, OH, OW)
+        _max_pool_2x2_plane(p, o3, i3, x3, W, sh, sw, OH, OW)
 
 
 @njit(parallel=True, **_OPTS)
 def max_pool2d_2x2_p(o, idx, x, planes, H, W, sh, sw, OH, OW):
     """:func:`max_pool2d_2x2_s` over planes in parallel."""
+    x3, o3, i3 = (
+        x.reshape((planes, H, W)),
+        o.reshape((planes, OH, OW)),
+        idx.reshape((planes, OH, OW)),
+    )
     for p in prange(planes):
-        _max_pool_2x2_plane(p, o, idx, x, H, W, sh, sw, OH, OW)
+        _max_pool_2x2_plane(p, o3, i3, x3, W, sh, sw, OH, OW)
 
 
 @njit(inline="always")
