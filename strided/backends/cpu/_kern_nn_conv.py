@@ -728,83 +728,141 @@ def avg_pool2d_backward_p(
         _avg_unpool_plane(p, o, g, H, W, kh, kw, sh, sw, ph, pw, OH, OW, count_include_pad, divisor)
 
 
-# -- tiny images: the convolution as one dense matrix ------------------------------------------
+# -- tiny images: the convolution as dense matrices, one per output row ----------------------
 # On images of a few pixels (the 4x4 maps deep in a small CNN) im2col costs as much as the
-# product and a batch's product is split in chunks.  There a convolution is better written as
-# the (C*H*W, O*OH*OW) matrix T of its linear map, built from the weights: the forward is
-# x (N, C*H*W) @ T, the input gradient g (N, O*L) @ T^T, the weight gradient x^T @ g summed back
-# over the positions each weight occupies.  Each is one BLAS product on the arrays as they lie
-# (no im2col, col2im or transposes); T has H*W/(kh*kw) times the multiply-adds of im2col's, so
-# the wrapper uses it only where that ratio is small.
+# product and a batch's product is split in chunks.  There a convolution is better written
+# with the matrix of its linear map, built from the weights.  Output row oh reads only the
+# input rows of its band [lo, hi), so the map is one matrix B_oh (band*C*W, O*OW) per output row
+# (the full (C*H*W, O*OH*OW) matrix is block-banded: on a 4x4 image with a 3x3 kernel 6 of its
+# 16 row blocks are zero): the forward is A_oh @ B_oh with A_oh the band's input
+# rows (N, band*C*W), the input gradient G_oh @ B_oh^T added into the band, the weight gradient
+# A_oh^T @ G_oh summed back over the positions each weight occupies.  Each is a few BLAS
+# products on small copies (no im2col, col2im or chunking); the wrapper uses them only where
+# they cost at most ~2x im2col's multiply-adds.
 
 
-@njit(**_OPTS)
-def _toeplitz(w, C, H, W, O, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW):
-    """T (C*H*W, O*OH*OW) of the convolution with ``w`` (O, C, kh, kw): entry
-    (c*H*W + ih*W + iw, o*L + oh*OW + ow) is the weight output (o, oh, ow) gives input
-    (c, ih, iw), zero where it reads none (distinct taps read distinct positions)."""
-    L = OH * OW
-    HW = H * W
-    t = np.zeros((C * HW, O * L), dtype=w.dtype)
+@njit(inline="always")
+def _band(oh, H, kh, dh, pt, sh):
+    """The input rows [lo, hi) that output row ``oh`` reads (empty: all padding)."""
+    top = oh * sh - pt
+    lo = max(0, top)
+    hi = min(H, top + (kh - 1) * dh + 1)
+    return lo, max(lo, hi)
+
+
+@njit(inline="always")
+def _band_matrix(w, oh, lo, hi, C, W, O, kh, kw, dh, dw, pt, pl, sh, sw, OW):
+    """B_oh (band*C*W, O*OW): entry ((ih - lo)*C*W + c*W + iw, o*OW + ow) is the weight that
+    output (o, oh, ow) gives input (c, ih, iw) (distinct taps read distinct positions)."""
+    CW = C * W
     kk = kh * kw
-    for oh in range(OH):
+    bm = np.zeros(((hi - lo) * CW, O * OW), dtype=w.dtype)
+    for ki in range(kh):
+        ih = oh * sh - pt + ki * dh
+        if ih < lo or ih >= hi:
+            continue
         for ow in range(OW):
-            p = oh * OW + ow
-            for ki in range(kh):
-                ih = oh * sh - pt + ki * dh
-                if ih < 0 or ih >= H:
+            for kj in range(kw):
+                iw = ow * sw - pl + kj * dw
+                if iw < 0 or iw >= W:
                     continue
-                for kj in range(kw):
-                    iw = ow * sw - pl + kj * dw
-                    if iw < 0 or iw >= W:
-                        continue
-                    r = ih * W + iw
-                    for c in range(C):
-                        row = t[c * HW + r]
-                        for o in range(O):
-                            row[o * L + p] = w[(o * C + c) * kk + ki * kw + kj]
-    return t
+                for c in range(C):
+                    row = bm[(ih - lo) * CW + c * W + iw]
+                    for o in range(O):
+                        row[o * OW + ow] = w[(o * C + c) * kk + ki * kw + kj]
+    return bm
+
+
+@njit(inline="always")
+def _band_rows(x4, N, C, W, lo, hi):
+    """A (N, band*C*W): the band's input rows of every image, channel by channel."""
+    CW = C * W
+    a = np.empty((N, (hi - lo) * CW), dtype=x4.dtype)
+    for n in range(N):
+        for j in range(hi - lo):
+            for c in range(C):
+                for iw in range(W):
+                    a[n, j * CW + c * W + iw] = x4[n, c, lo + j, iw]
+    return a
+
+
+@njit(inline="always")
+def _out_row(g4, N, O, oh, OW):
+    """G (N, O*OW): output row ``oh`` of every image and channel."""
+    go = np.empty((N, O * OW), dtype=g4.dtype)
+    for n in range(N):
+        for o in range(O):
+            for ow in range(OW):
+                go[n, o * OW + ow] = g4[n, o, oh, ow]
+    return go
 
 
 @njit(**_OPTS)
 def conv2d_forward_dense(y, x, w, N, C, H, W, O, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW):
-    """:func:`conv2d_forward` (groups 1) of dense ``x`` (N, C, H, W) as x @ T."""
-    t = _toeplitz(w, C, H, W, O, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
-    np.dot(x.reshape((N, C * H * W)), t, y.reshape((N, O * OH * OW)))
+    """:func:`conv2d_forward` (groups 1) of dense ``x`` (N, C, H, W), row by output row."""
+    x4 = x.reshape((N, C, H, W))
+    y4 = y.reshape((N, O, OH, OW))
+    for oh in range(OH):
+        lo, hi = _band(oh, H, kh, dh, pt, sh)
+        if hi == lo:
+            y4[:, :, oh, :] = 0
+            continue
+        bm = _band_matrix(w, oh, lo, hi, C, W, O, kh, kw, dh, dw, pt, pl, sh, sw, OW)
+        yo = np.dot(_band_rows(x4, N, C, W, lo, hi), bm)
+        for n in range(N):
+            for o in range(O):
+                for ow in range(OW):
+                    y4[n, o, oh, ow] = yo[n, o * OW + ow]
 
 
 @njit(**_OPTS)
 def conv2d_input_grad_dense(gx, g, w, N, C, H, W, O, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW):
-    """:func:`conv2d_input_grad` (groups 1) of dense ``g`` (N, O, OH, OW) as g @ T^T."""
-    t = _toeplitz(w, C, H, W, O, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
-    np.dot(g.reshape((N, O * OH * OW)), t.T, gx.reshape((N, C * H * W)))
+    """:func:`conv2d_input_grad` (groups 1) of dense ``g`` (N, O, OH, OW): G_oh @ B_oh^T added
+    into each output row's band."""
+    CW = C * W
+    gx4 = gx.reshape((N, C, H, W))
+    g4 = g.reshape((N, O, OH, OW))
+    gx[:] = 0
+    for oh in range(OH):
+        lo, hi = _band(oh, H, kh, dh, pt, sh)
+        if hi == lo:
+            continue
+        bm = _band_matrix(w, oh, lo, hi, C, W, O, kh, kw, dh, dw, pt, pl, sh, sw, OW)
+        ga = np.dot(_out_row(g4, N, O, oh, OW), bm.T)
+        for n in range(N):
+            for j in range(hi - lo):
+                for c in range(C):
+                    for iw in range(W):
+                        gx4[n, c, lo + j, iw] += ga[n, j * CW + c * W + iw]
 
 
 @njit(**_OPTS)
 def conv2d_weight_grad_dense(gw, x, g, N, C, H, W, O, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW):
-    """:func:`conv2d_weight_grad` (groups 1) of dense ``x`` and ``g``: the gradient of T,
-    x^T @ g, summed over the positions each weight occupies in T."""
-    L = OH * OW
-    HW = H * W
-    dt = np.dot(x.reshape((N, C * HW)).T, g.reshape((N, O * L)))
+    """:func:`conv2d_weight_grad` (groups 1) of dense ``x`` and ``g``: the gradient of each
+    B_oh, A_oh^T @ G_oh, summed over the positions each weight occupies."""
+    CW = C * W
     kk = kh * kw
+    x4 = x.reshape((N, C, H, W))
+    g4 = g.reshape((N, O, OH, OW))
     gw[:] = 0
     for oh in range(OH):
-        for ow in range(OW):
-            p = oh * OW + ow
-            for ki in range(kh):
-                ih = oh * sh - pt + ki * dh
-                if ih < 0 or ih >= H:
-                    continue
+        lo, hi = _band(oh, H, kh, dh, pt, sh)
+        if hi == lo:
+            continue
+        db = np.dot(_band_rows(x4, N, C, W, lo, hi).T, _out_row(g4, N, O, oh, OW))
+        for ki in range(kh):
+            ih = oh * sh - pt + ki * dh
+            if ih < lo or ih >= hi:
+                continue
+            for ow in range(OW):
                 for kj in range(kw):
                     iw = ow * sw - pl + kj * dw
                     if iw < 0 or iw >= W:
                         continue
-                    r = ih * W + iw
                     for c in range(C):
-                        row = dt[c * HW + r]
+                        row = db[(ih - lo) * CW + c * W + iw]
                         for o in range(O):
-                            gw[(o * C + c) * kk + ki * kw + kj] += row[o * L + p]
+                            gw[(o * C + c) * kk + ki * kw + kj] += row[o * OW + ow]
 
 
 # -- 3x3 stride-1 convolutions: Winograd F(2x2, 3x3) --------------------------------------------
@@ -1074,3 +1132,15 @@ def conv2d_winograd_weight_grad(gw, x, g, N, C, H, W, O, pt, pl, OH, OW, nb):
                 gw4[o, c, 0, j] = e[0, j] + 0.5 * (e[1, j] + e[2, j])
                 gw4[o, c, 1, j] = 0.5 * (e[1, j] - e[2, j])
                 gw4[o, c, 2, j] = 0.5 * (e[1, j] + e[2, j]) + e[3, j]
+
+
+@njit(**_OPTS)
+def add_bias(y, b, N, O, L):
+    """``y`` (N, O, L) += ``b`` (O,) per channel, in place."""
+    y3 = y.reshape((N, O, L))
+    for n in range(N):
+        for o in range(O):
+            bo = b[o]
+            row = y3[n, o]
+            for j in range(L):
+                row[j] += bo

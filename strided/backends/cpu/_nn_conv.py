@@ -186,19 +186,21 @@ def _conv_kernel(name: str, n, c, o, g, kernel, out_hw):
     return getattr(k, name)
 
 
-#: largest convolution matrix (elements) the tiny-image path builds
+#: largest matrix (elements) of one output row the tiny-image path builds
 DENSE_CONV_MAX = 1 << 20
 
 
-def _dense_conv(c, h, wd, o, groups, kernel, out_hw) -> bool:
-    """Whether a convolution runs as one product with its dense matrix (``*_dense`` kernels):
-    images of at most twice the kernel's taps (then T costs at most 2x im2col's multiply-adds,
-    and saves im2col, chunking and the output shuffle), groups 1, T of a modest size."""
-    taps = kernel[0] * kernel[1]
+def _dense_conv(c, h, wd, o, groups, kernel, dilation, out_hw) -> bool:
+    """Whether a convolution runs with the matrices of its output rows (``*_dense`` kernels):
+    groups 1 and images so small that these cost at most 3x im2col's multiply-adds (each
+    output reads its band of at most (kh-1)*dh + 1 rows whole, W columns instead of kw), which
+    they repay by skipping im2col, chunking and the output shuffle: 4x4 and 8x8 maps under a
+    3x3 kernel, not 16x16; and matrices of a modest size."""
+    band = min(h, (kernel[0] - 1) * dilation[0] + 1)
     return (
         groups == 1
-        and h * wd <= 2 * taps
-        and c * h * wd * o * out_hw[0] * out_hw[1] <= DENSE_CONV_MAX
+        and band * wd <= 3 * kernel[0] * kernel[1]
+        and band * c * wd * o * out_hw[1] <= DENSE_CONV_MAX
     )
 
 
@@ -240,7 +242,7 @@ def conv2d_cpu(out, x, w, b=None, *, stride, padding, dilation, groups, out_hw):
     if b is not None and out._buf.size:
         # the bias per output channel, added in place (one pass over the output)
         n, o = out._shape[:2]
-        out._buf.reshape(n, o, -1)[...] += _dense(b)[:, None]
+        _k().add_bias(out._buf, _dense(b), n, o, out._buf.size // max(n * o, 1))
 
 
 def _conv2d_nobias(out, x, w, stride, padding, dilation, groups, out_hw):
@@ -251,7 +253,7 @@ def _conv2d_nobias(out, x, w, stride, padding, dilation, groups, out_hw):
         return
     o, _, kh, kw = w._shape
     (sh, sw), (pt, _, pl, _), (dh, dw), (oh, ow) = stride, padding, dilation, out_hw
-    if _dense_conv(c, h, wd, o, groups, (kh, kw), out_hw):
+    if _dense_conv(c, h, wd, o, groups, (kh, kw), dilation, out_hw):
         _k().conv2d_forward_dense(
             out._buf, _dense(x), _dense(w), n, c, h, wd, o, kh, kw, dh, dw, pt, pl, sh, sw,
             oh, ow,
@@ -286,7 +288,7 @@ def _conv2d_input_grad(out, g, w, input_hw, stride, padding, dilation, groups):
         out._buf[:] = 0
         return
     (sh, sw), (pt, _, pl, _), (dh, dw) = stride, padding, dilation
-    if _dense_conv(c, h, wd, o, groups, (kh, kw), (oh, ow)):
+    if _dense_conv(c, h, wd, o, groups, (kh, kw), dilation, (oh, ow)):
         _k().conv2d_input_grad_dense(
             out._buf, _dense(g), _dense(w), n, c, h, wd, o, kh, kw, dh, dw, pt, pl, sh, sw,
             oh, ow,
@@ -326,7 +328,7 @@ def _conv2d_weight_grad(out, x, g, kernel_size, stride, padding, dilation, group
         out._buf[:] = 0
         return
     (sh, sw), (pt, _, pl, _), (dh, dw) = stride, padding, dilation
-    if _dense_conv(c, h, wd, o, groups, (kh, kw), (oh, ow)):
+    if _dense_conv(c, h, wd, o, groups, (kh, kw), dilation, (oh, ow)):
         _k().conv2d_weight_grad_dense(
             out._buf, _dense(x), _dense(g), n, c, h, wd, o, kh, kw, dh, dw, pt, pl, sh, sw,
             oh, ow,
