@@ -37,6 +37,12 @@ gradient 12-13.5 against PyTorch's ~6.3/6.0/6.7 (oneDNN with AVX-512; strided's 
 OpenBLAS float32 GEMM under OPENBLAS_CORETYPE=Haswell).  With both libraries' default threads
 a busy machine gave ratios anywhere from 0.4 to 18 before the BLAS thread policy
 (``strided/backends/cpu/_blas_threads.py``: the kernels' own products run on one BLAS thread).
+What is left of that noise is numba's OpenMP pool, not BLAS: on the same machine (load 4 on 2
+cores) the digits step took 1.4 ms with NUMBA_NUM_THREADS=1 and BLAS at its default 2
+threads, but 32-64 ms with numba's 2 OpenMP threads (their active spin-wait; every prange
+region of the elementwise kernels waits for a core), 1.5-1.8 ms with OMP_WAIT_POLICY=PASSIVE
+and 1.8 ms with NUMBA_THREADING_LAYER=workqueue.  On a shared machine use --threads 1, or set
+OMP_WAIT_POLICY=PASSIVE.
 """
 
 from __future__ import annotations
