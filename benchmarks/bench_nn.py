@@ -26,12 +26,23 @@ spinning threads most of all).
     python benchmarks/bench_nn.py [--repeat N] [--dtype float32|float64] [--threads N]
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/bench_nn.py --threads 1
 
-Measured on the 2-core development machine under other agents' load (float32, --threads 1,
-three runs each, ratio = strided / PyTorch): conv fwd+bwd 1.1-1.7 with the BLAS variables
-unset (1.4-1.9 with them set), forward alone 1.7-1.9 (2.5), digits step 2.0-2.5, max_pool2d
-0.6-0.7, avg_pool2d 1.2.  PyTorch runs its convolutions with oneDNN (AVX-512); strided's are
-bound by OpenBLAS's float32 GEMM.  With both libraries' default threads the same machine
-(load 6-8 on 2 cores) gave ratios anywhere from 0.4 to 6 between runs.
+Measured on the 2-core development machine under other agents' load (load average 4-6; float32,
+--threads 1, BLAS variables as the machine sets them, three runs each, ratio = strided /
+PyTorch): conv fwd+bwd 0.95-1.40 (strided 51-58 ms; PyTorch's own time varied from 30 to 56
+ms between runs), forward alone 0.74-1.94, digits step 1.32-1.42 (1.39-1.43 ms against
+1.0), MLP step 1.20-1.23, max_pool2d 0.55-0.63, avg_pool2d 1.16-1.21.  Before the small-image
+and Winograd convolution kernels, in the same runs: conv 1.42-1.91, digits 1.87-2.05.  Per
+primitive (64x32x32x32, 32->32, one thread): forward 13-15 ms, input gradient 13.6, weight
+gradient 12-13.5 against PyTorch's ~6.3/6.0/6.7 (oneDNN with AVX-512; strided's products are
+OpenBLAS float32 GEMM under OPENBLAS_CORETYPE=Haswell).  With both libraries' default threads
+a busy machine gave ratios anywhere from 0.4 to 18 before the BLAS thread policy
+(``strided/backends/cpu/_blas_threads.py``: the kernels' own products run on one BLAS thread).
+What is left of that noise is numba's OpenMP pool, not BLAS: on the same machine (load 4 on 2
+cores) the digits step took 1.4 ms with NUMBA_NUM_THREADS=1 and BLAS at its default 2
+threads, but 32-64 ms with numba's 2 OpenMP threads (their active spin-wait; every prange
+region of the elementwise kernels waits for a core), 1.5-1.8 ms with OMP_WAIT_POLICY=PASSIVE
+and 1.8 ms with NUMBA_THREADING_LAYER=workqueue.  On a shared machine use --threads 1, or set
+OMP_WAIT_POLICY=PASSIVE.
 """
 
 from __future__ import annotations

@@ -325,9 +325,10 @@ def avg_pool2d_backward(
 
 
 # -- the fused convolution -----------------------------------------------------------------------
-# conv2d, its input gradient (also the transposed convolution) and its weight gradient: each is
-# linear in each argument and each one's adjoints are the other two, so the set is closed under
-# differentiation.  The kernels run im2col on a few images at a time and multiply in cache.
+# conv2d (with an optional bias), its input gradient (also the transposed convolution) and its
+# weight gradient: each is linear in each argument and each one's adjoints are the other two
+# (the bias's is a sum), so the set is closed under differentiation.  The kernels run im2col
+# on a few images at a time and multiply in cache.
 def _conv_params(op, stride, padding, dilation, groups) -> dict:
     return {
         "stride": tuple(int(v) for v in stride),
@@ -357,9 +358,20 @@ def _conv_out_hw(op, hw, kernel, params) -> tuple:
     return oh, ow
 
 
-def _conv2d_rule(x, w, /, *, stride, padding, dilation, groups) -> Plan:
+def _conv2d_rule(x, w, b=None, /, *, stride, padding, dilation, groups) -> Plan:
     x, w = to_array(x, "conv2d"), to_array(w, "conv2d")
     _conv_check("conv2d", x, w)
+    inputs = (x, w)
+    if b is not None:
+        b = to_array(b, "conv2d")
+        same_device("conv2d", x, b)
+        if b._dtype is not x._dtype or b._shape != w._shape[:1]:
+            raise ValueError(
+                f"conv2d: bias of shape {b._shape} and dtype {b._dtype.name} does not match "
+                f"weight of shape {w._shape} and dtype {w._dtype.name} (expected shape "
+                f"{w._shape[:1]})"
+            )
+        inputs = (x, w, b)
     params = _conv_params("conv2d", stride, padding, dilation, groups)
     n, c, h, wd = x._shape
     o, cg = w._shape[:2]
@@ -371,7 +383,7 @@ def _conv2d_rule(x, w, /, *, stride, padding, dilation, groups) -> Plan:
         )
     oh, ow = _conv_out_hw("conv2d", (h, wd), w._shape[2:], params)
     params["out_hw"] = (oh, ow)
-    return Plan(x._device, ((n, o, oh, ow), x._dtype), (x, w), None, params)
+    return Plan(x._device, ((n, o, oh, ow), x._dtype), inputs, None, params)
 
 
 def _conv2d_input_grad_rule(g, w, /, *, input_hw, stride, padding, dilation, groups) -> Plan:
@@ -426,11 +438,13 @@ CONV2D_WEIGHT_GRAD = declare(
 )
 
 
-def conv2d(x: Array, w: Array, stride, padding, dilation, groups) -> Array:
-    """Grouped 2-D cross-correlation of ``x`` (N, C, H, W) with ``w`` (O, C/groups, kh, kw);
-    ``padding`` is (top, bottom, left, right)."""
+def conv2d(x: Array, w: Array, stride, padding, dilation, groups, bias=None) -> Array:
+    """Grouped 2-D cross-correlation of ``x`` (N, C, H, W) with ``w`` (O, C/groups, kh, kw),
+    plus ``bias`` (O,) per output channel when given (added by the kernel: no broadcast add
+    and its reduction in the graph); ``padding`` is (top, bottom, left, right)."""
+    args = (x, w) if bias is None else (x, w, bias)
     return CONV2D(
-        x, w, stride=tuple(stride), padding=tuple(padding), dilation=tuple(dilation),
+        *args, stride=tuple(stride), padding=tuple(padding), dilation=tuple(dilation),
         groups=int(groups),
     )  # fmt: skip
 

@@ -65,11 +65,15 @@ def _conv_params(ctx) -> dict:
 
 @rule("conv2d", inputs=True)
 def _conv2d(ctx, g):
-    x, w = ctx.inputs
+    x, w = ctx.inputs[:2]
     p = _conv_params(ctx)
     gx = _nc.conv2d_input_grad(g, w, x.shape[2:], **p) if ctx.edges[0] is not None else None
     gw = _nc.conv2d_weight_grad(x, g, w.shape[2:], **p) if ctx.edges[1] is not None else None
-    return (gx, gw)
+    if len(ctx.inputs) == 2:
+        return (gx, gw)
+    # the bias's gradient: the output gradient summed over images and positions
+    gb = _xp.sum(g, axis=(0, 2, 3)) if ctx.edges[2] is not None else None
+    return (gx, gw, gb)
 
 
 @rule("conv2d_input_grad", inputs=True)

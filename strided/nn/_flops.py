@@ -81,8 +81,8 @@ def _cube(c):
 
 
 def _conv2d(args, params, out) -> int:
-    # a multiply-add per output element and weight element of its group
-    return 2 * _size(out) * prod(args[1]._shape[1:])
+    # a multiply-add per output element and weight element of its group (+ the bias's add)
+    return 2 * _size(out) * prod(args[1]._shape[1:]) + (_size(out) if len(args) > 2 else 0)
 
 
 def _conv2d_input_grad(args, params, out) -> int:

@@ -184,12 +184,11 @@ def _conv_nd(x, weight, bias, stride, padding, dilation, groups, n: int, op: str
     else:
         weight4 = weight
     (pt, pb), (pl, pr) = pads
-    # one fused primitive: im2col of a few images at a time, multiplied by BLAS in cache
-    y = _nc.conv2d(x, weight4, stride, (pt, pb, pl, pr), dilation, groups)
+    # one fused primitive (bias included): im2col of a few images at a time, multiplied by BLAS
+    # in cache
+    y = _nc.conv2d(x, weight4, stride, (pt, pb, pl, pr), dilation, groups, bias)
     if n == 1:
         y = xp.squeeze(y, axis=2)
-    if bias is not None:
-        y = y + xp.reshape(bias, (out_c,) + (1,) * n)
     return _unbatch(y, added)
 
 

@@ -78,6 +78,15 @@ CONV2D = [
     ((3, 5, 4, 4), (2, 5, 1, 1), True, {}),  # 1x1
     ((2, 2, 5, 5), (3, 2, 5, 5), True, {}),  # kernel the size of the input
     ((2, 2, 8, 9), (3, 2, 3, 3), True, dict(stride=3, padding=1, dilation=2)),
+    # tiny images: the cpu kernels multiply by the matrix of each output row (also 7x6 above)
+    ((3, 4, 4, 4), (5, 4, 3, 3), True, dict(padding=1)),
+    ((2, 3, 3, 4), (4, 3, 3, 3), True, dict(stride=2, padding=(1, 2))),
+    ((2, 2, 4, 4), (3, 2, 3, 3), False, dict(padding=2, dilation=2)),
+    ((2, 3, 3, 3), (2, 3, 2, 2), True, dict(padding="same")),
+    # 3x3 stride 1 with >= 16 channels: Winograd F(2x2, 3x3) kernels (odd sizes: partial tiles)
+    ((2, 16, 7, 9), (16, 16, 3, 3), True, dict(padding=1)),
+    ((2, 16, 6, 5), (20, 16, 3, 3), False, dict(padding=(0, 2))),
+    ((1, 17, 8, 8), (16, 17, 3, 3), True, {}),
 ]
 
 
@@ -95,7 +104,8 @@ def test_conv2d_matches_torch(xs, ws, bias, kw, dtype):
 
 @pytest.mark.parametrize("layout", ["transposed", "strided", "channels_last"])
 def test_conv2d_non_contiguous_input_and_weight(layout):
-    arrays = [_rand((2, 3, 6, 5)), _rand((4, 3, 3, 3), seed=1), _rand((4,), seed=2)]
+    # 12x11: the im2col kernels (test_conv2d_tiny_image_non_contiguous covers the small-image ones)
+    arrays = [_rand((2, 3, 12, 11)), _rand((4, 3, 3, 3), seed=1), _rand((4,), seed=2)]
     _check(
         lambda x, w, b: F.conv2d(x, w, b, stride=(1, 2), padding=1),
         lambda x, w, b: TF.conv2d(x, w, b, stride=(1, 2), padding=1),
@@ -174,6 +184,25 @@ def test_conv2d_second_derivatives():
     x = xp.asarray(_rand((1, 2, 5, 4)), requires_grad=True)
     w = xp.asarray(_rand((3, 2, 2, 3), seed=1), requires_grad=True)
     assert xp.autograd.gradgradcheck(lambda x, w: F.conv2d(x, w, stride=(2, 1), padding=1), (x, w))
+
+
+def test_conv2d_second_derivatives_with_bias_on_a_tiny_image():
+    # the bias is part of the conv2d primitive; a 3x3 image takes the dense-matrix kernels
+    x = xp.asarray(_rand((2, 2, 3, 3)), requires_grad=True)
+    w = xp.asarray(_rand((3, 2, 3, 3), seed=1), requires_grad=True)
+    b = xp.asarray(_rand((3,), seed=2), requires_grad=True)
+    assert xp.autograd.gradgradcheck(lambda x, w, b: F.conv2d(x, w, b, padding=1), (x, w, b))
+
+
+@pytest.mark.parametrize("layout", ["transposed", "strided", "channels_last"])
+def test_conv2d_tiny_image_non_contiguous(layout):
+    arrays = [_rand((3, 4, 4, 4)), _rand((6, 4, 3, 3), seed=1), _rand((6,), seed=2)]
+    _check(
+        lambda x, w, b: F.conv2d(x, w, b, padding=1),
+        lambda x, w, b: TF.conv2d(x, w, b, padding=1),
+        arrays,
+        layouts=[layout, layout, "contiguous"],
+    )
 
 
 # -- conv1d --------------------------------------------------------------------------------------
@@ -450,3 +479,27 @@ def test_argument_errors():
         F.fold(xp.zeros((1, 9, 10)), (5, 5), 3)
     with pytest.raises(RuntimeError, match="pad.*reflect"):
         F.pad(x, (5, 5), mode="reflect")
+
+
+def test_conv_kernels_run_blas_on_one_thread_and_restore_the_pools():
+    # the BLAS thread policy (backends/cpu/_blas_threads.py): one thread inside the kernels,
+    # the user's pool sizes before and after
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from strided.backends.cpu import _blas_threads
+
+    x = xp.asarray(_rand((2, 16, 6, 6), np.float32))
+    w = xp.asarray(_rand((16, 16, 3, 3), np.float32, seed=1), requires_grad=True)
+    with threadpoolctl.threadpool_limits(2, user_api="blas"):
+        pools = threadpoolctl.ThreadpoolController().select(user_api="blas").lib_controllers
+
+        def sizes():
+            return [p.get_num_threads() for p in pools]
+
+        before = sizes()
+        saved = _blas_threads.one_thread()
+        assert all(n == 1 for n in sizes())
+        _blas_threads.restore(saved)
+        assert sizes() == before
+        xp.sum(F.conv2d(x, w, padding=1)).backward()
+        assert sizes() == before
+    assert w.grad is not None

@@ -498,27 +498,59 @@ def conv2d_weight_grad_p(
 
 # -- max pooling ---------------------------------------------------------------------------------
 @njit(inline="always")
+def _pick(best, at, v, k):
+    """(value, position) of the running maximum after ``v`` at ``k``: a larger value or a NaN
+    (the last NaN) wins, ties keep the first (PyTorch's rule)."""
+    c = (v > best) | (v != v)
+    return (v if c else best), (k if c else at)
+
+
+@njit(inline="always")
+def _max_pool_2x2_plane(p, o3, i3, x3, W, sh, sw, OH, OW):
+    # the common 2x2 window, always inside the plane: four loads written out, indexed by
+    # non-negative loop expressions (no wraparound checks); its own kernel, since inlined beside
+    # the general loops (whose running maximum starts as a float64 -inf) it ran ~3x slower on
+    # 4x4 and 8x8 planes
+    for oh in range(OH):
+        r = oh * sh
+        for ow in range(OW):
+            c = ow * sw
+            best, at = x3[p, r, c], r * W + c
+            best, at = _pick(best, at, x3[p, r, c + 1], r * W + c + 1)
+            best, at = _pick(best, at, x3[p, r + 1, c], (r + 1) * W + c)
+            best, at = _pick(best, at, x3[p, r + 1, c + 1], (r + 1) * W + c + 1)
+            o3[p, oh, ow] = best
+            i3[p, oh, ow] = at
+
+
+@njit(**_OPTS)
+def max_pool2d_2x2_s(o, idx, x, planes, H, W, sh, sw, OH, OW):
+    """:func:`max_pool2d_s` of a 2x2 window (no padding or dilation) inside every plane."""
+    x3, o3, i3 = (
+        x.reshape((planes, H, W)),
+        o.reshape((planes, OH, OW)),
+        idx.reshape((planes, OH, OW)),
+    )
+    for p in range(planes):
+        _max_pool_2x2_plane(p, o3, i3, x3, W, sh, sw, OH, OW)
+
+
+@njit(parallel=True, **_OPTS)
+def max_pool2d_2x2_p(o, idx, x, planes, H, W, sh, sw, OH, OW):
+    """:func:`max_pool2d_2x2_s` over planes in parallel."""
+    x3, o3, i3 = (
+        x.reshape((planes, H, W)),
+        o.reshape((planes, OH, OW)),
+        idx.reshape((planes, OH, OW)),
+    )
+    for p in prange(planes):
+        _max_pool_2x2_plane(p, o3, i3, x3, W, sh, sw, OH, OW)
+
+
+@njit(inline="always")
 def _max_pool_plane(p, o, idx, x, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW):
     xb = p * H * W
     ob = p * OH * OW
-    if (
-        kh == 2 and kw == 2 and dh == 1 and dw == 1 and ph == 0 and pw == 0
-        and (OH - 1) * sh + 2 <= H and (OW - 1) * sw + 2 <= W
-    ):  # fmt: skip
-        # the common 2x2 window, always inside the plane: four loads, no loop bookkeeping
-        for oh in range(OH):
-            for ow in range(OW):
-                a0 = oh * sh * W + ow * sw
-                at = a0
-                best = x[xb + a0]
-                for k in (1, W, W + 1):
-                    v = x[xb + a0 + k]
-                    if v > best or v != v:
-                        best = v
-                        at = a0 + k
-                o[ob + oh * OW + ow] = best
-                idx[ob + oh * OW + ow] = at
-        return
     if dh == 1 and dw == 1:
         # plain ranges: a loop with a variable step costs divisions per window
         for oh in range(OH):
@@ -694,3 +726,421 @@ def avg_pool2d_backward_p(
     """:func:`avg_pool2d_backward_s` over planes in parallel."""
     for p in prange(planes):
         _avg_unpool_plane(p, o, g, H, W, kh, kw, sh, sw, ph, pw, OH, OW, count_include_pad, divisor)
+
+
+# -- tiny images: the convolution as dense matrices, one per output row ----------------------
+# On images of a few pixels (the 4x4 maps deep in a small CNN) im2col costs as much as the
+# product and a batch's product is split in chunks.  There a convolution is better written
+# with the matrix of its linear map, built from the weights.  Output row oh reads only the
+# input rows of its band [lo, hi), so the map is one matrix B_oh (band*C*W, O*OW) per output row
+# (the full (C*H*W, O*OH*OW) matrix is block-banded: on a 4x4 image with a 3x3 kernel 6 of its
+# 16 row blocks are zero): the forward is A_oh @ B_oh with A_oh the band's input
+# rows (N, band*C*W), the input gradient G_oh @ B_oh^T added into the band, the weight gradient
+# A_oh^T @ G_oh summed back over the positions each weight occupies.  Each is a few BLAS
+# products on small copies (no im2col, col2im or chunking); the wrapper uses them only where
+# they cost at most ~2x im2col's multiply-adds.
+
+
+@njit(inline="always")
+def _band(oh, H, kh, dh, pt, sh):
+    """The input rows [lo, hi) that output row ``oh`` reads (empty: all padding)."""
+    top = oh * sh - pt
+    lo = max(0, top)
+    hi = min(H, top + (kh - 1) * dh + 1)
+    return lo, max(lo, hi)
+
+
+@njit(inline="always")
+def _band_matrix(w, oh, lo, hi, C, W, O, kh, kw, dh, dw, pt, pl, sh, sw, OW):
+    """B_oh (band*C*W, O*OW): entry ((ih - lo)*C*W + c*W + iw, o*OW + ow) is the weight that
+    output (o, oh, ow) gives input (c, ih, iw) (distinct taps read distinct positions)."""
+    CW = C * W
+    kk = kh * kw
+    bm = np.zeros(((hi - lo) * CW, O * OW), dtype=w.dtype)
+    for ki in range(kh):
+        ih = oh * sh - pt + ki * dh
+        if ih < lo or ih >= hi:
+            continue
+        for ow in range(OW):
+            for kj in range(kw):
+                iw = ow * sw - pl + kj * dw
+                if iw < 0 or iw >= W:
+                    continue
+                for c in range(C):
+                    row = bm[(ih - lo) * CW + c * W + iw]
+                    for o in range(O):
+                        row[o * OW + ow] = w[(o * C + c) * kk + ki * kw + kj]
+    return bm
+
+
+@njit(inline="always")
+def _band_rows(x4, N, C, W, lo, hi):
+    """A (N, band*C*W): the band's input rows of every image, channel by channel."""
+    CW = C * W
+    a = np.empty((N, (hi - lo) * CW), dtype=x4.dtype)
+    for n in range(N):
+        for j in range(hi - lo):
+            for c in range(C):
+                for iw in range(W):
+                    a[n, j * CW + c * W + iw] = x4[n, c, lo + j, iw]
+    return a
+
+
+@njit(inline="always")
+def _out_row(g4, N, O, oh, OW):
+    """G (N, O*OW): output row ``oh`` of every image and channel."""
+    go = np.empty((N, O * OW), dtype=g4.dtype)
+    for n in range(N):
+        for o in range(O):
+            for ow in range(OW):
+                go[n, o * OW + ow] = g4[n, o, oh, ow]
+    return go
+
+
+@njit(**_OPTS)
+def conv2d_forward_dense(y, x, w, N, C, H, W, O, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW):
+    """:func:`conv2d_forward` (groups 1) of dense ``x`` (N, C, H, W), row by output row."""
+    x4 = x.reshape((N, C, H, W))
+    y4 = y.reshape((N, O, OH, OW))
+    for oh in range(OH):
+        lo, hi = _band(oh, H, kh, dh, pt, sh)
+        if hi == lo:
+            y4[:, :, oh, :] = 0
+            continue
+        bm = _band_matrix(w, oh, lo, hi, C, W, O, kh, kw, dh, dw, pt, pl, sh, sw, OW)
+        yo = np.dot(_band_rows(x4, N, C, W, lo, hi), bm)
+        for n in range(N):
+            for o in range(O):
+                for ow in range(OW):
+                    y4[n, o, oh, ow] = yo[n, o * OW + ow]
+
+
+@njit(**_OPTS)
+def conv2d_input_grad_dense(gx, g, w, N, C, H, W, O, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW):
+    """:func:`conv2d_input_grad` (groups 1) of dense ``g`` (N, O, OH, OW): G_oh @ B_oh^T added
+    into each output row's band."""
+    CW = C * W
+    gx4 = gx.reshape((N, C, H, W))
+    g4 = g.reshape((N, O, OH, OW))
+    gx[:] = 0
+    for oh in range(OH):
+        lo, hi = _band(oh, H, kh, dh, pt, sh)
+        if hi == lo:
+            continue
+        bm = _band_matrix(w, oh, lo, hi, C, W, O, kh, kw, dh, dw, pt, pl, sh, sw, OW)
+        ga = np.dot(_out_row(g4, N, O, oh, OW), bm.T)
+        for n in range(N):
+            for j in range(hi - lo):
+                for c in range(C):
+                    for iw in range(W):
+                        gx4[n, c, lo + j, iw] += ga[n, j * CW + c * W + iw]
+
+
+@njit(**_OPTS)
+def conv2d_weight_grad_dense(gw, x, g, N, C, H, W, O, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW):
+    """:func:`conv2d_weight_grad` (groups 1) of dense ``x`` and ``g``: the gradient of each
+    B_oh, A_oh^T @ G_oh, summed over the positions each weight occupies."""
+    CW = C * W
+    kk = kh * kw
+    x4 = x.reshape((N, C, H, W))
+    g4 = g.reshape((N, O, OH, OW))
+    gw[:] = 0
+    for oh in range(OH):
+        lo, hi = _band(oh, H, kh, dh, pt, sh)
+        if hi == lo:
+            continue
+        db = np.dot(_band_rows(x4, N, C, W, lo, hi).T, _out_row(g4, N, O, oh, OW))
+        for ki in range(kh):
+            ih = oh * sh - pt + ki * dh
+            if ih < lo or ih >= hi:
+                continue
+            for ow in range(OW):
+                for kj in range(kw):
+                    iw = ow * sw - pl + kj * dw
+                    if iw < 0 or iw >= W:
+                        continue
+                    for c in range(C):
+                        row = db[(ih - lo) * CW + c * W + iw]
+                        for o in range(O):
+                            gw[(o * C + c) * kk + ki * kw + kj] += row[o * OW + ow]
+
+
+# -- 3x3 stride-1 convolutions: Winograd F(2x2, 3x3) --------------------------------------------
+# Each 2x2 block of outputs is computed from a 4x4 tile of the (zero-padded) input with 16
+# products per channel pair instead of 36: the tiles and the weights are transformed
+# (V = B^T d B, U = G g G^T), multiplied elementwise over the 16 positions (16 BLAS products
+# (O, C) @ (C, tiles), summing over channels), and transformed back (Y = A^T M A).  On the
+# 32-channel layers of a CNN that halves the forward's time, and the input gradient (the same
+# convolution of g with the flipped weights) likewise.  The transforms add and subtract only
+# (and halve the weights), so float32 results stay within a few ulps of the direct sum.
+
+#: elements of transformed tiles (16 * C * tiles) kept at once: a few hundred KB (in cache)
+WINOGRAD_CHUNK = 1 << 17
+
+
+@njit(inline="always")
+def _wg(g0, g1, g2):
+    """G @ (g0, g1, g2): the filter transform along one axis (in float64: it runs once per
+    filter, and a uniform tuple can be indexed)."""
+    return g0 * 1.0, (g0 + g1 + g2) * 0.5, (g0 - g1 + g2) * 0.5, g2 * 1.0
+
+
+@njit(inline="always")
+def _wb(d0, d1, d2, d3):
+    """B^T @ (d0, d1, d2, d3): the tile transform along one axis."""
+    return d0 - d2, d1 + d2, d2 - d1, d1 - d3
+
+
+@njit(inline="always")
+def _wa(m0, m1, m2, m3):
+    """A^T @ (m0, m1, m2, m3): the output transform along one axis."""
+    return m0 + m1 + m2, m1 - m2 - m3
+
+
+@njit(**_OPTS)
+def winograd_weights(w, O, C):
+    """U (16, O, C): G g G^T of each 3x3 filter g = w[o, c] (``w`` dense (O, C, 3, 3))."""
+    u = np.empty((16, O, C), dtype=w.dtype)
+    for o in range(O):
+        for c in range(C):
+            b = (o * C + c) * 9
+            # columns of G g, then each row of G g times G^T
+            a = _wg(w[b], w[b + 3], w[b + 6])
+            e = _wg(w[b + 1], w[b + 4], w[b + 7])
+            f = _wg(w[b + 2], w[b + 5], w[b + 8])
+            for r in range(4):
+                q = _wg(a[r], e[r], f[r])
+                for j in range(4):
+                    u[4 * r + j, o, c] = q[j]
+    return u
+
+
+@njit(inline="always")
+def _winograd_tiles(vf, vb, x4, n, c, H, W, pt, pl, TH, TW, pe, po, hr):
+    """V = B^T d B of every 4x4 tile of plane (n, c) of ``x4`` zero-padded by ``pt`` rows and
+    ``pl`` columns: value k of tile t goes to ``vf[k, vb + t]``.  Loops index arrays by
+    non-negative loop expressions, never slices (a slice per short row costs more than the
+    row), so that they vectorise."""
+    Hp = 2 * TH + 2
+    TW1 = TW + 1
+    c0 = max(0, -pl)  # the input columns [c0, c1) lie inside the padded row
+    c1 = min(W, 2 * TW1 - pl)
+    # the padded plane's even and odd columns: every load below is contiguous along a row of
+    # tiles
+    pe[:] = 0
+    po[:] = 0
+    j0 = c0 + (c0 + pl) % 2  # the first input column landing in an even column
+    j1 = c0 + 1 - (c0 + pl) % 2  # ... in an odd one
+    d0 = (j0 + pl) // 2
+    d1 = (j1 + pl) // 2
+    ne = max(0, (c1 - j0 + 1) // 2)
+    no = max(0, (c1 - j1 + 1) // 2)
+    for r in range(max(0, pt), min(Hp, H + pt)):
+        ir = r - pt
+        for q in range(ne):
+            pe[r, d0 + q] = x4[n, c, ir, j0 + 2 * q]
+        for q in range(no):
+            po[r, d1 + q] = x4[n, c, ir, j1 + 2 * q]
+    # along the rows: (d0 - d2, d1 + d2, d2 - d1, d1 - d3) of each tile's columns.  One
+    # output array per loop: with more, LLVM gives up proving that they do not overlap and
+    # the loop stays scalar
+    for r in range(Hp):
+        e = pe[r]
+        od = po[r]
+        h = hr[0, r]
+        for tw in range(TW):
+            h[tw] = e[tw] - e[tw + 1]
+        h = hr[1, r]
+        for tw in range(TW):
+            h[tw] = od[tw] + e[tw + 1]
+        h = hr[2, r]
+        for tw in range(TW):
+            h[tw] = e[tw + 1] - od[tw]
+        h = hr[3, r]
+        for tw in range(TW):
+            h[tw] = od[tw] - od[tw + 1]
+    # down the columns: the same combination of each tile's four rows
+    for nu in range(4):
+        for th in range(TH):
+            r = 2 * th
+            t = vb + th * TW
+            a = hr[nu, r]
+            b = hr[nu, r + 1]
+            cc = hr[nu, r + 2]
+            d = hr[nu, r + 3]
+            v = vf[nu, t : t + TW]
+            for tw in range(TW):
+                v[tw] = a[tw] - cc[tw]
+            v = vf[4 + nu, t : t + TW]
+            for tw in range(TW):
+                v[tw] = b[tw] + cc[tw]
+            v = vf[8 + nu, t : t + TW]
+            for tw in range(TW):
+                v[tw] = cc[tw] - b[tw]
+            v = vf[12 + nu, t : t + TW]
+            for tw in range(TW):
+                v[tw] = b[tw] - d[tw]
+
+
+@njit(inline="always")
+def _winograd_buffers(dtype, C, K, mT):
+    # the 16 planes of transformed tiles (and of products) lie 64 elements further apart than
+    # their size: at a power-of-two distance the 16 streams that the transforms write (read)
+    # at once fall into the same cache sets (measured: 3-4x slower)
+    vf = np.empty((16, C * mT + 64), dtype=dtype)
+    mf = np.empty((16, K * mT + 64), dtype=dtype)
+    return vf, mf
+
+
+@njit(**_OPTS)
+def conv2d_winograd(y, x, u, N, C, H, W, O, pt, pl, OH, OW, nb):
+    """``y`` (N, O, OH, OW) = the convolution of dense ``x`` (N, C, H, W) with the 3x3
+    filters whose transforms are ``u`` (:func:`winograd_weights`), stride 1, padding ``pt``
+    rows on top and ``pl`` columns on the left (the bottom and right padding follow from OH,
+    OW), ``nb`` images at a time."""
+    dtype = y.dtype
+    TH = (OH + 1) // 2
+    TW = (OW + 1) // 2
+    T = TH * TW
+    x4 = x.reshape((N, C, H, W))
+    y4 = y.reshape((N, O, OH, OW))
+    pe = np.empty((2 * TH + 2, TW + 1), dtype=dtype)
+    po = np.empty_like(pe)
+    hr = np.empty((4, 2 * TH + 2, TW), dtype=dtype)
+    sr = np.empty((2, 4, TW), dtype=dtype)
+    for n0 in range(0, N, nb):
+        m = min(N - n0, nb)
+        mT = m * T
+        vf, mf = _winograd_buffers(dtype, C, O, mT)
+        for i in range(m):
+            for c in range(C):
+                _winograd_tiles(vf, c * mT + i * T, x4, n0 + i, c, H, W, pt, pl, TH, TW, pe, po, hr)
+        for k in range(16):
+            np.dot(u[k], vf[k, : C * mT].reshape((C, mT)), mf[k, : O * mT].reshape((O, mT)))
+        # output transform Y = A^T M A, A^T = ((1, 1, 1, 0), (0, 1, -1, -1)): down the
+        # columns into two rows, then along them
+        for i in range(m):
+            for o in range(O):
+                for th in range(TH):
+                    t = o * mT + i * T + th * TW
+                    for nu in range(4):
+                        m0 = mf[nu, t : t + TW]
+                        m1 = mf[4 + nu, t : t + TW]
+                        m2 = mf[8 + nu, t : t + TW]
+                        m3 = mf[12 + nu, t : t + TW]
+                        a = sr[0, nu]
+                        for tw in range(TW):
+                            a[tw] = m0[tw] + m1[tw] + m2[tw]
+                        a = sr[1, nu]
+                        for tw in range(TW):
+                            a[tw] = m1[tw] - m2[tw] - m3[tw]
+                    for h in range(min(2, OH - 2 * th)):
+                        row = y4[n0 + i, o, 2 * th + h]
+                        s0 = sr[h, 0]
+                        s1 = sr[h, 1]
+                        s2 = sr[h, 2]
+                        s3 = sr[h, 3]
+                        for tw in range(OW // 2):
+                            row[2 * tw] = s0[tw] + s1[tw] + s2[tw]
+                            row[2 * tw + 1] = s1[tw] - s2[tw] - s3[tw]
+                        if OW % 2:
+                            tw = TW - 1
+                            row[2 * tw] = s0[tw] + s1[tw] + s2[tw]
+
+
+@njit(**_OPTS)
+def conv2d_winograd_weight_grad(gw, x, g, N, C, H, W, O, pt, pl, OH, OW, nb):
+    """``gw`` (O, C, 3, 3): the weight gradient of :func:`conv2d_winograd` for the output
+    gradient ``g`` (N, O, OH, OW): its adjoint in the filters, dU_k = sum over tiles of
+    (A dY A^T)_k V_k^T (16 BLAS products with the tiles as the inner dimension), then
+    G^T dU G per filter."""
+    dtype = gw.dtype
+    TH = (OH + 1) // 2
+    TW = (OW + 1) // 2
+    T = TH * TW
+    x4 = x.reshape((N, C, H, W))
+    g4 = g.reshape((N, O, OH, OW))
+    pe = np.empty((2 * TH + 2, TW + 1), dtype=dtype)
+    po = np.empty_like(pe)
+    hr = np.empty((4, 2 * TH + 2, TW), dtype=dtype)
+    z = np.zeros((2, 4, TW), dtype=dtype)
+    du = np.zeros((16, O, C), dtype=dtype)
+    for n0 in range(0, N, nb):
+        m = min(N - n0, nb)
+        mT = m * T
+        vf, mf = _winograd_buffers(dtype, C, O, mT)
+        for i in range(m):
+            for c in range(C):
+                _winograd_tiles(vf, c * mT + i * T, x4, n0 + i, c, H, W, pt, pl, TH, TW, pe, po, hr)
+        # dM = A dY A^T of each tile's 2x2 output gradient (zero past the output's edge):
+        # along the rows (y0, y0 + y1, y0 - y1, -y1), then the same down the columns
+        for i in range(m):
+            for o in range(O):
+                for th in range(TH):
+                    t = o * mT + i * T + th * TW
+                    for h in range(2):
+                        oh = 2 * th + h
+                        if oh >= OH:
+                            z[h] = 0
+                            continue
+                        for tw in range(OW // 2):
+                            y0 = g4[n0 + i, o, oh, 2 * tw]
+                            y1 = g4[n0 + i, o, oh, 2 * tw + 1]
+                            z[h, 0, tw] = y0
+                            z[h, 1, tw] = y0 + y1
+                            z[h, 2, tw] = y0 - y1
+                            z[h, 3, tw] = -y1
+                        if OW % 2:
+                            tw = TW - 1
+                            y0 = g4[n0 + i, o, oh, 2 * tw]
+                            z[h, 0, tw] = y0
+                            z[h, 1, tw] = y0
+                            z[h, 2, tw] = y0
+                            z[h, 3, tw] = 0
+                    for nu in range(4):
+                        a = z[0, nu]
+                        b = z[1, nu]
+                        v = mf[nu, t : t + TW]
+                        for tw in range(TW):
+                            v[tw] = a[tw]
+                        v = mf[4 + nu, t : t + TW]
+                        for tw in range(TW):
+                            v[tw] = a[tw] + b[tw]
+                        v = mf[8 + nu, t : t + TW]
+                        for tw in range(TW):
+                            v[tw] = a[tw] - b[tw]
+                        v = mf[12 + nu, t : t + TW]
+                        for tw in range(TW):
+                            v[tw] = -b[tw]
+        for k in range(16):
+            vk = vf[k, : C * mT].reshape((C, mT))
+            du[k] += np.dot(mf[k, : O * mT].reshape((O, mT)), vk.T)
+    # gw = G^T dU G, G^T = ((1, 1/2, 1/2, 0), (0, 1/2, -1/2, 0), (0, 1/2, 1/2, 1))
+    gw4 = gw.reshape((O, C, 3, 3))
+    e = np.empty((4, 3), dtype=np.float64)
+    for o in range(O):
+        for c in range(C):
+            for r in range(4):  # row r of dU G
+                q0 = du[4 * r, o, c]
+                q1 = du[4 * r + 1, o, c]
+                q2 = du[4 * r + 2, o, c]
+                q3 = du[4 * r + 3, o, c]
+                e[r, 0] = q0 + 0.5 * (q1 + q2)
+                e[r, 1] = 0.5 * (q1 - q2)
+                e[r, 2] = 0.5 * (q1 + q2) + q3
+            for j in range(3):
+                gw4[o, c, 0, j] = e[0, j] + 0.5 * (e[1, j] + e[2, j])
+                gw4[o, c, 1, j] = 0.5 * (e[1, j] - e[2, j])
+                gw4[o, c, 2, j] = 0.5 * (e[1, j] + e[2, j]) + e[3, j]
+
+
+@njit(**_OPTS)
+def add_bias(y, b, N, O, L):
+    """``y`` (N, O, L) += ``b`` (O,) per channel, in place."""
+    y3 = y.reshape((N, O, L))
+    for n in range(N):
+        for o in range(O):
+            bo = b[o]
+            row = y3[n, o]
+            for j in range(L):
+                row[j] += bo

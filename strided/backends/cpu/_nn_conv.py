@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _blas_threads as _blas
+
 _kern = None
 #: work (elements touched) from which a kernel runs over planes in parallel: below it, waking
 #: the thread pool costs more than it saves (and on a busy machine much more)
@@ -102,7 +104,15 @@ def max_pool2d_cpu(outs, x, *, kernel_size, stride, padding, dilation, out_hw):
         kernel_size, stride, padding, dilation, out_hw
     )  # fmt: skip
     work = x.size + values._buf.size * (kh * kw - 1)
-    kern = _k().max_pool2d_p if work >= PARALLEL_WORK else _k().max_pool2d_s
+    parallel = work >= PARALLEL_WORK
+    if (
+        kh == 2 and kw == 2 and dh == 1 and dw == 1 and ph == 0 and pw == 0
+        and (oh - 1) * sh + 2 <= h and (ow - 1) * sw + 2 <= w
+    ):  # fmt: skip
+        kern = _k().max_pool2d_2x2_p if parallel else _k().max_pool2d_2x2_s
+        kern(values._buf, indices._buf, _dense(x), n * c, h, w, sh, sw, oh, ow)
+        return
+    kern = _k().max_pool2d_p if parallel else _k().max_pool2d_s
     kern(values._buf, indices._buf, _dense(x), n * c, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow)
 
 
@@ -176,16 +186,84 @@ def _conv_kernel(name: str, n, c, o, g, kernel, out_hw):
     return getattr(k, name)
 
 
-def conv2d_cpu(out, x, w, *, stride, padding, dilation, groups, out_hw):
+#: largest matrix (elements) of one output row the tiny-image path builds
+DENSE_CONV_MAX = 1 << 20
+
+
+def _dense_conv(c, h, wd, o, groups, kernel, dilation, out_hw) -> bool:
+    """Whether a convolution runs with the matrices of its output rows (``*_dense`` kernels):
+    groups 1 and images so small that these cost at most 3x im2col's multiply-adds (each
+    output reads its band of at most (kh-1)*dh + 1 rows whole, W columns instead of kw), which
+    they repay by skipping im2col, chunking and the output shuffle: 4x4 and 8x8 maps under a
+    3x3 kernel, not 16x16; and matrices of a modest size."""
+    band = min(h, (kernel[0] - 1) * dilation[0] + 1)
+    return (
+        groups == 1
+        and band * wd <= 3 * kernel[0] * kernel[1]
+        and band * c * wd * o * out_hw[1] <= DENSE_CONV_MAX
+    )
+
+
+#: channels (in and out) from which a 3x3 stride-1 convolution runs as Winograd F(2x2, 3x3):
+#: with fewer, its 16 small products and the transforms cost more than they save
+WINOGRAD_CHANNELS = 16
+
+
+def _winograd(n, c, o, groups, kernel, stride, dilation, out_hw) -> bool:
+    """Whether a convolution runs as Winograd F(2x2, 3x3) (serial: the parallel kernels run
+    their own loops)."""
+    if not (
+        groups == 1 and kernel == (3, 3) and stride == (1, 1) and dilation == (1, 1)
+        and min(c, o) >= WINOGRAD_CHANNELS and min(out_hw) >= 4
+    ):  # fmt: skip
+        return False
+    macs = n * c * o * 9 * out_hw[0] * out_hw[1]
+    if macs >= PARALLEL_CONV:
+        import numba
+
+        return numba.get_num_threads() == 1
+    return True
+
+
+def _run_winograd(y, x, w, n, c, h, wd, o, pt, pl, oh, ow):
+    k = _k()
+    tiles = ((oh + 1) // 2) * ((ow + 1) // 2)
+    nb = max(1, min(n, k.WINOGRAD_CHUNK // (16 * max(c, o) * tiles)))
+    u = k.winograd_weights(w, o, c)
+    k.conv2d_winograd(y, x, u, n, c, h, wd, o, pt, pl, oh, ow, nb)
+
+
+def conv2d_cpu(out, x, w, b=None, *, stride, padding, dilation, groups, out_hw):
+    saved = _blas.one_thread()  # see _blas_threads: products inside kernels use one thread
+    try:
+        _conv2d_nobias(out, x, w, stride, padding, dilation, groups, out_hw)
+    finally:
+        _blas.restore(saved)
+    if b is not None and out._buf.size:
+        # the bias per output channel, added in place (one pass over the output)
+        n, o = out._shape[:2]
+        _k().add_bias(out._buf, _dense(b), n, o, out._buf.size // max(n * o, 1))
+
+
+def _conv2d_nobias(out, x, w, stride, padding, dilation, groups, out_hw):
     n, c, h, wd = x._shape
     if out._buf.size == 0 or x.size == 0:
         if out._buf.size:
             out._buf[:] = 0
         return
     o, _, kh, kw = w._shape
+    (sh, sw), (pt, _, pl, _), (dh, dw), (oh, ow) = stride, padding, dilation, out_hw
+    if _dense_conv(c, h, wd, o, groups, (kh, kw), dilation, out_hw):
+        _k().conv2d_forward_dense(
+            out._buf, _dense(x), _dense(w), n, c, h, wd, o, kh, kw, dh, dw, pt, pl, sh, sw,
+            oh, ow,
+        )  # fmt: skip
+        return
+    if _winograd(n, c, o, groups, (kh, kw), stride, dilation, out_hw):
+        _run_winograd(out._buf, _dense(x), _dense(w), n, c, h, wd, o, pt, pl, oh, ow)
+        return
     buf, xsn, xsc = _planes(x)
     nb = _chunk(n, c, groups, (kh, kw), out_hw)
-    (sh, sw), (pt, _, pl, _), (dh, dw), (oh, ow) = stride, padding, dilation, out_hw
     _conv_kernel("conv2d_forward", n, c, o, groups, (kh, kw), out_hw)(
         out._buf, buf, xsn, xsc, _dense(w), n, c, h, wd, o, groups, kh, kw, dh, dw, pt, pl, sh,
         sw, oh, ow, nb,
@@ -193,6 +271,14 @@ def conv2d_cpu(out, x, w, *, stride, padding, dilation, groups, out_hw):
 
 
 def conv2d_input_grad_cpu(out, g, w, *, input_hw, stride, padding, dilation, groups, out_hw=None):
+    saved = _blas.one_thread()
+    try:
+        _conv2d_input_grad(out, g, w, input_hw, stride, padding, dilation, groups)
+    finally:
+        _blas.restore(saved)
+
+
+def _conv2d_input_grad(out, g, w, input_hw, stride, padding, dilation, groups):
     n, c, h, wd = out._shape
     if out._buf.size == 0:
         return
@@ -201,8 +287,22 @@ def conv2d_input_grad_cpu(out, g, w, *, input_hw, stride, padding, dilation, gro
     if g.size == 0 or w.size == 0:
         out._buf[:] = 0
         return
-    nb = _chunk(n, c, groups, (kh, kw), (oh, ow))
     (sh, sw), (pt, _, pl, _), (dh, dw) = stride, padding, dilation
+    if _dense_conv(c, h, wd, o, groups, (kh, kw), dilation, (oh, ow)):
+        _k().conv2d_input_grad_dense(
+            out._buf, _dense(g), _dense(w), n, c, h, wd, o, kh, kw, dh, dw, pt, pl, sh, sw,
+            oh, ow,
+        )  # fmt: skip
+        return
+    if max(padding) <= 2 and _winograd(n, o, c, groups, (kh, kw), stride, dilation, (h, wd)):
+        # stride 1: the input gradient is the convolution of g with the flipped filters,
+        # (C, O, 3, 3), padded by 2 - the forward's padding
+        wf = np.ascontiguousarray(
+            _dense(w).reshape(o, c, 3, 3)[:, :, ::-1, ::-1].transpose(1, 0, 2, 3)
+        )
+        _run_winograd(out._buf, _dense(g), wf.reshape(-1), n, o, oh, ow, c, 2 - pt, 2 - pl, h, wd)
+        return
+    nb = _chunk(n, c, groups, (kh, kw), (oh, ow))
     _conv_kernel("conv2d_input_grad", n, c, o, groups, (kh, kw), (oh, ow))(
         out._buf, _dense(g), _dense(w), n, c, h, wd, o, groups, kh, kw, dh, dw, pt, pl, sh, sw,
         oh, ow, nb,
@@ -210,6 +310,14 @@ def conv2d_input_grad_cpu(out, g, w, *, input_hw, stride, padding, dilation, gro
 
 
 def conv2d_weight_grad_cpu(out, x, g, *, kernel_size, stride, padding, dilation, groups):
+    saved = _blas.one_thread()
+    try:
+        _conv2d_weight_grad(out, x, g, kernel_size, stride, padding, dilation, groups)
+    finally:
+        _blas.restore(saved)
+
+
+def _conv2d_weight_grad(out, x, g, kernel_size, stride, padding, dilation, groups):
     n, c, h, wd = x._shape
     if out._buf.size == 0:
         return
@@ -219,9 +327,24 @@ def conv2d_weight_grad_cpu(out, x, g, *, kernel_size, stride, padding, dilation,
     if x.size == 0 or g.size == 0:
         out._buf[:] = 0
         return
+    (sh, sw), (pt, _, pl, _), (dh, dw) = stride, padding, dilation
+    if _dense_conv(c, h, wd, o, groups, (kh, kw), dilation, (oh, ow)):
+        _k().conv2d_weight_grad_dense(
+            out._buf, _dense(x), _dense(g), n, c, h, wd, o, kh, kw, dh, dw, pt, pl, sh, sw,
+            oh, ow,
+        )  # fmt: skip
+        return
+    if _winograd(n, c, o, groups, (kh, kw), stride, dilation, (oh, ow)):
+        k = _k()
+        nb = max(
+            1, min(n, k.WINOGRAD_CHUNK // (16 * max(c, o) * ((oh + 1) // 2) * ((ow + 1) // 2)))
+        )
+        k.conv2d_winograd_weight_grad(
+            out._buf, _dense(x), _dense(g), n, c, h, wd, o, pt, pl, oh, ow, nb
+        )
+        return
     buf, xsn, xsc = _planes(x)
     nb = _chunk(n, c, groups, (kh, kw), (oh, ow))
-    (sh, sw), (pt, _, pl, _), (dh, dw) = stride, padding, dilation
     _conv_kernel("conv2d_weight_grad", n, c, o, groups, (kh, kw), (oh, ow))(
         out._buf, buf, xsn, xsc, _dense(g), n, c, h, wd, o, groups, kh, kw, dh, dw, pt, pl, sh,
         sw, oh, ow, nb,
