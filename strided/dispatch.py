@@ -740,21 +740,30 @@ class Elementwise(Primitive):
 
     def _run_spec(self, spec: tuple, args: tuple):
         shape, strides, dtype, alloc, size, device, kern, dense = spec
+        if dense is not None:
+            # the backend's kernel for operands that all share one dense layout (Python scalars
+            # aside): C order, or another order that the output then takes too (NumPy's
+            # order='K'), so that a transposed map runs over memory in order
+            common = None
+            for a in args:
+                if isinstance(a, Array):
+                    st = a._strides
+                    if common is None:
+                        common = st
+                    elif st != common:
+                        break
+            else:
+                if common == strides:
+                    return Array._new(dense(*args), shape, strides, 0, dtype, device)
+                order = _dense_order(shape, common)
+                if order is not None:
+                    return Array._new(dense(*args), shape, order, 0, dtype, device)
         for a in args:
             if isinstance(a, Array) and a._strides != strides and a._shape == shape:
-                # an operand in another order: the output follows the operands' common dense
-                # layout (NumPy's order='K'), so a transposed map runs over memory in order
                 strides = follow_strides(shape, args) or strides
                 break
         if kern is None:  # meta: the rule was the whole computation
             return Array._new(None, shape, strides, 0, dtype, device)
-        if dense is not None:
-            # the backend's kernel for operands laid out like the output (Python scalars aside)
-            for a in args:
-                if a.__class__ is Array and a._strides != strides:
-                    break
-            else:
-                return Array._new(dense(*args), shape, strides, 0, dtype, device)
         out = Array._new(alloc(size), shape, strides, 0, dtype, device)
         kern(out, *args)
         return out
