@@ -27,7 +27,6 @@ from ..dispatch import Plan, composite, declare
 from .core import (
     COPY,
     FILL,
-    astype_to,
     check_int_range,
     check_scalar_fits,
     copy_of,
