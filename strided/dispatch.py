@@ -65,9 +65,21 @@ class Plan:
     a tuple with one entry per input, None entries left alone, or None for no casts), and the
     kernel's keyword ``params``.  ``finish`` (optional) turns the filled outputs into the result
     (e.g. a named tuple).  ``kernel_device`` (transfers only) is the device whose backend runs
-    the kernel when it is not the outputs' device."""
+    the kernel when it is not the outputs' device.  ``follow`` (elementwise maps, ``where``,
+    ``astype``): the one output is laid out in memory like the array inputs of its shape when they
+    share one dense layout (NumPy's ``order='K'``), so that the kernel runs over memory in order
+    instead of gathering a transposed input into a C-ordered output."""
 
-    __slots__ = ("device", "outputs", "inputs", "casts", "params", "finish", "kernel_device")
+    __slots__ = (
+        "device",
+        "outputs",
+        "inputs",
+        "casts",
+        "params",
+        "finish",
+        "kernel_device",
+        "follow",
+    )
 
     def __init__(
         self,
@@ -78,6 +90,7 @@ class Plan:
         params=None,
         finish=None,
         kernel_device=None,
+        follow=False,
     ):
         self.device = device
         self.outputs = outputs
@@ -86,6 +99,7 @@ class Plan:
         self.params = params if params is not None else _NO_PARAMS
         self.finish = finish
         self.kernel_device = kernel_device
+        self.follow = follow
 
 
 _NO_PARAMS: dict = {}
@@ -339,18 +353,63 @@ def kernel(op: str, device_type: str) -> Callable:
 _STRIDES: dict[tuple, tuple] = {}
 
 
-def allocate(shape: tuple, dtype: dt.DType, device: Device) -> Array:
-    """A fresh C-contiguous array of ``shape``/``dtype`` on ``device`` (uninitialised): the
-    device's ``empty`` kernel makes the buffer (meta has none)."""
-    strides = _STRIDES.get(shape)
+def allocate(shape: tuple, dtype: dt.DType, device: Device, strides: tuple | None = None) -> Array:
+    """A fresh array of ``shape``/``dtype`` on ``device`` (uninitialised), C-contiguous unless
+    ``strides`` (a dense layout from :func:`follow_strides`) is given: the device's ``empty``
+    kernel makes the buffer (meta has none)."""
     if strides is None:
-        strides = contiguous_strides(shape)
-        if len(_STRIDES) < 4096:  # small shapes recur; the cache stays bounded
-            _STRIDES[shape] = strides
+        strides = _STRIDES.get(shape)
+        if strides is None:
+            strides = contiguous_strides(shape)
+            if len(_STRIDES) < 4096:  # small shapes recur; the cache stays bounded
+                _STRIDES[shape] = strides
     if device.type == "meta":
         return Array._new(None, shape, strides, 0, dtype, META)
     buf = EMPTY.kernel(device.type)(prod(shape), dtype)
     return Array._new(buf, shape, strides, 0, dtype, device)
+
+
+_DENSE_ORDERS: dict[tuple, tuple | None] = {}  # (shape, strides) -> strides, or None
+
+
+def _dense_order(shape: tuple, strides: tuple) -> tuple | None:
+    """``strides`` when they lay ``shape`` out densely in memory in an order other than C's
+    (a permutation of the axes, every stride positive, no gaps), else None."""
+    key = (shape, strides)
+    found = _DENSE_ORDERS.get(key, _NO_PARAMS)
+    if found is not _NO_PARAMS:
+        return found
+    dims = sorted((st, n) for n, st in zip(shape, strides) if n != 1)
+    expected = 1
+    dense = all(n > 0 for n in shape)
+    for st, n in dims:
+        if st != expected:
+            dense = False
+            break
+        expected *= n
+    result = strides if dense and strides != contiguous_strides(shape) else None
+    if len(_DENSE_ORDERS) >= 4096:
+        _DENSE_ORDERS.clear()
+    _DENSE_ORDERS[key] = result
+    return result
+
+
+def follow_strides(shape: tuple, args) -> tuple | None:
+    """The layout of an elementwise result: the strides that every array in ``args`` of the
+    result's ``shape`` shares, when there is at least one such array and those strides are a
+    dense non-C order (a transposed input gives a transposed output, as NumPy's ``order='K'``);
+    None (C order) otherwise.  Broadcast operands and Python scalars do not vote."""
+    common = None
+    for a in args:
+        if isinstance(a, Array) and a._shape == shape:
+            st = a._strides
+            if common is None:
+                common = st
+            elif st != common:
+                return None
+    if common is None:
+        return None
+    return _dense_order(shape, common)
 
 
 def allocator(device: Device, dtype: dt.DType) -> Callable[[int], object]:
@@ -361,11 +420,13 @@ def allocator(device: Device, dtype: dt.DType) -> Callable[[int], object]:
     return for_dtype(dtype) if for_dtype is not None else functools.partial(empty, dtype=dtype)
 
 
-def _cast(x, dtype: dt.DType):
-    """``x`` converted to ``dtype`` through the ``copy`` primitive (Python scalars pass)."""
+def _cast(x, dtype: dt.DType, follow: bool = False):
+    """``x`` converted to ``dtype`` through the ``copy`` primitive (Python scalars pass); with
+    ``follow``, laid out in memory like ``x`` where ``x`` is dense."""
     if not isinstance(x, Array) or x._dtype is dtype:
         return x
-    out = allocate(x._shape, dtype, x._device)
+    strides = _dense_order(x._shape, x._strides) if follow else None
+    out = allocate(x._shape, dtype, x._device, strides)
     COPY.kernels[x._device.type](out, x)
     return out
 
@@ -401,12 +462,13 @@ def _run(prim: Primitive, plan: Plan):
     side = device if plan.kernel_device is None else plan.kernel_device
     if type(outs) is not list:  # one output: (shape, dtype)
         shape, dtype = outs
-        out = allocate(shape, dtype, device)
+        follow = plan.follow
+        out = allocate(shape, dtype, device, follow_strides(shape, plan.inputs) if follow else None)
         if device.type != "meta":
             inputs = plan.inputs
             casts = plan.casts
             if casts is not None:
-                inputs = _cast_inputs(inputs, casts)
+                inputs = _cast_inputs(inputs, casts, follow)
             prim.kernel(side.type)(out, *inputs, **plan.params)
         return out if plan.finish is None else plan.finish(out)
     # several outputs: a list of (shape, dtype); the kernel fills the tuple of them
@@ -470,10 +532,10 @@ def _needs_cast(args, casts) -> bool:
     )
 
 
-def _cast_inputs(inputs, casts):
+def _cast_inputs(inputs, casts, follow: bool = False):
     if isinstance(casts, dt.DType):
-        return [_cast(a, casts) for a in inputs]
-    return [a if c is None else _cast(a, c) for a, c in zip(inputs, casts)]
+        return [_cast(a, casts, follow) for a in inputs]
+    return [a if c is None else _cast(a, c, follow) for a, c in zip(inputs, casts)]
 
 
 def _in_graph_args(args) -> bool:
@@ -678,15 +740,30 @@ class Elementwise(Primitive):
 
     def _run_spec(self, spec: tuple, args: tuple):
         shape, strides, dtype, alloc, size, device, kern, dense = spec
+        if dense is not None:
+            # the backend's kernel for operands that all share one dense layout (Python scalars
+            # aside): C order, or another order that the output then takes too (NumPy's
+            # order='K'), so that a transposed map runs over memory in order
+            common = None
+            for a in args:
+                if isinstance(a, Array):
+                    st = a._strides
+                    if common is None:
+                        common = st
+                    elif st != common:
+                        break
+            else:
+                if common == strides:
+                    return Array._new(dense(*args), shape, strides, 0, dtype, device)
+                order = _dense_order(shape, common)
+                if order is not None:
+                    return Array._new(dense(*args), shape, order, 0, dtype, device)
+        for a in args:
+            if isinstance(a, Array) and a._strides != strides and a._shape == shape:
+                strides = follow_strides(shape, args) or strides
+                break
         if kern is None:  # meta: the rule was the whole computation
             return Array._new(None, shape, strides, 0, dtype, device)
-        if dense is not None:
-            # the backend's kernel for operands laid out like the output (Python scalars aside)
-            for a in args:
-                if a.__class__ is Array and a._strides != strides:
-                    break
-            else:
-                return Array._new(dense(*args), shape, strides, 0, dtype, device)
         out = Array._new(alloc(size), shape, strides, 0, dtype, device)
         kern(out, *args)
         return out

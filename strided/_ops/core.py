@@ -56,13 +56,15 @@ def check_dtype(op: str, d: dt.DType, category: str) -> None:
         raise TypeError(f"{op}: expected an array of {category} dtype, got {d.name}")
 
 
-def _copy_rule(x, /, *, dtype=None) -> Plan:
+def _copy_rule(x, /, *, dtype=None, order: str = "C") -> Plan:
     x = to_array(x, "copy")
-    return Plan(x._device, (x._shape, x._dtype if dtype is None else dtype), (x,))
+    out = (x._shape, x._dtype if dtype is None else dtype)
+    return Plan(x._device, out, (x,), follow=order == "K")
 
 
-# ``COPY(x, dtype=...)`` is a fresh C-contiguous copy (with a cast); ``run(COPY, view, x)``
-# writes ``x`` into an existing view (assignment, concat)
+# ``COPY(x, dtype=...)`` is a fresh C-contiguous copy (with a cast); with ``order="K"`` a dense
+# ``x`` keeps its memory order (``astype``, as NumPy's); ``run(COPY, view, x)`` writes ``x``
+# into an existing view (assignment, concat)
 COPY.rule = _copy_rule
 
 
@@ -199,7 +201,7 @@ def elementwise_rule(prim: Primitive):
                     s1, s2 = x1._shape, x2._shape
                     shape = s1 if s1 == s2 else broadcast_shapes(s1, s2, op=name)
                     compute, out_dtype = table[d]
-                    return Plan(device, (shape, out_dtype), args, compute)
+                    return Plan(device, (shape, out_dtype), args, compute, follow=True)
                 if type(x2) in _PY_SCALARS:
                     return _scalar_plan(x1, x2, args)
             elif type(x1) in _PY_SCALARS and isinstance(x2, Array):
@@ -210,7 +212,7 @@ def elementwise_rule(prim: Primitive):
             if table[d] is None:
                 check_dtype(name, d, accepts)
             compute, out_dtype = table[d]
-            return Plan(x._device, (x._shape, out_dtype), args, compute)
+            return Plan(x._device, (x._shape, out_dtype), args, compute, follow=True)
         arrays, device = coerce_operands(name, args)
         d = arrays[0]._dtype
         for a in arrays:
@@ -220,7 +222,7 @@ def elementwise_rule(prim: Primitive):
                 d = dt.promote(d, a._dtype)
         shape = broadcast_shapes(*(a._shape for a in arrays), op=name)
         compute, out_dtype = table[d]
-        return Plan(device, (shape, out_dtype), arrays, compute)
+        return Plan(device, (shape, out_dtype), arrays, compute, follow=True)
 
     def _scalar_plan(arr: Array, value, args) -> Plan:
         d = arr._dtype

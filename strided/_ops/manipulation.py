@@ -27,7 +27,6 @@ from ..dispatch import Plan, composite, declare
 from .core import (
     COPY,
     FILL,
-    astype_to,
     check_int_range,
     check_scalar_fits,
     copy_of,
@@ -255,9 +254,9 @@ def astype(x: Array, dtype, /, *, copy: bool = True, device=None) -> Array:
     dtype = dt.as_dtype(dtype)
     if device is not None:
         x = x.to_device(as_device(device))
-    if x._dtype is dtype:
-        return copy_of(x) if copy else x
-    return astype_to(x, dtype)
+    if x._dtype is dtype and not copy:
+        return x
+    return COPY(x, dtype=dtype, order="K")  # a transposed x stays transposed, as in NumPy
 
 
 def _result_dtype(op: str, arrays: list[Array]) -> dt.DType:
@@ -411,7 +410,7 @@ def _where_rule(condition, x1, x2, /) -> Plan:
             )
     shapes = [a._shape for a in (condition, *arrays)]
     shape = broadcast_shapes_rule(*shapes, op="where")
-    return Plan(device, (shape, d), (condition, *values), (None, d, d))
+    return Plan(device, (shape, d), (condition, *values), (None, d, d), follow=True)
 
 
 WHERE.rule = _where_rule

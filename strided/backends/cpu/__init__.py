@@ -10,8 +10,16 @@ Python scalars arrive as Python scalars.  numba is imported on first use, not at
 from __future__ import annotations
 
 import functools
+import os
 
 import numpy as np
+
+# numba's parallel kernels run on GNU OpenMP, whose idle threads spin by default: when the cores
+# are busy with other work, every parallel kernel then waits out spinning threads (measured: a
+# 1M-element add 0.3 ms alone, 15 ms beside two busy processes on 2 cores).  Passive waiting
+# keeps such calls near their unloaded time; a user's own setting wins.  It must be set before
+# the OpenMP runtime starts (numba loads it at the first parallel kernel).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from ..._layout import split_outer as _split_outer
 from ..._shapes import broadcast_strides, reshape_strides
@@ -51,11 +59,14 @@ def _out(a):
     return (a._buf, a._offset, a._strides)
 
 
-def _entry_point(name: str, args: list):
+def _entry_point(name: str, args: list, broadcast: bool = False):
     """The compiled entry of the op's serial loop for these arguments: numba's type dispatch is
     skipped on later calls (every buffer is an aligned 1-D C array and every other argument an
     int64, so the buffers' dtypes determine the compiled signature)."""
-    loop = _k()._loops(name)[0]
+    kernels = _k()
+    loop = kernels._loops(name)[0]
+    if broadcast:  # one operand constant over the loop: its serial kernel vectorises
+        loop = getattr(kernels.G, f"{name}_sb", loop)
     loop(*args)  # compiles, or loads from the disk cache
     return loop.overloads[tuple(loop.typeof_pyval(a) for a in args)].entry_point
 
@@ -75,7 +86,8 @@ def _elementwise(name: str, kind: str):
         _k().elementwise(name, _out(out), operands, shape)
 
     def first_call(key, args) -> None:
-        entries[key] = _entry_point(name, args)
+        # a key of three, (output dtype, compute dtype, True): an operand is a broadcast scalar
+        entries[key] = _entry_point(name, args, len(key) == 3)
 
     # the per-call fast paths (arity written out: this is the hot path of every small op):
     # operands laid out exactly like the output, or Python scalars, need no layout planning
@@ -146,9 +158,10 @@ def _elementwise(name: str, kind: str):
                 1,
                 size,
             )
-            entry = entries.get((out._dtype, d))
+            key = (out._dtype, d) if a1[2] and a2[2] else (out._dtype, d, True)
+            entry = entries.get(key)
             if entry is None:
-                first_call((out._dtype, d), args)
+                first_call(key, args)
             else:
                 entry(*args)
             return
@@ -195,6 +208,7 @@ def _elementwise(name: str, kind: str):
 
         elif pattern in ((True, False), (False, True)):
             scalar_first = pattern[0] is False
+            key = (out_dtype, in_dtype, True)
 
             def fn(x1, x2):
                 buf = empty(size, out_np)

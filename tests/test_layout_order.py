@@ -1,0 +1,142 @@
+"""Outputs of elementwise maps keep their operands' memory order (NumPy's order='K') when the
+operands share one dense layout, and values stay NumPy's whatever the order; real and conj of a
+real array are views."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import strided as xp
+import strided.autograd as ag
+
+# (shape, axes of the permutation): transposes of 2-, 3- and 4-d arrays, small and large enough
+# for the parallel kernels (>= 65536 elements)
+PERMUTED = [
+    ((5, 7), (1, 0)),
+    ((3, 4, 5), (2, 0, 1)),
+    ((2, 3, 4, 5), (3, 1, 2, 0)),
+    ((300, 400), (1, 0)),
+]
+
+
+def _permuted(a: np.ndarray, axes):
+    return np.transpose(a, axes), xp.permute_dims(xp.asarray(a), axes)
+
+
+def _order(strides) -> list:
+    """The axes sorted from the fastest-varying in memory to the slowest."""
+    return sorted(range(len(strides)), key=lambda i: strides[i])
+
+
+def _check(ours, ref: np.ndarray, rtol: float = 0.0) -> None:
+    got = np.asarray(ours)
+    np.testing.assert_allclose(got, ref, rtol=rtol, atol=0)
+    assert _order(ours._strides) == _order([s // ref.itemsize for s in ref.strides])
+    # dense: the output occupies exactly size elements
+    assert ours._buf.size == ref.size
+
+
+@pytest.mark.parametrize("shape,axes", PERMUTED)
+def test_unary_binary_scalar_and_comparison_outputs_follow_the_operands_order(shape, axes):
+    rng = np.random.default_rng(0)
+    a, x = _permuted(rng.standard_normal(shape).astype(np.float32), axes)
+    b, y = _permuted(rng.standard_normal(shape).astype(np.float32), axes)
+    _check(xp.exp(x), np.exp(a), rtol=4e-7)  # within 2 ulp of NumPy's float32 exp
+    _check(xp.negative(x), -a)
+    _check(x + y, a + b)
+    _check(x * 2.5, a * np.float32(2.5))
+    _check(1.5 - x, np.float32(1.5) - a)
+    _check(x < y, a < b)
+    _check(xp.logical_and(x > 0, y > 0), np.logical_and(a > 0, b > 0))
+    _check(xp.where(x > 0, x, y), np.where(a > 0, a, b))
+    _check(xp.astype(x, xp.float64), a.astype(np.float64))
+    _check(xp.clip(x, -0.5, 0.5), np.clip(a, np.float32(-0.5), np.float32(0.5)))
+
+
+@pytest.mark.parametrize("shape,axes", PERMUTED)
+def test_mixed_dtypes_cast_in_the_operands_order(shape, axes):
+    rng = np.random.default_rng(1)
+    a, x = _permuted(rng.integers(-5, 5, shape).astype(np.int32), axes)
+    b, y = _permuted(rng.standard_normal(shape), axes)
+    _check(xp.astype(x, xp.float64) * y, a.astype(np.float64) * b)
+
+
+def test_mixed_layouts_give_c_order_and_numpy_values():
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((6, 6))
+    x = xp.asarray(a)
+    out = x + xp.permute_dims(x, (1, 0))
+    np.testing.assert_array_equal(np.asarray(out), a + a.T)
+    assert out._strides == (6, 1)
+    # a broadcast row does not vote; the transposed operand decides
+    row = xp.asarray(a[0])
+    t = xp.permute_dims(x, (1, 0))
+    np.testing.assert_array_equal(np.asarray(t + row), a.T + a[0])
+    # negative strides and gaps keep C order
+    flipped = xp.flip(x, axis=0)
+    assert (flipped * 2.0)._strides == (6, 1)
+    np.testing.assert_array_equal(np.asarray(flipped * 2.0), a[::-1] * 2)
+    gaps = x[:, ::2]
+    assert (gaps * 2.0)._strides == (3, 1)
+
+
+def test_transposed_results_reshape_and_export_correctly():
+    a = np.arange(24.0).reshape(4, 6)
+    t = xp.permute_dims(xp.asarray(a), (1, 0)) * 1.0
+    assert t._strides != (4, 1)
+    np.testing.assert_array_equal(np.asarray(xp.reshape(t, (-1,))), a.T.reshape(-1))
+    np.testing.assert_array_equal(np.from_dlpack(t), a.T)
+
+
+def test_gradients_through_transposed_maps_match_numpy():
+    a = np.random.default_rng(3).standard_normal((5, 4))
+    x = xp.asarray(a).requires_grad_()
+    t = xp.permute_dims(x, (1, 0))
+    y = xp.sum(xp.exp(t) * t)
+    y.backward()
+    np.testing.assert_allclose(np.asarray(x.grad), np.exp(a) * (1 + a), rtol=1e-12)
+
+
+@pytest.mark.parametrize("fn", [xp.real, xp.conj])
+@pytest.mark.parametrize("dtype", [xp.float32, xp.float64, xp.int32, xp.uint8])
+def test_real_and_conj_of_real_arrays_are_views(fn, dtype):
+    a = np.arange(12).reshape(3, 4).astype(dtype.name)
+    x = xp.asarray(a)
+    out = fn(x)
+    assert out is not x and out._buf is x._buf and out.dtype == x.dtype
+    np.testing.assert_array_equal(np.asarray(out), a)
+    t = fn(xp.permute_dims(x, (1, 0)))
+    np.testing.assert_array_equal(np.asarray(t), a.T)
+
+
+def test_real_and_conj_of_complex_arrays_compute_and_gradients_flow():
+    z = np.array([1 + 2j, -3.5 - 0.5j])
+    np.testing.assert_array_equal(np.asarray(xp.real(xp.asarray(z))), z.real)
+    np.testing.assert_array_equal(np.asarray(xp.conj(xp.asarray(z))), z.conj())
+    x = xp.asarray(np.array([1.0, 2.0, 3.0])).requires_grad_()
+    xp.sum(xp.real(x) * 2.0 + xp.conj(x) * x).backward()
+    np.testing.assert_allclose(np.asarray(x.grad), 2.0 + 2 * np.array([1.0, 2.0, 3.0]))
+    with ag.no_grad():
+        assert xp.real(x)._buf is x._buf
+    with pytest.raises(TypeError, match="real"):
+        xp.real(xp.asarray([True]))
+
+
+def test_positive_still_copies():
+    x = xp.asarray(np.arange(4.0))
+    y = +x
+    y += 1.0
+    np.testing.assert_array_equal(np.asarray(x), np.arange(4.0))
+
+
+def test_openmp_threads_wait_passively_unless_the_user_says_otherwise():
+    code = "import os, strided; print(os.environ.get('OMP_WAIT_POLICY'))"
+    got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert got.stdout.strip() == "PASSIVE"
+    env = {"OMP_WAIT_POLICY": "ACTIVE", "PATH": ""}
+    got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert got.stdout.strip() == "ACTIVE"
