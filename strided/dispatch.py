@@ -372,7 +372,7 @@ def allocate(shape: tuple, dtype: dt.DType, device: Device, strides: tuple | Non
 _DENSE_ORDERS: dict[tuple, tuple | None] = {}  # (shape, strides) -> strides, or None
 
 
-def _dense_order(shape: tuple, strides: tuple) -> tuple | None:
+def dense_order(shape: tuple, strides: tuple) -> tuple | None:
     """``strides`` when they lay ``shape`` out densely in memory in an order other than C's
     (a permutation of the axes, every stride positive, no gaps), else None."""
     key = (shape, strides)
@@ -409,7 +409,7 @@ def follow_strides(shape: tuple, args) -> tuple | None:
                 return None
     if common is None:
         return None
-    return _dense_order(shape, common)
+    return dense_order(shape, common)
 
 
 def allocator(device: Device, dtype: dt.DType) -> Callable[[int], object]:
@@ -425,7 +425,7 @@ def _cast(x, dtype: dt.DType, follow: bool = False):
     ``follow``, laid out in memory like ``x`` where ``x`` is dense."""
     if not isinstance(x, Array) or x._dtype is dtype:
         return x
-    strides = _dense_order(x._shape, x._strides) if follow else None
+    strides = dense_order(x._shape, x._strides) if follow else None
     out = allocate(x._shape, dtype, x._device, strides)
     COPY.kernels[x._device.type](out, x)
     return out
@@ -755,7 +755,7 @@ class Elementwise(Primitive):
             else:
                 if common == strides:
                     return Array._new(dense(*args), shape, strides, 0, dtype, device)
-                order = _dense_order(shape, common)
+                order = dense_order(shape, common)
                 if order is not None:
                     return Array._new(dense(*args), shape, order, 0, dtype, device)
         for a in args:

@@ -140,3 +140,16 @@ def test_openmp_threads_wait_passively_unless_the_user_says_otherwise():
     env = {"OMP_WAIT_POLICY": "ACTIVE", "PATH": ""}
     got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert got.stdout.strip() == "ACTIVE"
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_concat_of_transposed_inputs_keeps_their_order_like_numpy(axis):
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((6, 5)).astype(np.float32)
+    b = rng.standard_normal((6, 5)).astype(np.float32)
+    x, y = (xp.permute_dims(xp.asarray(v), (1, 0)) for v in (a, b))
+    _check(xp.concat([x, y], axis=axis), np.concatenate([a.T, b.T], axis=axis))
+    # one C-ordered input among them: C order, values unchanged
+    mixed = xp.concat([x, xp.asarray(np.ascontiguousarray(b.T))], axis=axis)
+    np.testing.assert_array_equal(np.asarray(mixed), np.concatenate([a.T, b.T], axis=axis))
+    assert mixed._strides == (mixed.shape[1], 1)

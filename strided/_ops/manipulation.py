@@ -23,7 +23,7 @@ from .._shapes import (
     prod,
     reshape_strides,
 )
-from ..dispatch import Plan, composite, declare
+from ..dispatch import Plan, composite, declare, dense_order
 from .core import (
     COPY,
     FILL,
@@ -292,7 +292,7 @@ def concat(arrays, /, *, axis: int | None = 0) -> Array:
     d = _result_dtype("concat", arrays)
     shape = list(ref)
     shape[axis] = sum(a._shape[axis] for a in arrays)
-    out = empty_on(tuple(shape), d, device)
+    out = empty_on(tuple(shape), d, device, _common_order_strides(tuple(shape), arrays))
     start = 0
     for a in arrays:
         n = a._shape[axis]
@@ -301,6 +301,28 @@ def concat(arrays, /, *, axis: int | None = 0) -> Array:
             run(COPY, part, a)
         start += n
     return out
+
+
+def _common_order_strides(shape: tuple, arrays) -> tuple | None:
+    """Strides for ``shape`` in the axis order that every one of ``arrays`` is densely laid out
+    in, when that order is not C's (NumPy's concatenate keeps transposed inputs transposed, so
+    each part is a straight copy); None (C order) otherwise."""
+    order = None
+    for a in arrays:
+        if dense_order(a._shape, a._strides) is None:
+            return None
+        st = a._strides
+        mine = tuple(sorted(range(len(st)), key=st.__getitem__))
+        if order is None:
+            order = mine
+        elif mine != order:
+            return None
+    strides = [0] * len(shape)
+    step = 1
+    for ax in order:
+        strides[ax] = step
+        step *= shape[ax]
+    return tuple(strides)
 
 
 def stack(arrays, /, *, axis: int = 0) -> Array:
