@@ -387,7 +387,10 @@ def dense_order(shape: tuple, strides: tuple) -> tuple | None:
             dense = False
             break
         expected *= n
-    result = strides if dense and strides != contiguous_strides(shape) else None
+    if dense:  # C order up to the strides of size-1 axes (which no element ever steps over)
+        c_order = contiguous_strides(shape)
+        dense = any(n != 1 and st != c for n, st, c in zip(shape, strides, c_order))
+    result = strides if dense else None
     if len(_DENSE_ORDERS) >= 4096:
         _DENSE_ORDERS.clear()
     _DENSE_ORDERS[key] = result

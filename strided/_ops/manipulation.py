@@ -311,8 +311,9 @@ def _common_order_strides(shape: tuple, arrays) -> tuple | None:
     for a in arrays:
         if dense_order(a._shape, a._strides) is None:
             return None
-        st = a._strides
-        mine = tuple(sorted(range(len(st)), key=st.__getitem__))
+        st, sh = a._strides, a._shape
+        # size-1 axes (e.g. stack's new axis) go outermost: their strides say nothing
+        mine = tuple(sorted(range(len(st)), key=lambda i: (sh[i] == 1, st[i])))
         if order is None:
             order = mine
         elif mine != order:
