@@ -97,6 +97,28 @@ def nonzero(x: Array, /) -> tuple[Array, ...]:
     return NONZERO(x)
 
 
+def _mask_offsets_rule(mask, /, *, strides: tuple, offset: int) -> Plan:
+    from .reduction import count_nonzero
+
+    data_dependent("boolean indexing", mask)
+    count = int(count_nonzero(mask))
+    params = {"strides": strides, "offset": offset}
+    # one spare element: the kernel writes every position and keeps the selected ones
+    return Plan(
+        mask._device,
+        ((count + 1,), dt.default_index),
+        (mask,),
+        None,
+        params,
+        finish=lambda out: out[:count],
+    )
+
+
+# the element offsets, in an array of the given strides and offset, that a boolean mask selects
+# (C order): x[mask] in one pass instead of nonzero's coordinates scaled and summed per axis
+MASK_OFFSETS = declare("mask_offsets", "nonzero", rule=_mask_offsets_rule)
+
+
 def _searchsorted_rule(x1, x2, /, *, side="left") -> Plan:
     x1 = to_array(x1, "searchsorted")
     if x1.ndim != 1:
@@ -382,6 +404,11 @@ def getitem_arrays(x: Array, key) -> Array:
             return (
                 expand_dims(x, 0) if bool(mask) else empty_on((0,) + x._shape, x._dtype, x._device)
             )
+        if mask._shape == x._shape[: mask.ndim] and x._device.type in MASK_OFFSETS.kernels:
+            _data_dependent("boolean indexing", x)
+            x = _dense_trailing(x, mask.ndim)
+            offsets = MASK_OFFSETS(mask, strides=x._strides[: mask.ndim], offset=x._offset)
+            return GATHER(x, offsets, trailing_strides=x._strides[mask.ndim :])
         return index_with_arrays(x, mask_to_key(x, mask))
     return index_with_arrays(x, key)
 

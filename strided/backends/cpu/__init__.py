@@ -729,6 +729,18 @@ def searchsorted_cpu(out, x1, x2, *, right):
     _ix().searchsorted(out._buf[out._offset :], a, v, right)
 
 
+def mask_offsets_cpu(out, mask, *, strides, offset):
+    _ix().mask_offsets(
+        out._buf[out._offset :],
+        mask._buf,
+        mask._offset,
+        np.asarray(mask._strides, dtype=np.int64),
+        np.asarray(mask._shape, dtype=np.int64),
+        np.asarray(strides, dtype=np.int64),
+        offset,
+    )
+
+
 def nonzero_cpu(out, x):
     dense = np.ascontiguousarray(numpy_view(x)).reshape(-1)
     shape = np.asarray(x._shape, dtype=np.int64)
@@ -782,6 +794,7 @@ def _special_kernels() -> dict:
         "argsort": _sort_kernel("argsort_rows"),
         "searchsorted": searchsorted_cpu,
         "nonzero": nonzero_cpu,
+        "mask_offsets": mask_offsets_cpu,
     }
     from ._fft import KERNELS as fft_kernels
 

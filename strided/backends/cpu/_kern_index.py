@@ -135,6 +135,45 @@ def nonzero_coords(o, x, shape, count):
 
 
 @njit(**_OPTS)
+def mask_offsets(o, m, mo, mstrides, shape, xstrides, xo):
+    """Element offsets ``xo + sum(i_d * xstrides[d])`` of the True elements of the mask ``m``
+    (any strides), in C order of the index ``i``: one pass, an odometer instead of divisions.
+    ``o`` holds one element more than there are True elements (it is written unconditionally)."""
+    nd = shape.shape[0]
+    idx = np.zeros(nd, np.int64)
+    total = 1
+    for d in range(nd):
+        total *= shape[d]
+    c = 0
+    mpos = mo
+    xpos = xo
+    inner_m = mstrides[nd - 1]
+    inner_x = xstrides[nd - 1]
+    n_inner = shape[nd - 1]
+    for _ in range(total // n_inner):
+        mp = mpos
+        xp = xpos
+        for _k in range(n_inner):
+            # branch-free (the mask is unpredictable): o has one spare element for the last write
+            o[c] = xp
+            c += 1 if m[mp] else 0
+            mp += inner_m
+            xp += inner_x
+        # next row: advance the odometer over the outer dimensions
+        d = nd - 2
+        while d >= 0:
+            idx[d] += 1
+            mpos += mstrides[d]
+            xpos += xstrides[d]
+            if idx[d] < shape[d]:
+                break
+            mpos -= mstrides[d] * shape[d]
+            xpos -= xstrides[d] * shape[d]
+            idx[d] = 0
+            d -= 1
+
+
+@njit(**_OPTS)
 def scatter_blocks(x, bases, v, t0, t1, s0, s1):
     """x[bases[i] + a * s0 + b * s1] = v[i, a, b]: assignment through integer/boolean indices."""
     block = t0 * t1
