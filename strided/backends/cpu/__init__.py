@@ -217,9 +217,24 @@ def _elementwise(name: str, kind: str):
         return fn
 
     kernel = binary if kind == "binary" else unary
+    if name == "floor_divide":
+        generic = binary
+
+        def kernel(out, x1, x2):
+            # a large small-integer array over a Python int: the float64 route (_kern_arith)
+            if out._buf.size >= PARALLEL_THRESHOLD and _arith().floor_divide_scalar(out, x1, x2):
+                return
+            generic(out, x1, x2)
+
     kernel.__name__ = kernel.__qualname__ = f"{name}_cpu"
     kernel.dense = dense
     return kernel
+
+
+def _arith():
+    from . import _kern_arith
+
+    return _kern_arith
 
 
 _SCALARS: dict = {}  # (value, type, dtype) -> read-only one-element buffer
