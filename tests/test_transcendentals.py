@@ -329,3 +329,27 @@ def test_pow_float32_loop_vectorises():
     loop(o, a)
     llvm = loop.inspect_llvm(loop.signatures[0])
     assert re.search(r"<\d+ x double>", llvm), "pow float32: the loop did not vectorise"
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [100, 200_000])
+def test_pow_by_two_half_minus_one_and_one(dtype, n):
+    """x ** 2, ** 0.5, ** -1 and ** 1 with a Python scalar are one IEEE operation each (x * x,
+    sqrt, 1 / x, x: correctly rounded), with the standard's special cases: (-0) ** 0.5 is +0 and
+    (-inf) ** 0.5 is +inf (NumPy's sqrt shortcut gives -0 and NaN there)."""
+    sp = [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 2.0, -2.0, 0.5, -0.5, 1e-30, 3e38]
+    a = np.concatenate([np.array(sp), RNG.uniform(-10, 10, n)]).astype(dtype)
+    with np.errstate(all="ignore"):
+        refs = {
+            2: a * a,
+            0.5: np.where((a == 0) | (a == -np.inf), np.abs(a), np.sqrt(a)),
+            -1: dtype(1) / a,
+            1: a,
+        }
+    for c, want in refs.items():
+        for exponent in (c, float(c)):
+            got = np.asarray(xp.pow(xp.asarray(a), exponent))
+            assert got.dtype == want.dtype
+            ok = (got == want) & (np.signbit(got) == np.signbit(want))
+            ok |= np.isnan(got) & np.isnan(want)
+            assert ok.all(), (exponent, a[~ok], got[~ok], want[~ok])

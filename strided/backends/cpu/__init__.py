@@ -226,6 +226,15 @@ def _elementwise(name: str, kind: str):
                 return
             generic(out, x1, x2)
 
+    elif name == "pow":
+        generic_pow = binary
+
+        def kernel(out, x1, x2):
+            # x ** 2, ** 0.5, ** -1, ** 1 for floats: one correctly rounded operation, not libm
+            if type(x2) in _PY_SCALARS and _arith().pow_scalar(out, x1, x2):
+                return
+            generic_pow(out, x1, x2)
+
     kernel.__name__ = kernel.__qualname__ = f"{name}_cpu"
     kernel.dense = dense
     return kernel
