@@ -237,7 +237,32 @@ def _elementwise(name: str, kind: str):
 
     kernel.__name__ = kernel.__qualname__ = f"{name}_cpu"
     kernel.dense = dense
+    if name == "pow":
+        kernel.dense = _pow_dense(dense)
     return kernel
+
+
+def _pow_dense(dense):
+    """``dense`` for pow, with x ** 2 / 0.5 / -1 / 1 of floats through _kern_arith at every size
+    (the same bits as the large-array path)."""
+
+    def pow_dense(out_dtype, in_dtype, size: int, pattern: tuple):
+        fn = dense(out_dtype, in_dtype, size, pattern)
+        if fn is None or pattern != (True, False) or out_dtype.kind != "real floating":
+            return fn
+        empty, out_np, arith = np.empty, out_dtype.numpy, _arith()
+
+        def special(x1, x2):
+            which = arith._POW_WHICH.get(x2) if type(x2) in (int, float) else None
+            if which is None:
+                return fn(x1, x2)
+            buf = empty(size, out_np)
+            arith._pow_special_run(buf, x1._buf[x1._offset : x1._offset + size], size, which)
+            return buf
+
+        return special
+
+    return pow_dense
 
 
 def _arith():
