@@ -235,11 +235,26 @@ def _elementwise(name: str, kind: str):
                 return
             generic_pow(out, x1, x2)
 
+    elif name in _CONSTANT_FOR_INTEGERS:
+        generic_unary = unary
+        value = _CONSTANT_FOR_INTEGERS[name]
+
+        def kernel(out, x):
+            # integers and bools are never NaN or infinite: the result is a fill, not a loop
+            if x._dtype.kind in _EXACT_KINDS and out._buf.size >= PARALLEL_THRESHOLD:
+                out._buf.fill(value)
+                return
+            generic_unary(out, x)
+
     kernel.__name__ = kernel.__qualname__ = f"{name}_cpu"
     kernel.dense = dense
     if name == "pow":
         kernel.dense = _pow_dense(dense)
     return kernel
+
+
+_CONSTANT_FOR_INTEGERS = {"isnan": False, "isinf": False, "isfinite": True}
+_EXACT_KINDS = frozenset({"bool", "signed integer", "unsigned integer"})
 
 
 def _pow_dense(dense):
