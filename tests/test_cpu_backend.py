@@ -91,3 +91,16 @@ def test_the_backend_implements_every_elementwise_primitive_with_its_arity():
     from strided.backends.cpu import _codegen
 
     assert _codegen.elementwise_ops() == {n: row[0] for n, row in ELEMENTWISE.items()}
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "uint16", "int64"])
+@pytest.mark.parametrize("name", ["isnan", "isinf", "isfinite"])
+def test_isnan_family_of_large_integer_arrays_is_a_fill(name, dtype):
+    """Large integer inputs take a fill (never NaN or infinite) instead of a loop; same values
+    as NumPy, also for a transposed input."""
+    a = np.arange(200_000, dtype=dtype).reshape(400, 500)
+    for x, ref in ((xp.asarray(a), a), (xp.asarray(a).T, a.T)):
+        got = np.asarray(getattr(xp, name)(x))
+        want = getattr(np, name)(ref)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)

@@ -231,3 +231,30 @@ def test_from_dlpack():
     assert xp.from_dlpack(n, device="meta").device == "meta"
     with pytest.raises(TypeError, match="DLPack"):
         xp.from_dlpack([1, 2])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "uint8", "bool"])
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("shape,axis", [((1000,), 0), ((37, 50), 1), ((37, 50), 0)])
+def test_sort_stable_with_ties_nan_and_signed_zeros(dtype, descending, shape, axis):
+    """sort/argsort run on NumPy's fast (unstable) sort; ties, NaNs and -0.0/+0.0 must still
+    come out as a stable sort orders them (reference: NumPy's stable sort)."""
+    rng = np.random.default_rng(5)
+    a = rng.integers(-3, 4, shape).astype(dtype)
+    if dtype.startswith("float"):
+        a[a == 1] = np.nan
+        a[a == -2] = -0.0
+        a[a == 2] = np.inf
+    if descending:  # stable descending: reverse of the stable ascending sort of the reversed row
+        o = np.argsort(np.flip(a, axis), axis=axis, kind="stable")
+        want = shape[axis] - 1 - np.flip(o, axis)
+    else:
+        want = np.argsort(a, axis=axis, kind="stable")
+    got = np.asarray(xp.argsort(xp.asarray(a), axis=axis, descending=descending))
+    np.testing.assert_array_equal(got, want)
+    values = np.asarray(xp.sort(xp.asarray(a), axis=axis, descending=descending))
+    ref = np.sort(a, axis=axis, kind="stable")
+    ref = np.flip(ref, axis) if descending else ref
+    np.testing.assert_array_equal(values, ref)
+    if dtype.startswith("float"):  # -0.0 before +0.0 where they were in that order
+        np.testing.assert_array_equal(np.signbit(values), np.signbit(ref))

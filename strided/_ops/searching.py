@@ -300,6 +300,20 @@ def _dense_trailing(x: Array, nkey: int) -> Array:
 def index_with_arrays(x: Array, key: tuple) -> Array:
     """``x[key]`` for a key of integer arrays and integers (broadcast together) indexing the
     leading dimensions; the remaining dimensions are kept whole."""
+    k = key[0]
+    if (
+        len(key) == 1
+        and isinstance(k, Array)
+        and k.ndim == 1
+        and k._dtype in (dt.int64, dt.int32)
+        and x.ndim >= 1
+    ):
+        # one 1-D index array: take along axis 0 in one fused pass (bounds check + gather),
+        # instead of normalising, scaling and offsetting the indices into a fresh array first
+        try:
+            return TAKE(x, k, axis=0)
+        except IndexError as e:
+            raise IndexError(f"__getitem__: {str(e).removeprefix('take: ')}") from None
     x = _dense_trailing(x, len(key))
     offsets, bshape, trailing = _element_offsets(x, key)
     return GATHER(x, offsets, trailing_strides=x._strides[len(key) :])

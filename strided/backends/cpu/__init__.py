@@ -231,9 +231,73 @@ def _elementwise(name: str, kind: str):
         return fn
 
     kernel = binary if kind == "binary" else unary
+    if name == "floor_divide":
+        generic = binary
+
+        def kernel(out, x1, x2):
+            # a large small-integer array over a Python int: the float64 route (_kern_arith)
+            if out._buf.size >= PARALLEL_THRESHOLD and _arith().floor_divide_scalar(out, x1, x2):
+                return
+            generic(out, x1, x2)
+
+    elif name == "pow":
+        generic_pow = binary
+
+        def kernel(out, x1, x2):
+            # x ** 2, ** 0.5, ** -1, ** 1 for floats: one correctly rounded operation, not libm
+            if type(x2) in _PY_SCALARS and _arith().pow_scalar(out, x1, x2):
+                return
+            generic_pow(out, x1, x2)
+
+    elif name in _CONSTANT_FOR_INTEGERS:
+        generic_unary = unary
+        value = _CONSTANT_FOR_INTEGERS[name]
+
+        def kernel(out, x):
+            # integers and bools are never NaN or infinite: the result is a fill, not a loop
+            if x._dtype.kind in _EXACT_KINDS and out._buf.size >= PARALLEL_THRESHOLD:
+                out._buf.fill(value)
+                return
+            generic_unary(out, x)
+
     kernel.__name__ = kernel.__qualname__ = f"{name}_cpu"
     kernel.dense = dense
+    if name == "pow":
+        kernel.dense = _pow_dense(dense)
     return kernel
+
+
+_CONSTANT_FOR_INTEGERS = {"isnan": False, "isinf": False, "isfinite": True}
+_EXACT_KINDS = frozenset({"bool", "signed integer", "unsigned integer"})
+
+
+def _pow_dense(dense):
+    """``dense`` for pow, with x ** 2 / 0.5 / -1 / 1 of floats through _kern_arith at every size
+    (the same bits as the large-array path)."""
+
+    def pow_dense(out_dtype, in_dtype, size: int, pattern: tuple):
+        fn = dense(out_dtype, in_dtype, size, pattern)
+        if fn is None or pattern != (True, False) or out_dtype.kind != "real floating":
+            return fn
+        empty, out_np, arith = np.empty, out_dtype.numpy, _arith()
+
+        def special(x1, x2):
+            which = arith._POW_WHICH.get(x2) if type(x2) in (int, float) else None
+            if which is None:
+                return fn(x1, x2)
+            buf = empty(size, out_np)
+            arith._pow_special_run(buf, x1._buf[x1._offset : x1._offset + size], size, which)
+            return buf
+
+        return special
+
+    return pow_dense
+
+
+def _arith():
+    from . import _kern_arith
+
+    return _kern_arith
 
 
 _SCALARS: dict = {}  # (value, type, dtype) -> read-only one-element buffer
@@ -695,8 +759,76 @@ def scatter_add_cpu(x, offsets, values, *, trailing_strides):
     _ix().scatter_add_blocks(x._buf, flat, values._buf[values._offset :], t0, t1, s0, s1)
 
 
+def _rows_last(a, axis: int) -> np.ndarray:
+    """A NumPy view of ``a`` with ``axis`` moved last (writable: it shares ``a``'s buffer)."""
+    return np.moveaxis(numpy_view(a), axis, -1)
+
+
+def _sort_numpy(out, x, *, axis, descending) -> None:
+    """Real-dtype sort through NumPy's ``np.sort`` (introsort, with AVX-512/AVX2 SIMD sorting
+    networks for 16/32/64-bit keys in NumPy 2): 15-30x faster than a numba loop over ``np.sort``.
+
+    The fast sort is not stable; for values that only shows on equal values that are
+    distinguishable, i.e. -0.0 and +0.0, so a row set holding both signs of zero is sorted with
+    NumPy's stable sort instead.  Descending is the reverse of ascending (NaNs first)."""
+    v = _rows_last(x, axis)
+    o = _rows_last(out, axis)
+    o[...] = v
+    kind = "quicksort"
+    if v.dtype.kind == "f" and np.count_nonzero(v == 0):
+        signs = np.signbit(v[v == 0])
+        if signs.any() and not signs.all():
+            kind = "stable"
+    o.sort(axis=-1, kind=kind)  # in place, in the output
+    if descending:
+        o[...] = o[..., ::-1].copy()
+
+
+def _argsort_numpy(out, x, *, axis, descending) -> None:
+    """Stable real-dtype argsort through NumPy's SIMD sort.
+
+    Up to 32-bit keys with rows shorter than 2**32: each element becomes one uint64, its
+    order-preserving key (NaNs canonical and last, -0.0 equal to +0.0; complemented for
+    descending) in the high half and its position in the low half, so that an unstable sort of
+    these distinct keys is a stable argsort.  64-bit keys: NumPy's fast argsort, checked for
+    ties (then NumPy's stable argsort)."""
+    v = _rows_last(x, axis)
+    n = v.shape[-1]
+    o = _rows_last(out, axis)
+    if v.dtype.itemsize <= 4 and n < 2**32:
+        if v.dtype.kind == "f":
+            f = v.astype(np.float32) + np.float32(0.0)  # -0.0 + 0.0 is +0.0
+            f[np.isnan(f)] = np.float32(np.nan)  # one NaN (positive: above +inf)
+            i = f.view(np.int32)
+            key = (i ^ ((i >> 31) & np.int32(0x7FFFFFFF))).view(np.uint32) ^ np.uint32(1 << 31)
+        elif v.dtype.kind == "u" or v.dtype.kind == "b":
+            key = v.astype(np.uint32)
+        else:
+            key = v.astype(np.int32).view(np.uint32) ^ np.uint32(1 << 31)
+        if descending:
+            key = ~key
+        packed = (key.astype(np.uint64) << np.uint64(32)) | np.arange(n, dtype=np.uint64)
+        packed.sort(axis=-1)
+        o[...] = packed & np.uint64(0xFFFFFFFF)
+        return
+    w = v[..., ::-1] if descending else v
+    order = np.argsort(w, axis=-1)
+    s = np.take_along_axis(w, order, axis=-1)
+    tie = s[..., 1:] == s[..., :-1]
+    if v.dtype.kind == "f":
+        tie |= np.isnan(s[..., 1:]) & np.isnan(s[..., :-1])
+    if tie.any():
+        order = np.argsort(w, axis=-1, kind="stable")
+    # descending: stable = reverse of the stable ascending sort of the reversed row
+    o[...] = (n - 1 - order[..., ::-1]) if descending else order
+
+
 def _sort_kernel(name: str):
+    fast = _sort_numpy if name == "sort_rows" else _argsort_numpy
+
     def kernel(out, x, *, axis, descending):
+        if x._dtype.kind != "complex floating" and x.size:
+            return fast(out, x, axis=axis, descending=descending)
         k = getattr(_ix(), name + ("_complex" if x._dtype.kind == "complex floating" else ""))
         shape, strides = _axis_last(x, axis)
         n = shape[-1]

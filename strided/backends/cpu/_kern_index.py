@@ -17,6 +17,17 @@ def take3(o, x, xo, s_pre, s_ax, s_post, idx, io, i_s, n_pre, n_idx, n_post, n_a
 
     Returns the first out-of-range index position, or -1 when every index was valid.
     """
+    if n_pre == 1 and n_post == 1:
+        # a gather of single elements: check and copy in one pass (an inner loop of length one
+        # and a separate checking pass cost 4x here)
+        for j in range(n_idx):
+            k = idx[io + j * i_s]
+            if k < 0:
+                k += n_ax
+            if k < 0 or k >= n_ax:
+                return j
+            o[j] = x[xo + k * s_ax]
+        return -1
     for j in range(n_idx):
         k = idx[io + j * i_s]
         if k < 0:

@@ -245,11 +245,11 @@ def _remainder(x, y):
     return lambda x, y: np.remainder(x, y)
 
 
-def pow_(x, y):
+def _pow_generic(x, y):
     pass
 
 
-@overload(pow_, **_INLINE)
+@overload(_pow_generic, **_INLINE)
 def _pow(x, y):
     if _is_int(x):
         # typed constants: numba types uint64 + int64 as float64, which rounded uint64 powers
@@ -273,6 +273,18 @@ def _pow(x, y):
 
         return impl
     return lambda x, y: x**y
+
+
+@njit(**V._OPTS)
+def _pow_other(x, y):
+    return _pow_generic(x, y)
+
+
+# float32 ** float32 runs _vmath.pow_f32 (vectorised: the whole function is inlined into the
+# loop, which an overload's body is not); float64 keeps libm's pow, integers repeated squaring
+pow_ = V.inlined(
+    lambda tx, ty: V.pow_f32 if tx == types.float32 and ty == types.float32 else _pow_other, 2
+)
 
 
 def maximum(x, y):

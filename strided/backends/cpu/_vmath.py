@@ -286,6 +286,36 @@ def tanh(x):
     return res if (x == x and x != 0.0) else x
 
 
+# -- pow (float32) -------------------------------------------------------------------------------
+@njit(**_OPTS)
+def pow_f32(x, y):
+    """x**y for float32 operands: exp(y log|x|) in float64, rounded once to float32.
+
+    log and exp are within 4 ulp of float64, so for every result in float32's range
+    (|y log|x|| < 104) the float64 value is within about 2^-43 relative of the exact power,
+    far below float32's half ulp (2^-25): the float32 result is within 1 ulp (correctly rounded
+    except within 2^-43 of a rounding boundary).  The standard's special cases follow with
+    selects: the sign for a negative (or -0) base and an odd integer exponent, NaN for a finite
+    negative base and a non-integer exponent, 1 for y == 0, x == 1 and (-1) ** +-inf.
+    """
+    xd = np.float64(x)
+    yd = np.float64(y)
+    # log|x| and exp(t) written out from their parts: calls to log()/exp() stay calls here
+    a = abs(xd)
+    e, f, lf = _log_parts(_clamp(a, 5e-324, 1.7976931348623157e308))
+    t = yd * _log_special(a, e * LN2_HI + (lf + e * LN2_LO))
+    k, rr, q = _exp_reduce(_clamp(t, -746.0, 710.0))
+    r = _scale(1.0 + (rr + q), k)
+    r = r if t == t else t
+    whole = np.rint(yd) == yd  # +-inf counts as an even integer, NaN as no integer
+    half = yd * 0.5
+    odd = whole and np.rint(half) != half
+    r = -r if (_bits(xd) < 0 and odd) else r
+    r = NAN if (xd < 0.0 and xd > -INF and not whole) else r
+    one = yd == 0.0 or xd == 1.0 or (xd == -1.0 and abs(yd) == INF)
+    return np.float32(1.0 if one else r)
+
+
 # -- log family ---------------------------------------------------------------------------------
 @njit(**_OPTS)
 def _log_parts(x):

@@ -1,0 +1,116 @@
+"""Arithmetic kernels for cases the generated loops serve slowly: a large dense small-integer
+array floor-divided by a Python int, and a dense float array raised to 2, 0.5, -1 or 1.
+
+An integer division per element does not vectorise (x86 has no SIMD integer divide) and costs
+about 1.4 ns per int32 element; NumPy precomputes a multiplier (libdivide) and runs 0.1 ns.
+Here the quotient is computed in float64, which is exact for operands of up to 32 bits:
+
+    x = k d - r with 0 < r < |d| (x / d just below the integer k): float64 rounds x / d by at
+    most |k| 2^-53, and |k| 2^-53 < 1 / |d| <= r / |d| because |k d| <= |x| + |d| < 2^33 < 2^53,
+    so the rounded quotient stays below k and floor() gives k - 1; where x / d is an integer
+    the division is exact.  Hence floor(float64(x) / float64(d)) == x // d for every int32,
+    uint32, int16, uint16, int8 and uint8 x and d, d not 0.
+
+d == -1 (INT_MIN // -1 wraps around in NumPy; the float quotient would not fit) and d == 0 stay
+with the generic loop.  Float division vectorises (8 lanes per AVX-512 instruction).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+_OPTS = dict(cache=True, nogil=True, error_model="numpy")
+
+#: elements per parallel task
+_SEG = 1 << 15
+#: below this many elements the serial loop runs (kernels.PARALLEL_THRESHOLD)
+_PARALLEL_MIN = 1 << 16
+
+
+@njit(**_OPTS)
+def _fdiv_run(o, x, n, d):
+    df = np.float64(d)
+    for k in range(n):
+        o[k] = np.floor(np.float64(x[k]) / df)
+
+
+@njit(parallel=True, **_OPTS)
+def floor_divide_scalar_int(o, x, xo, n, d):
+    """o[k] = x[xo + k] // d for a nonzero d other than -1 (see the module's docstring)."""
+    nseg = (n + _SEG - 1) // _SEG
+    for t in prange(nseg):
+        k0 = t * _SEG
+        k1 = min(k0 + _SEG, n)
+        _fdiv_run(o[k0:k1], x[xo + k0 : xo + k1], k1 - k0, d)
+
+
+#: dtypes whose values and divisors float64 represents exactly, with quotients that stay exact
+SMALL_INT = frozenset({"int8", "int16", "int32", "uint8", "uint16", "uint32"})
+
+
+def floor_divide_scalar(out, x1, x2) -> bool:
+    """Run ``out = x1 // x2`` here when ``x1`` is a dense small-integer array laid out like
+    ``out`` and ``x2`` a Python int (not 0 or -1); False when the case is not served here."""
+    if type(x2) is not int or x2 == 0 or x2 == -1 or type(x1) in (int, float, bool, complex):
+        return False
+    if x1._dtype.name not in SMALL_INT or out._dtype is not x1._dtype:
+        return False
+    if x1._shape != out._shape or x1._strides != out._strides:
+        return False
+    n = out._buf.size
+    floor_divide_scalar_int(out._buf, x1._buf, x1._offset, n, np.int64(x2))
+    return True
+
+
+# -- x ** c for the exponents that are one correctly rounded operation ---------------------------
+@njit(**_OPTS)
+def _pow_special_run(o, x, n, which):
+    # which: 0 x*x, 1 sqrt (the standard: (-0) ** 0.5 is +0, (-inf) ** 0.5 is +inf), 2 1/x, 3 x
+    if which == 0:
+        for k in range(n):
+            o[k] = x[k] * x[k]
+    elif which == 1:
+        for k in range(n):
+            v = x[k]
+            r = np.sqrt(v)
+            o[k] = abs(v) if (v == 0 or v == -np.inf) else r
+    elif which == 2:
+        one = x.dtype.type(1)
+        for k in range(n):
+            o[k] = one / x[k]
+    else:
+        for k in range(n):
+            o[k] = x[k]
+
+
+@njit(parallel=True, **_OPTS)
+def pow_special(o, x, xo, n, which):
+    """o[k] = x[xo + k] ** c for c = 2, 0.5, -1, 1 (``which`` 0-3): one multiply, square root
+    or division, each correctly rounded, so at least as accurate as libm's pow."""
+    nseg = (n + _SEG - 1) // _SEG
+    for t in prange(nseg):
+        k0 = t * _SEG
+        k1 = min(k0 + _SEG, n)
+        _pow_special_run(o[k0:k1], x[xo + k0 : xo + k1], k1 - k0, which)
+
+
+_POW_WHICH = {2: 0, 0.5: 1, -1: 2, 1: 3}  # 2.0, -1.0 and 1.0 hash like the ints
+
+
+def pow_scalar(out, x1, x2) -> bool:
+    """Run ``out = x1 ** x2`` here when ``x1`` is a dense real-float array laid out like ``out``
+    and ``x2`` a Python int/float in (2, 0.5, -1, 1); False when the case is not served here."""
+    if type(x2) not in (int, float) or type(x1) in (int, float, bool, complex):
+        return False
+    which = _POW_WHICH.get(x2)
+    if which is None or x1._dtype.kind != "real floating" or out._dtype is not x1._dtype:
+        return False
+    if x1._shape != out._shape or x1._strides != out._strides or not out._buf.size:
+        return False
+    n = out._buf.size
+    if n < _PARALLEL_MIN:  # starting threads costs more than the loop
+        _pow_special_run(out._buf, x1._buf[x1._offset : x1._offset + n], n, which)
+    else:
+        pow_special(out._buf, x1._buf, x1._offset, n, which)
+    return True
