@@ -258,3 +258,31 @@ def test_sort_stable_with_ties_nan_and_signed_zeros(dtype, descending, shape, ax
     np.testing.assert_array_equal(values, ref)
     if dtype.startswith("float"):  # -0.0 before +0.0 where they were in that order
         np.testing.assert_array_equal(np.signbit(values), np.signbit(ref))
+
+
+@pytest.mark.parametrize(
+    "shape,mask_ndim", [((6, 7), 2), ((4, 5, 3), 2), ((4, 5, 3), 3), ((5, 2, 3), 1)]
+)
+@pytest.mark.parametrize("fill", ["random", "none", "all"])
+def test_boolean_mask_selects_like_numpy_over_layouts(shape, mask_ndim, fill):
+    """x[mask] (one pass from the mask to element offsets) for C-ordered, transposed and flipped
+    arrays and masks, with no, some and all elements selected."""
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal(shape)
+    c = {
+        "random": rng.random(shape[:mask_ndim]) > 0.5,
+        "none": np.zeros(shape[:mask_ndim], bool),
+        "all": np.ones(shape[:mask_ndim], bool),
+    }[fill]
+
+    def layouts(v: np.ndarray):
+        rev = tuple(range(v.ndim))[::-1]
+        yield xp.asarray(v), v
+        yield xp.permute_dims(xp.asarray(np.ascontiguousarray(v.transpose(rev))), rev), v
+        yield xp.flip(xp.asarray(v[::-1]), axis=0), v
+
+    for x, _ in layouts(a):
+        for m, _ in layouts(c):
+            got = x[m]
+            np.testing.assert_array_equal(np.asarray(got), a[c])
+            assert got.shape == a[c].shape
