@@ -86,6 +86,7 @@ not_differentiable(
     "normalize_index",
     "searchsorted",
     "nonzero",
+    "mask_offsets",
     "any",
     "all",
 )
