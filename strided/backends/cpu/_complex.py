@@ -61,7 +61,7 @@ def _fin(v):
     return v - v == 0.0  # False for infinities and NaN
 
 
-# -- scaled building blocks -------------------------------------------------------------------------
+# -- scaled building blocks ------------------------------------------------------------------
 @njit(**_C)
 def _exp_mul(x, t, e):
     """exp(x) * t * 2^e without the overflow of exp(x) alone (x up to ~1450 with a tiny t)."""
@@ -196,22 +196,55 @@ def csign(x, y):
 
 
 @njit(**_C)
+def _dot_exp(am, ae, bm, be, cm, ce, dm, de):
+    """a*b + c*d for finite parts held as mantissa and exponent (v = m 2^e): returns (m, e)."""
+    p = am * bm
+    q = cm * dm
+    pe = ae + be
+    qe = ce + de
+    if p == 0.0:
+        m, e = math.frexp(q)
+        return m, e + qe
+    if q == 0.0:
+        m, e = math.frexp(p)
+        return m, e + pe
+    k = max(pe, qe)
+    m, e = math.frexp(math.ldexp(p, pe - k) + math.ldexp(q, qe - k))
+    return m, e + k
+
+
+@njit(**_C)
 def _cpow_int(a, b, n):
-    """(a + bj)^n for 0 < |n| <= 100: z = 2^e w with |w| in [1/2, 1), w^n by repeated squaring
-    (it cannot overflow, and 1 / w^n neither), the exponent e n put back once per part: a part of
-    z^n stays finite where it is, whatever the other part and the intermediate powers do."""
-    m = max(abs(a), abs(b))
-    e = 0
-    if _fin(m) and m != 0.0:
-        _, e = math.frexp(m)
-        a = math.ldexp(a, -e)
-        b = math.ldexp(b, -e)
-    r = _cpow_nat(a, b, abs(n))
-    if n < 0:
-        r = cdiv(1.0, 0.0, r.real, r.imag)
-    if e == 0:
-        return r
-    return complex(math.ldexp(r.real, e * n), math.ldexp(r.imag, e * n))
+    """(a + bj)^n for 0 < |n| <= 100 by repeated squaring, each part of every intermediate held
+    with an exponent of its own (as mantissa and exponent): no part overflows or underflows
+    before the end, whatever the other part does (the parts of z^n can differ by 600 orders).
+    Non-finite z takes the plain products."""
+    if not (_fin(a) and _fin(b)):
+        r = _cpow_nat(a, b, abs(n))
+        return cdiv(1.0, 0.0, r.real, r.imag) if n < 0 else r
+    pr, per = math.frexp(a)
+    pi, pei = math.frexp(b)
+    rr, rer, ri, rei = 1.0, 0, 0.0, 0
+    first = True
+    k = abs(n)
+    while k > 0:
+        if k & 1:
+            if first:
+                rr, rer, ri, rei = pr, per, pi, pei
+                first = False
+            else:
+                xr, xer = _dot_exp(rr, rer, pr, per, -ri, rei, pi, pei)
+                xi, xei = _dot_exp(rr, rer, pi, pei, ri, rei, pr, per)
+                rr, rer, ri, rei = xr, xer, xi, xei
+        k >>= 1
+        if k > 0:
+            xr, xer = _dot_exp(pr, per, pr, per, -pi, pei, pi, pei)
+            xi, xei = _dot_exp(pr, per, pi, pei, pi, pei, pr, per)
+            pr, per, pi, pei = xr, xer, xi, xei
+    if n < 0:  # 1 / (r + s j) = (r - s j) / (r^2 + s^2), each part with its own exponent
+        dm, de = _dot_exp(rr, rer, rr, rer, ri, rei, ri, rei)
+        return complex(math.ldexp(rr / dm, rer - de), math.ldexp(-ri / dm, rei - de))
+    return complex(math.ldexp(rr, rer), math.ldexp(ri, rei))
 
 
 @njit(**_C)
