@@ -7,11 +7,13 @@ pick this at compile time).  The algorithms:
 
 * special values (infinities, NaN, signed zeros) follow C99 Annex G (G.6), which the array API
   standard lists function by function; they are decided before the finite formulas run;
-* products and quotients: the textbook product and Smith's quotient on the common path; inputs or
-  results outside the safe range go to separate, rarely called functions that scale the operands
-  by powers of two (``math.frexp``/``math.ldexp``, exact) so that nothing overflows on the way;
-  a product's non-finite part is recomputed as if exact (an overflowed finite product is finite,
-  a genuine infinity wins over it);
+* products and quotients, without branches so that their loops vectorise: the operands are
+  scaled to magnitude ~1 by powers of two taken from their exponent bits (exact), Smith's quotient
+  (or the textbook product, where that one is not finite) is computed on them and scaled back
+  once; where nothing over- or underflows this is the unscaled result bit for bit, elsewhere it is
+  the correctly ranged one (``1 / (1e308 + 1e308j)`` is ``5e-309 - 5e-309j``, not 0; an
+  overflowed finite product loses to a genuine infinity, ``(1e300 + 1e300j)**2`` is ``inf j``);
+  integer powers carry every part's exponent separately through the repeated squaring;
 * ``log``: ``log(hypot(x, y))``, with ``0.5 * log1p((a - 1)(a + 1) + b * b)`` near ``|z| = 1``
   and power-of-two scaling for huge and subnormal ``|z|``; ``sqrt``: Kahan's
   ``t = sqrt((|x| + |z|) / 2)`` with scaling by powers of 4;
@@ -38,8 +40,11 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
+from ._vmath import _bits, _from_bits
+
 _C = dict(fastmath=False, error_model="numpy")
-_NOINLINE = dict(_C, inline="never")
+# inlined in numba IR: the loops of multiply and divide vectorise only without calls
+_ALWAYS = dict(_C, inline="always")
 
 INF = math.inf
 PI = math.pi
@@ -53,6 +58,8 @@ LN2_LO = 1.90821492927058770002e-10
 BIG = 2.0**500  # beyond this, products and squares of parts may overflow
 SMALL = 2.0**-500  # below this, they may underflow
 ASYMPTOTIC = 2.0**60  # |z| beyond which asin/acos/... are log(2z) to double precision
+UP = 2.0**600
+DOWN = 2.0**-600
 TINY = 2.0**-27  # |z| below which asin/asinh/atan/atanh(z) round to z
 
 
@@ -92,46 +99,94 @@ def _log_abs(x, y):
     return math.log(math.hypot(a, b))
 
 
-@njit(**_NOINLINE)
-def _sum_of_products_exact(a, b, c, d):
-    """a*b + c*d rounded once as far as ranges go: an overflowed finite product stays finite."""
-    p = a * b
-    q = c * d
-    s = p + q
-    if _fin(s):
-        return s
-    pf = _fin(a) and _fin(b)
-    qf = _fin(c) and _fin(d)
-    if not (pf and qf):
-        if pf:
-            return q  # a genuine infinity (or NaN) beats any finite product
-        if qf:
-            return p
-        return s
-    # both products of finite numbers: scale every factor into [0.5, 1)
-    ma, ea = math.frexp(a)
-    mb, eb = math.frexp(b)
-    mc, ec = math.frexp(c)
-    md, ed = math.frexp(d)
-    e1 = ea + eb
-    e2 = ec + ed
-    k = max(e1, e2)
-    s = math.ldexp(ma * mb, e1 - k) + math.ldexp(mc * md, e2 - k)
-    return math.ldexp(s, k)
+# -- branch-free scaling (the loops of multiply and divide stay vectorisable) ----------------------
+@njit(**_ALWAYS)
+def _scale_exp(m):
+    """j such that m * 2^j lies in [1, 4) (m >= 0 normal), [2^-51, 1) for subnormal m; 0 for
+    infinities and NaN, which stay as they are.  Integer operations on the exponent bits."""
+    f = (_bits(m) >> 52) & 0x7FF
+    j = 1023 - f
+    j = j if j > -1022 else np.int64(-1022)
+    return j if f != 0x7FF else np.int64(0)
+
+
+@njit(**_ALWAYS)
+def _fin_abs(v):
+    """|v| for finite v, 0 for infinities and NaN (whose scaling changes nothing)."""
+    return abs(v) if v - v == 0.0 else 0.0
+
+
+@njit(**_ALWAYS)
+def _p2(k):
+    """2^k for an integer k in [-1022, 1023], from the exponent bits."""
+    return _from_bits((k + 1023) << 52, 1.0)
+
+
+@njit(**_ALWAYS)
+def _times_p2(v, k):
+    """v * 2^k for an integer k in [-2046, 2046], rounded once (in two exact halves, each within
+    the normal exponents: k below -2044 is taken as -2044, which gives the same 0 for |v| < 2^900
+    and keeps an infinite v infinite)."""
+    k = k if k > -2044 else np.int64(-2044)
+    h = k >> 1
+    return v * _p2(h) * _p2(k - h)
 
 
 # -- arithmetic -------------------------------------------------------------------------------
-@njit(**_C)
-def cmul(a, b, c, d):
-    """(a + bj)(c + dj): the textbook product, its non-finite parts recomputed as if exact."""
+@njit(**_ALWAYS)
+def cmul_fast(a, b, c, d):
+    """(a + bj)(c + dj) without branches: the textbook product, and where a part of it is not
+    finite, that part of the product of the operands scaled down by 2^-600 where their finite
+    parts exceed 2^500 (exact), scaled back: an overflowed finite product is finite there, and a
+    genuine infinity still wins over it ((1e300 + 1e300j)**2 is inf j, not NaN + inf j)."""
     re = a * c - b * d
     im = a * d + b * c
-    if _fin(re) and _fin(im):
-        return complex(re, im)
-    return complex(_sum_of_products_exact(a, c, -b, d), _sum_of_products_exact(a, d, b, c))
+    bx = max(_fin_abs(a), _fin_abs(b)) > BIG
+    by = max(_fin_abs(c), _fin_abs(d)) > BIG
+    sx = DOWN if bx else 1.0
+    sy = DOWN if by else 1.0
+    a2, b2, c2, d2 = a * sx, b * sx, c * sy, d * sy
+    fx = UP if bx else 1.0
+    fy = UP if by else 1.0
+    re2 = (a2 * c2 - b2 * d2) * fx * fy
+    im2 = (a2 * d2 + b2 * c2) * fx * fy
+    # a scaled part is NaN only where the scaling flushed a part 2^974 times smaller than the
+    # other to zero and an infinity met it: the textbook value is the better one there
+    re = re if (re - re == 0.0) | (re2 != re2) else re2
+    im = im if (im - im == 0.0) | (im2 != im2) else im2
+    return complex(re, im)
 
 
-@njit(**_C)
+@njit(**_ALWAYS)
+def cdiv_fast(a, b, c, d):
+    """(a + bj) / (c + dj) without branches: Smith's quotient of the operands scaled to
+    magnitude ~1 (exact powers of two), scaled back once, so that nothing over- or underflows on
+    the way (1 / (1e308 + 1e308j) is 5e-309 - 5e-309j, not 0).  Where the operands need no
+    scaling the result is Smith's quotient bit for bit; a zero divisor gives x / 0 part by part."""
+    zero = (c == 0.0) & (d == 0.0)  # x / 0 part by part, unscaled
+    jn = _scale_exp(max(_fin_abs(a), _fin_abs(b)))
+    jd = _scale_exp(max(_fin_abs(c), _fin_abs(d)))
+    jn = np.int64(0) if zero else jn
+    jd = np.int64(0) if zero else jd
+    sn = _p2(jn)
+    sd = _p2(jd)
+    a, b, c, d = a * sn, b * sn, c * sd, d * sd
+    ac = abs(c)
+    ad = abs(d)
+    big = ac >= ad
+    p = c if big else d
+    q = d if big else c
+    r = q / p
+    t = 1.0 / (p + q * r)
+    re = ((a + b * r) if big else (a * r + b)) * t
+    im = ((b - a * r) if big else (b * r - a)) * t
+    re = a * INF if zero else re  # a / +0 without a second division: +-inf, NaN for 0 and NaN
+    im = b * INF if zero else im
+    k = jd - jn
+    return complex(_times_p2(re, k), _times_p2(im, k))
+
+
+@njit(**_ALWAYS)
 def _smith(a, b, c, d):
     """(a + bj) / (c + dj) by Smith's method; a zero divisor gives x / 0 part by part."""
     ac = abs(c)
@@ -145,32 +200,6 @@ def _smith(a, b, c, d):
     r = c / d
     t = 1.0 / (c * r + d)
     return complex((a * r + b) * t, (b * r - a) * t)
-
-
-@njit(**_NOINLINE)
-def _cdiv_scaled(a, b, c, d):
-    """The quotient with both operands scaled to magnitude ~1 and the exponent put back once."""
-    m = max(abs(c), abs(d))
-    n = max(abs(a), abs(b))
-    if m == 0.0 or not _fin(m) or not _fin(n):
-        return _smith(a, b, c, d)
-    _, ey = math.frexp(m)
-    ex = 0
-    if n != 0.0:
-        _, ex = math.frexp(n)
-    q = _smith(math.ldexp(a, -ex), math.ldexp(b, -ex), math.ldexp(c, -ey), math.ldexp(d, -ey))
-    return complex(math.ldexp(q.real, ex - ey), math.ldexp(q.imag, ex - ey))
-
-
-@njit(**_C)
-def cdiv(a, b, c, d):
-    """(a + bj) / (c + dj); operands beyond 2^+-500 are scaled (1 / (1e308 + 1e308j) is
-    5e-309 - 5e-309j, not 0)."""
-    m = max(abs(c), abs(d))
-    n = max(abs(a), abs(b))
-    if m > BIG or m < SMALL or n > BIG:
-        return _cdiv_scaled(a, b, c, d)
-    return _smith(a, b, c, d)
 
 
 @njit(**_C)
@@ -221,7 +250,7 @@ def _cpow_int(a, b, n):
     Non-finite z takes the plain products."""
     if not (_fin(a) and _fin(b)):
         r = _cpow_nat(a, b, abs(n))
-        return cdiv(1.0, 0.0, r.real, r.imag) if n < 0 else r
+        return cdiv_fast(1.0, 0.0, r.real, r.imag) if n < 0 else r
     pr, per = math.frexp(a)
     pi, pei = math.frexp(b)
     rr, rer, ri, rei = 1.0, 0, 0.0, 0
@@ -260,11 +289,11 @@ def _cpow_nat(a, b, n):
                 rr, ri = pr, pi
                 first = False
             else:
-                t = cmul(rr, ri, pr, pi)
+                t = cmul_fast(rr, ri, pr, pi)
                 rr, ri = t.real, t.imag
         k >>= 1
         if k > 0:
-            t = cmul(pr, pi, pr, pi)
+            t = cmul_fast(pr, pi, pr, pi)
             pr, pi = t.real, t.imag
     return complex(rr, ri)
 
@@ -283,7 +312,7 @@ def cpow(a, b, c, d):
         return _cpow_int(a, b, int(c))
     lr = _log_abs(a, b)
     li = math.atan2(b, a)
-    w = cmul(c, d, lr, li)
+    w = cmul_fast(c, d, lr, li)
     return cexp(w.real, w.imag)
 
 
@@ -565,7 +594,7 @@ def catanh(x, y):
     ay = abs(y)
     m = max(ax, ay)
     if m > ASYMPTOTIC:  # 1/z + i pi/2; Re(1/z) = x / |z|^2, scaled (0 for infinities)
-        re = cdiv(1.0, 0.0, ax, ay).real if _fin(m) else 0.0
+        re = cdiv_fast(1.0, 0.0, ax, ay).real if _fin(m) else 0.0
         return complex(math.copysign(re, x), math.copysign(HALF_PI, y))
     if m < TINY:
         return complex(x, y)
@@ -625,40 +654,40 @@ def binary(core):
     return fn
 
 
-@njit(**_C)
+@njit(**_ALWAYS)
 def _mul64(a, b, c, d):
     # float32 parts: their products cannot overflow or underflow in double precision
     return complex(a * c - b * d, a * d + b * c)
 
 
-@njit(**_C)
+@njit(**_ALWAYS)
 def _div64(a, b, c, d):
     return _smith(a, b, c, d)  # float32 parts: no intermediate over- or underflows in double
 
 
-def _binary_fast64(core, core64):
-    def fn(z, w):
-        pass
-
-    @overload(fn, jit_options=_C)
-    def _ol(z, w):
-        if z == types.complex128 and w == types.complex128:
-            return lambda z, w: core(z.real, z.imag, w.real, w.imag)
-        if z == types.complex64 and w == types.complex64:
-
-            def impl(z, w):
-                r = core64(np.float64(z.real), np.float64(z.imag), np.float64(w.real),
-                           np.float64(w.imag))  # fmt: skip
-                return np.complex64(r)
-
-            return impl
-        return None
-
-    return fn
+# multiply and divide: plain njit functions for _scalar to inline into the loops (_vmath.inlined)
+@njit(**_C)
+def multiply128(z, w):
+    return cmul_fast(z.real, z.imag, w.real, w.imag)
 
 
-multiply = _binary_fast64(cmul, _mul64)
-divide = _binary_fast64(cdiv, _div64)
+@njit(**_C)
+def multiply64(z, w):
+    r = _mul64(np.float64(z.real), np.float64(z.imag), np.float64(w.real), np.float64(w.imag))
+    return np.complex64(r)
+
+
+@njit(**_C)
+def divide128(z, w):
+    return cdiv_fast(z.real, z.imag, w.real, w.imag)
+
+
+@njit(**_C)
+def divide64(z, w):
+    r = _div64(np.float64(z.real), np.float64(z.imag), np.float64(w.real), np.float64(w.imag))
+    return np.complex64(r)
+
+
 power = binary(cpow)
 exp = unary(cexp)
 expm1 = unary(cexpm1)
@@ -684,12 +713,12 @@ sign = unary(csign)
 
 @njit(**_C)
 def _square(x, y):
-    return cmul(x, y, x, y)
+    return cmul_fast(x, y, x, y)
 
 
 @njit(**_C)
 def _reciprocal(x, y):
-    return cdiv(1.0, 0.0, x, y)
+    return cdiv_fast(1.0, 0.0, x, y)
 
 
 square = unary(_square)

@@ -120,26 +120,34 @@ def subtract(x, y):
     return x - y
 
 
-def multiply(x, y):
-    pass
+@njit(error_model="numpy")
+def _mul(x, y):
+    return x * y
 
 
-@overload(multiply, **_INLINE)
-def _multiply(x, y):
-    if _is_complex(x) and x == y:
-        return lambda x, y: C.multiply(x, y)
-    return lambda x, y: x * y
+@njit(error_model="numpy")  # x / 0 is inf or NaN, never ZeroDivisionError
+def _div(x, y):
+    return x / y
 
 
-def divide(x, y):
-    pass
+def _complex_or(c128, c64, other):
+    """pick for _vmath.inlined: _complex's function for two complex operands of one type (the
+    loops inline it, so the branch-free complex multiply and divide vectorise), ``other`` else."""
+
+    def pick(x, y):
+        if x == y == types.complex128:
+            return c128
+        if x == y == types.complex64:
+            return c64
+        return other
+
+    return pick
 
 
-@overload(divide, **_INLINE)
-def _divide(x, y):
-    if _is_complex(x) and x == y:
-        return lambda x, y: C.divide(x, y)
-    return lambda x, y: x / y
+multiply = V.inlined(_complex_or(C.multiply128, C.multiply64, _mul), 2)
+
+
+divide = V.inlined(_complex_or(C.divide128, C.divide64, _div), 2)
 
 
 @njit(**_INLINE)
