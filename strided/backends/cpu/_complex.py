@@ -40,6 +40,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
+from . import _vmath as V
 from ._vmath import _bits, _from_bits
 
 _C = dict(fastmath=False, error_model="numpy")
@@ -614,8 +615,10 @@ def catan(x, y):
 
 
 # -- entry points for the kernels: complex64 in double precision, rounded once -------------------
-def unary(core):
-    """A function of one complex scalar that runs ``core(re, im)`` in double precision."""
+def unary(core, core64=None):
+    """A function of one complex scalar that runs ``core(re, im)`` in double precision
+    (``core64`` for complex64 where given)."""
+    c64 = core if core64 is None else core64
 
     def fn(z):
         pass
@@ -625,10 +628,30 @@ def unary(core):
         if z == types.complex128:
             return lambda z: core(z.real, z.imag)
         if z == types.complex64:
-            return lambda z: np.complex64(core(np.float64(z.real), np.float64(z.imag)))
+            return lambda z: np.complex64(c64(np.float64(z.real), np.float64(z.imag)))
         return None
 
     return fn
+
+
+# complex64's exp and log: float32 parts in double precision need no scaling, and _vmath's
+# polynomial exp/sin/cos/log/atan2 (within 4 ulp of double, far inside float32's rounding) are
+# cheaper than libm's double functions
+@njit(**_C)
+def _cexp64(x, y):
+    if abs(x) < 700.0 and abs(y) <= V.SINCOS_LIMIT:  # False for NaN and the infinities
+        e = V.exp(x)
+        return complex(e * V.cos(y), e * V.sin(y))
+    return cexp(x, y)
+
+
+@njit(**_C)
+def _clog64(x, y):
+    # x^2 + y^2 cannot over- or underflow for float32 parts; an infinite part makes |z|
+    # infinite, NaN in the other part or not (C99: hypot(inf, nan) is inf)
+    r = x * x + y * y
+    r = INF if (abs(x) == INF) | (abs(y) == INF) else r
+    return complex(0.5 * V.log(r), V.atan2(y, x))
 
 
 def binary(core):
@@ -689,9 +712,9 @@ def divide64(z, w):
 
 
 power = binary(cpow)
-exp = unary(cexp)
+exp = unary(cexp, _cexp64)
 expm1 = unary(cexpm1)
-log = unary(clog)
+log = unary(clog, _clog64)
 log1p = unary(clog1p)
 log2 = unary(clog2)
 log10 = unary(clog10)
