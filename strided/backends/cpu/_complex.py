@@ -7,13 +7,14 @@ pick this at compile time).  The algorithms:
 
 * special values (infinities, NaN, signed zeros) follow C99 Annex G (G.6), which the array API
   standard lists function by function; they are decided before the finite formulas run;
-* products and quotients, without branches so that their loops vectorise: the operands are
-  scaled to magnitude ~1 by powers of two taken from their exponent bits (exact), Smith's quotient
-  (or the textbook product, where that one is not finite) is computed on them and scaled back
-  once; where nothing over- or underflows this is the unscaled result bit for bit, elsewhere it is
-  the correctly ranged one (``1 / (1e308 + 1e308j)`` is ``5e-309 - 5e-309j``, not 0; an
-  overflowed finite product loses to a genuine infinity, ``(1e300 + 1e300j)**2`` is ``inf j``);
-  integer powers carry every part's exponent separately through the repeated squaring;
+* products and quotients, without branches so that their loops vectorise: a quotient is Smith's
+  on operands scaled to magnitude ~1 by powers of two taken from their exponent bits (exact) and
+  scaled back once, which is the unscaled quotient bit for bit wherever that one neither over- nor
+  underflows (``1 / (1e308 + 1e308j)`` is ``5e-309 - 5e-309j``, not 0); a product is the textbook
+  one wherever its part is finite, elsewhere that part of the product of operands scaled by 2^-600
+  (where their finite parts exceed 2^500), scaled back: an overflowed finite product loses to a
+  genuine infinity and ``(1e300 + 1e300j)**2`` is ``inf j``; integer powers carry every part's
+  exponent separately through the repeated squaring;
 * ``log``: ``log(hypot(x, y))``, with ``0.5 * log1p((a - 1)(a + 1) + b * b)`` near ``|z| = 1``
   and power-of-two scaling for huge and subnormal ``|z|``; ``sqrt``: Kahan's
   ``t = sqrt((|x| + |z|) / 2)`` with scaling by powers of 4;

@@ -17,7 +17,7 @@ ROW = dict(error_model="numpy", fastmath={"reassoc", "contract"})
 SERIAL = dict(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
 PARALLEL = dict(SERIAL, parallel=True)
 
-SOURCE_HASH = 'a4b4e465895dedc1'
+SOURCE_HASH = '09c9b8cabf9bc6dd'
 
 
 @njit(**SERIAL)
