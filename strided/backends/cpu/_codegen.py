@@ -429,7 +429,7 @@ def source_hash() -> str:
     fail until the file is regenerated, which also refreshes every cached loop.
     """
     digest = hashlib.sha256()
-    for name in ("_scalar.py", "_vmath.py", "_codegen.py"):
+    for name in ("_scalar.py", "_complex.py", "_vmath.py", "_codegen.py"):
         digest.update(TARGET.with_name(name).read_bytes())
     return digest.hexdigest()[:16]
 

@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
+from . import _complex as C
 from . import _vmath as V
 
 #: the elementwise ops this backend implements (name -> arity), one scalar function each (named
@@ -72,7 +73,7 @@ def _vectorised(vfn, other, arity=1, vfn32=None):
         def f32(x, y):
             return np.float32(f64(np.float64(x), np.float64(y)))
 
-    other = njit(other)
+    other = njit(**C._C)(other)  # the complex functions' own flags: no FMA contraction
 
     def pick(*ts):
         if all(t == types.float64 for t in ts):
@@ -119,36 +120,34 @@ def subtract(x, y):
     return x - y
 
 
-@njit(**_INLINE)
-def multiply(x, y):
+@njit(error_model="numpy")
+def _mul(x, y):
     return x * y
 
 
-@njit(**_INLINE)
-def _complex_divide(x, y):
-    # NumPy's algorithm (Smith's method): no ZeroDivisionError, inf/nan parts for a zero divisor
-    xr, xi, yr, yi = x.real, x.imag, y.real, y.imag
-    ayr, ayi = abs(yr), abs(yi)
-    if ayr >= ayi:
-        if ayr == 0 and ayi == 0:
-            return complex(xr / ayr, xi / ayi)
-        rat = yi / yr
-        scl = 1.0 / (yr + yi * rat)
-        return complex((xr + xi * rat) * scl, (xi - xr * rat) * scl)
-    rat = yr / yi
-    scl = 1.0 / (yi + yr * rat)
-    return complex((xr * rat + xi) * scl, (xi * rat - xr) * scl)
+@njit(error_model="numpy")  # x / 0 is inf or NaN, never ZeroDivisionError
+def _div(x, y):
+    return x / y
 
 
-def divide(x, y):
-    pass
+def _complex_or(c128, c64, other):
+    """pick for _vmath.inlined: _complex's function for two complex operands of one type (the
+    loops inline it, so the branch-free complex multiply and divide vectorise), ``other`` else."""
+
+    def pick(x, y):
+        if x == y == types.complex128:
+            return c128
+        if x == y == types.complex64:
+            return c64
+        return other
+
+    return pick
 
 
-@overload(divide, **_INLINE)
-def _divide(x, y):
-    if _is_complex(x):
-        return lambda x, y: _complex_divide(x, y)
-    return lambda x, y: x / y
+multiply = V.inlined(_complex_or(C.multiply128, C.multiply64, _mul), 2)
+
+
+divide = V.inlined(_complex_or(C.divide128, C.divide64, _div), 2)
 
 
 @njit(**_INLINE)
@@ -161,9 +160,15 @@ def positive(x):
     return x
 
 
-@njit(**_INLINE)
 def square(x):
-    return x * x
+    pass
+
+
+@overload(square, **_INLINE)
+def _square(x):
+    if _is_complex(x):
+        return lambda x: C.square(x)
+    return lambda x: x * x
 
 
 def abs_(x):
@@ -272,6 +277,8 @@ def _pow(x, y):
             return result
 
         return impl
+    if _is_complex(x) and x == y:
+        return lambda x, y: C.power(x, y)
     return lambda x, y: x**y
 
 
@@ -322,13 +329,7 @@ def sign(x):
 @overload(sign, **_INLINE)
 def _sign(x):
     if _is_complex(x):
-
-        def impl(x):
-            if x == 0:
-                return x - x  # +0 + 0j, whatever the zeros' signs
-            return x / math.hypot(x.real, x.imag)
-
-        return impl
+        return lambda x: C.sign(x)
     if _is_float(x):
 
         def impl(x):
@@ -349,143 +350,12 @@ def reciprocal(x):
 @overload(reciprocal, **_INLINE)
 def _reciprocal(x):
     if _is_complex(x):
-        return lambda x: _complex_divide(x - x + 1, x)
+        return lambda x: C.reciprocal(x)
     return lambda x: 1 / x
 
 
 # -- exponentials and logarithms ------------------------------------------------------------
 # numba implements NumPy's ufuncs on scalars, complex included
-
-
-# -- complex functions at non-finite inputs ------------------------------------------
-# The finite paths use numba's implementations; the special values follow C99 Annex G (as in
-# FreeBSD's msun, which NumPy uses), which the array API standard lists case by case.
-@njit
-def _fin(v):
-    return not (v != v or v == np.inf or v == -np.inf)
-
-
-@njit
-def _cexp(x, y):
-    if y == 0:
-        return complex(math.exp(x) if _fin(x) else np.exp(x), y)
-    if not _fin(y):
-        if x == -np.inf:
-            return complex(0.0, 0.0)
-        if x == np.inf:
-            return complex(x, y - y)
-        return complex(y - y, y - y)
-    return np.exp(complex(x, y))
-
-
-@njit
-def _cexpm1(x, y):
-    if x == 0 and y == 0:
-        return complex(0.0, y)  # exp(±0 + 0j) - 1 is exactly +0 + 0j
-    if _fin(x) and _fin(y):
-        # accurate near zero: exp(x)cos(y) - 1 = expm1(x)cos(y) - 2 sin(y/2)^2
-        if abs(x) < 1.0 and abs(y) < 1.0:
-            h = math.sin(y / 2)
-            return complex(math.expm1(x) * math.cos(y) - 2 * h * h, math.exp(x) * math.sin(y))
-        return np.exp(complex(x, y)) - 1
-    e = _cexp(x, y)
-    return complex(e.real - 1.0, e.imag)
-
-
-@njit
-def _ccosh(x, y):
-    if _fin(x) and _fin(y):
-        if y == 0:
-            return complex(math.cosh(x), x * y)
-        return np.cosh(complex(x, y))
-    if x == 0:  # y is inf or NaN
-        return complex(y - y, 0.0)  # NaN + 0j (the sign of the zero is unspecified)
-    if y == 0:  # x is inf or NaN
-        return complex(x * x, math.copysign(0.0, x) * y if x == x else y)
-    if _fin(x):  # finite nonzero x, y inf or NaN
-        return complex(y - y, x * (y - y))
-    if x == np.inf or x == -np.inf:
-        if not _fin(y):
-            return complex(x * x, x * (y - y))
-        return complex((x * x) * math.cos(y), x * math.sin(y))
-    return complex((x * x) * (y - y), (x + x) * (y - y))
-
-
-@njit
-def _csinh(x, y):
-    if _fin(x) and _fin(y):
-        if y == 0:
-            return complex(math.sinh(x), y)
-        return np.sinh(complex(x, y))
-    if x == 0:  # y is inf or NaN
-        return complex(x, y - y)
-    if y == 0:  # x is inf or NaN
-        return complex(x, y)
-    if _fin(x):
-        return complex(y - y, x * (y - y))
-    if x == np.inf or x == -np.inf:
-        if not _fin(y):
-            return complex(x * x, x * (y - y))
-        return complex(x * math.cos(y), np.inf * math.sin(y))
-    return complex((x * x) * (y - y), (x + x) * (y - y))
-
-
-@njit
-def _casinh(x, y):
-    if x != x and y == 0:
-        return complex(x, y)
-    return np.arcsinh(complex(x, y))
-
-
-@njit
-def _catanh(x, y):
-    if x == 0 and y != y:
-        return complex(x, y)
-    if x != x and _fin(y):
-        return complex(x, x)
-    return np.arctanh(complex(x, y))
-
-
-@njit
-def _cacos(x, y):
-    if x == 0 and y != y:
-        return complex(math.pi / 2, y)
-    return np.arccos(complex(x, y))
-
-
-@njit
-def _cacosh(x, y):
-    # acosh(conj(z)) = conj(acosh(z)): work with |y| and restore the sign
-    sign = -1.0 if (y < 0 or (y == 0 and math.copysign(1.0, y) < 0)) else 1.0
-    ay = abs(y)
-    if ay == np.inf and _fin(x):
-        return complex(np.inf, sign * math.pi / 2)
-    if x == 0 and ay != ay:
-        return complex(ay, math.pi / 2)
-    if x == -np.inf:
-        if _fin(ay):
-            return complex(np.inf, sign * math.pi)
-        if ay == np.inf:
-            return complex(np.inf, sign * 3 * math.pi / 4)
-        if ay != ay:
-            return complex(np.inf, ay)
-    if x == np.inf:
-        if _fin(ay):
-            return complex(np.inf, sign * 0.0)
-        if ay == np.inf:
-            return complex(np.inf, sign * math.pi / 4)
-        if ay != ay:
-            return complex(np.inf, ay)
-    # acosh(z) = ±i acos(z) with the sign that makes the real part non-negative (FreeBSD's cacosh)
-    w = np.arccos(complex(x, y))
-    rx, ry = w.real, w.imag
-    if rx != rx and ry != ry:
-        return complex(ry, rx)
-    if rx != rx:
-        return complex(abs(ry), rx)
-    if ry != ry:
-        return complex(ry, ry)
-    return complex(abs(ry), math.copysign(rx, y))
 
 
 def sqrt(x):
@@ -494,78 +364,32 @@ def sqrt(x):
 
 @overload(sqrt, **_INLINE)
 def _sqrt(x):
-    if _is_complex(x) and x.bitwidth == 64:
-        # complex64 in double precision, which has the range the square root's |z| + |re z|
-        # needs (3+3e38j overflowed float32 and halved the imaginary part)
-        return lambda x: np.complex64(np.sqrt(np.complex128(x)))
     if _is_complex(x):
-        # sqrt(z) = 2 * sqrt(z / 4), exactly: scaling by a power of 4 keeps |z| + |re z| finite
-        # for huge finite z, whose imaginary part was otherwise halved (1e308+1e308j); tiny z
-        # is scaled up the same way (sqrt(5e-324j) divided by zero inside numba's sqrt)
-        big = np.finfo(np.float64).max
-        eighth = big / 8
-        tiny = 2.0**-500
-        up, down = 2.0**600, 2.0**-300
-
-        def impl_c(x):
-            a = abs(x.real)
-            b = abs(x.imag)
-            if (a > eighth or b > eighth) and a <= big and b <= big:
-                r = np.sqrt(complex(x.real * 0.25, x.imag * 0.25))
-                return complex(r.real * 2.0, r.imag * 2.0)
-            if a < tiny and b < tiny and (a != 0.0 or b != 0.0):
-                r = np.sqrt(complex(x.real * up, x.imag * up))
-                return complex(r.real * down, r.imag * down)
-            return np.sqrt(x)
-
-        return impl_c
+        return lambda x: C.sqrt(x)
     return lambda x: np.sqrt(x)
 
 
-@njit(**_INLINE)
-def _complex_tanh(z):
-    # the formulation of FreeBSD's ctanh (as in NumPy): stays finite where exp() would overflow
-    x, y = z.real, z.imag
-    if not _fin(x):
-        if x != x:
-            return complex(x, y if y == 0 else x * y)
-        # the standard: tanh(+inf + yj) = 1 + 0j for finite y > 0 (C99 lets the zero take the
-        # sign of sin(2y)); the zero follows y's sign
-        return complex(math.copysign(1.0, x), math.copysign(0.0, y))
-    if not _fin(y):
-        return complex(x if x == 0 else y - y, y - y)
-    if abs(x) >= 22.0:
-        e = math.exp(-abs(x))
-        return complex(math.copysign(1.0, x), 4.0 * math.sin(y) * math.cos(y) * e * e)
-    t = math.tan(y)
-    beta = 1.0 + t * t
-    s = math.sinh(x)
-    rho = math.sqrt(1.0 + s * s)
-    denom = 1.0 + beta * s * s
-    return complex(beta * rho * s / denom, t / denom)
-
-
 # -- exponentials, logarithms, trigonometric and hyperbolic functions ---------------------------
-# Real floats use the vectorisable arithmetic of _vmath; complex input keeps numba's
-# implementations (np.exp(complex) ...) with the C99 Annex G special values above.
-exp = _vectorised(V.exp, lambda x: np.exp(x), vfn32=V.exp_f32)
-expm1 = _vectorised(V.expm1, lambda x: _cexpm1(x.real, x.imag), vfn32=V.expm1_f32)
-log = _vectorised(V.log, lambda x: np.log(x), vfn32=V.log_f32)
-log1p = _vectorised(V.log1p, lambda x: np.log1p(x), vfn32=V.log1p_f32)
-log2 = _vectorised(V.log2, lambda x: np.log2(x), vfn32=V.log2_f32)
-log10 = _vectorised(V.log10, lambda x: np.log10(x), vfn32=V.log10_f32)
-sin = _vectorised(V.sin, lambda x: np.sin(x), vfn32=V.sin_f32)
-cos = _vectorised(V.cos, lambda x: np.cos(x), vfn32=V.cos_f32)
-tan = _vectorised(V.tan, lambda x: np.tan(x))
-asin = _vectorised(V.asin, lambda x: np.arcsin(x), vfn32=V.asin_f32)
-acos = _vectorised(V.acos, lambda x: _cacos(x.real, x.imag), vfn32=V.acos_f32)
-atan = _vectorised(V.atan, lambda x: np.arctan(x), vfn32=V.atan_f32)
-sinh = _vectorised(V.sinh, lambda x: _csinh(x.real, x.imag), vfn32=V.sinh_f32)
-cosh = _vectorised(V.cosh, lambda x: _ccosh(x.real, x.imag), vfn32=V.cosh_f32)
-tanh = _vectorised(V.tanh, lambda x: _complex_tanh(x), vfn32=V.tanh_f32)
-asinh = _vectorised(V.asinh, lambda x: _casinh(x.real, x.imag), vfn32=V.asinh_f32)
-acosh = _vectorised(V.acosh, lambda x: _cacosh(x.real, x.imag), vfn32=V.acosh_f32)
-atanh = _vectorised(V.atanh, lambda x: _catanh(x.real, x.imag), vfn32=V.atanh_f32)
+# Real floats use the vectorisable arithmetic of _vmath; complex input runs _complex's functions
+# (the standard's special cases, no spurious overflow).
+exp = _vectorised(V.exp, lambda x: C.exp(x), vfn32=V.exp_f32)
+expm1 = _vectorised(V.expm1, lambda x: C.expm1(x), vfn32=V.expm1_f32)
+log = _vectorised(V.log, lambda x: C.log(x), vfn32=V.log_f32)
+log1p = _vectorised(V.log1p, lambda x: C.log1p(x), vfn32=V.log1p_f32)
+log2 = _vectorised(V.log2, lambda x: C.log2(x), vfn32=V.log2_f32)
+log10 = _vectorised(V.log10, lambda x: C.log10(x), vfn32=V.log10_f32)
+sin = _vectorised(V.sin, lambda x: C.sin(x), vfn32=V.sin_f32)
+cos = _vectorised(V.cos, lambda x: C.cos(x), vfn32=V.cos_f32)
+tan = _vectorised(V.tan, lambda x: C.tan(x))
+asin = _vectorised(V.asin, lambda x: C.asin(x), vfn32=V.asin_f32)
+acos = _vectorised(V.acos, lambda x: C.acos(x), vfn32=V.acos_f32)
+atan = _vectorised(V.atan, lambda x: C.atan(x), vfn32=V.atan_f32)
+sinh = _vectorised(V.sinh, lambda x: C.sinh(x), vfn32=V.sinh_f32)
+cosh = _vectorised(V.cosh, lambda x: C.cosh(x), vfn32=V.cosh_f32)
+tanh = _vectorised(V.tanh, lambda x: C.tanh(x), vfn32=V.tanh_f32)
+asinh = _vectorised(V.asinh, lambda x: C.asinh(x), vfn32=V.asinh_f32)
+acosh = _vectorised(V.acosh, lambda x: C.acosh(x), vfn32=V.acosh_f32)
+atanh = _vectorised(V.atanh, lambda x: C.atanh(x), vfn32=V.atanh_f32)
 
 
 @njit(**_INLINE)

@@ -813,10 +813,24 @@ def cos_f32(x):
     return c
 
 
+def _is_complex_array(a):
+    pass
+
+
+@overload(_is_complex_array)
+def _ol_is_complex_array(a):
+    flag = isinstance(a.dtype, types.Complex)
+    return lambda a: flag
+
+
 # -- the second pass of sin/cos/tan over a row -----------------------------------------------
 @njit(nogil=True, cache=True)
 def sincos_fix(o, ob, os, a, ab, as_, n, which):
-    """Redo the elements with |x| > SINCOS_LIMIT (which: 0 sin, 1 cos, 2 tan) with libm."""
+    """Redo the elements with |x| > SINCOS_LIMIT (which: 0 sin, 1 cos, 2 tan) with libm.
+
+    Real rows only: complex rows never take the reduction (their values come from _complex)."""
+    if _is_complex_array(a):
+        return
     for k in range(n):
         v = a[ab + k * as_]
         if not abs(v) <= SINCOS_LIMIT:
