@@ -156,6 +156,16 @@ def _calls(name):
         "cumulative_prod": lambda x: [xp.cumulative_prod(x, axis=a) for a in range(x.ndim)],
         "matmul": lambda x: [xp.matmul(x, x.mT)] if x.ndim >= 2 else [],
         "nonzero": lambda x: list(xp.nonzero(x)) if x.ndim else [],
+        # boolean masks over the leading 1..ndim axes, in x's own layout and in C order
+        "mask_offsets": lambda x: [
+            x[m]
+            for k in range(1, x.ndim + 1)
+            for m in (
+                xp.astype(x[(...,) + (0,) * (x.ndim - k)] if x.size else x, xp.bool),
+                xp.asarray(np.ones(x.shape[:k], bool)),
+            )
+            if m.shape == x.shape[:k]
+        ],
         "searchsorted": lambda x: [xp.searchsorted(xp.sort(xp.reshape(x, (-1,))), x)],
         "sort": lambda x: [xp.sort(x, axis=a) for a in range(x.ndim)],
         "argsort": lambda x: [xp.argsort(x, axis=a, descending=True) for a in range(x.ndim)],
