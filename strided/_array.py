@@ -253,7 +253,14 @@ class Array:
 
     def __array__(self, dtype=None, copy=None):
         self._require_data("__array__")
-        a = self._to_host()._export()
+        if self._device.type != "cpu":
+            # a copy across devices is never implicit (as in PyTorch and CuPy): it is a transfer
+            # the user should see in the code
+            raise TypeError(
+                f"__array__: the array is on {self._device}; NumPy needs host memory, so copy it "
+                "explicitly first: x.to_device('cpu') (or xp.asarray(x, device='cpu'))"
+            )
+        a = self._export()
         if copy:
             a = a.copy()
         return a if dtype is None else a.astype(dtype, copy=False)
@@ -349,14 +356,14 @@ class Array:
         if self._device.type != "cpu":
             suffix += f", device='{self._device}'"
         body = np.array2string(
-            np.asarray(self), separator=", ", prefix="Array(", threshold=1000, edgeitems=3
+            self._to_host()._export(), separator=", ", prefix="Array(", threshold=1000, edgeitems=3
         )
         return f"Array({body}{suffix})"
 
     def __str__(self) -> str:
         if self._device.type == "meta":
             return repr(self)
-        return np.array2string(np.asarray(self), threshold=1000, edgeitems=3)
+        return np.array2string(self._to_host()._export(), threshold=1000, edgeitems=3)
 
     # -- indexing -------------------------------------------------------------------------------
     def _index_view(self, key) -> Array:

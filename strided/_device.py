@@ -100,7 +100,24 @@ def as_device(dev) -> Device:
     raise TypeError(f"expected a Device or a device string, got {type(dev).__name__}")
 
 
-_default: contextvars.ContextVar[Device] = contextvars.ContextVar("strided_device", default=CPU)
+def _device_from_environment() -> Device:
+    """``STRIDED_DEFAULT_DEVICE`` (``cpu``, ``meta``, ``cuda``, ``cuda:N``), read once at import:
+    the default device of creation functions, so that unchanged code (a test suite, a script)
+    runs on another device.  Unset or empty: cpu."""
+    name = os.environ.get("STRIDED_DEFAULT_DEVICE", "").strip()
+    if not name:
+        return CPU
+    try:
+        return as_device(name)
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"STRIDED_DEFAULT_DEVICE={name!r}: {e}") from None
+
+
+_ENVIRONMENT_DEFAULT = _device_from_environment()
+_default: contextvars.ContextVar[Device] = contextvars.ContextVar(
+    "strided_device",
+    default=_ENVIRONMENT_DEFAULT,  # noqa: B039  (a Device is never mutated)
+)
 
 
 def get_default_device() -> Device:

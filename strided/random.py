@@ -291,8 +291,8 @@ def normal(
         raise ValueError(f"normal: expects std >= 0.0, got std={std}")
     if dev.type == "meta":
         return _meta(shape, d, dev, False)
-    m = np.asarray(mean) if isinstance(mean, Array) else mean
-    s = np.asarray(std) if isinstance(std, Array) else std
+    m = np.asarray(mean._to_host()) if isinstance(mean, Array) else mean
+    s = np.asarray(std._to_host()) if isinstance(std, Array) else std
     if isinstance(s, np.ndarray) and (s < 0).any():
         raise ValueError("normal: expects all elements of std >= 0.0")
     z = _normal01(_rng(generator, "normal"), shape, d)
@@ -353,7 +353,7 @@ def bernoulli(p, size=None, *, dtype=None, device=None, generator=None) -> Array
         dev = p.device if device is None else as_device(device)
         if dev.type == "meta" or p.device.type == "meta":
             return _meta(shape, d, dev, False)
-        probs = np.asarray(p)
+        probs = np.asarray(p._to_host()) if isinstance(p, Array) else np.asarray(p)
         if probs.size and not ((probs >= 0) & (probs <= 1)).all():
             raise ValueError("bernoulli: expects 0 <= p <= 1 for every element")
     else:
@@ -392,7 +392,7 @@ def multinomial(
     out_shape = (num_samples,) if input.ndim == 1 else (input.shape[0], num_samples)
     if input.device.type == "meta":
         return _meta(out_shape, dt.int64, input.device, False)
-    w = np.asarray(input, dtype=np.float64).reshape(-1, n)
+    w = np.asarray(input._to_host(), dtype=np.float64).reshape(-1, n)
     if not np.all(np.isfinite(w)) or (w < 0).any():
         raise RuntimeError(
             "multinomial: probability tensor contains either inf, nan or element < 0"

@@ -47,6 +47,22 @@ def test_barrier_kernels_in_other_thread_orders(op, s, order):
         check_against_cpu(op, s)
 
 
+def _host(x) -> np.ndarray:
+    """A cuda array's values on the host: the copy is explicit (``__array__`` refuses it)."""
+    return np.asarray(x.to_device("cpu"))
+
+
+def test_array_protocol_refuses_an_implicit_copy_to_the_host():
+    x = xp.asarray(np.arange(6.0), device="cuda")
+    with pytest.raises(TypeError, match=r"to_device\('cpu'\)"):
+        np.asarray(x)
+    with pytest.raises(TypeError, match="cuda"):
+        np.array(x, copy=True)
+    np.testing.assert_array_equal(_host(x), np.arange(6.0))
+    np.testing.assert_array_equal(np.asarray(xp.asarray(x, device="cpu")), np.arange(6.0))
+    assert float(xp.sum(x)) == 15.0  # scalar conversion stays allowed, as in PyTorch
+
+
 def test_device_transfers_and_layouts():
     a = np.arange(24.0).reshape(2, 3, 4)
     x = xp.asarray(a, device="cuda")
@@ -70,9 +86,9 @@ def test_large_reduction_and_elementwise():
     a = rng.standard_normal((300, 1000))
     x = xp.asarray(a, device="cuda")
     np.testing.assert_allclose(float(xp.sum(x)), a.sum(), rtol=1e-10)
-    np.testing.assert_allclose(np.asarray(xp.sum(x, axis=0)), a.sum(axis=0), rtol=1e-10)
-    np.testing.assert_allclose(np.asarray(xp.max(x.mT, axis=1)), a.max(axis=0))
-    np.testing.assert_allclose(np.asarray(xp.exp(x[::2, ::-3])), np.exp(a[::2, ::-3]), rtol=1e-13)
+    np.testing.assert_allclose(_host(xp.sum(x, axis=0)), a.sum(axis=0), rtol=1e-10)
+    np.testing.assert_allclose(_host(xp.max(x.mT, axis=1)), a.max(axis=0))
+    np.testing.assert_allclose(_host(xp.exp(x[::2, ::-3])), np.exp(a[::2, ::-3]), rtol=1e-13)
 
 
 @pytest.mark.parametrize("order", ["forward", "reverse", "shuffled"])
@@ -85,15 +101,15 @@ def test_long_rows_span_several_chunks(order):
     x = xp.asarray(a, device="cuda")
     with thread_order(order, seed=5):
         np.testing.assert_allclose(
-            np.asarray(xp.cumulative_sum(x, axis=1)), np.cumsum(a, axis=1), rtol=1e-12, atol=1e-12
+            _host(xp.cumulative_sum(x, axis=1)), np.cumsum(a, axis=1), rtol=1e-12, atol=1e-12
         )
         np.testing.assert_allclose(
-            np.asarray(xp.cumulative_sum(x[:, ::-1].mT, axis=0)),
+            _host(xp.cumulative_sum(x[:, ::-1].mT, axis=0)),
             np.cumsum(a[:, ::-1].T, axis=0),
             rtol=1e-12,
             atol=1e-12,
         )
-        assert np.asarray(xp.argmax(x, axis=1)).tolist() == a.argmax(axis=1).tolist()
+        assert _host(xp.argmax(x, axis=1)).tolist() == a.argmax(axis=1).tolist()
         assert int(xp.argmin(x.mT)) == a.T.argmin()
 
 
@@ -122,7 +138,7 @@ def test_reduction_over_axes_that_do_not_merge():
     a = np.arange(2 * 3 * 4 * 5 * 6, dtype=np.float64).reshape(2, 3, 4, 5, 6)
     x = xp.asarray(a, device="cuda")
     got = xp.sum(x[:, :, ::2, :, ::-1], axis=(0, 2, 4))
-    np.testing.assert_allclose(np.asarray(got), a[:, :, ::2, :, ::-1].sum(axis=(0, 2, 4)))
+    np.testing.assert_allclose(_host(got), a[:, :, ::2, :, ::-1].sum(axis=(0, 2, 4)))
 
 
 # -- the host layer itself ------------------------------------------------------------------------
@@ -200,7 +216,7 @@ def test_special_values_agree_with_cpu(name, dtype):
         else:
             values = np.array(_SPECIAL, dtype=dtype)
         want = np.asarray(fn(xp.asarray(values)))
-        got = np.asarray(fn(xp.asarray(values, device="cuda")))
+        got = _host(fn(xp.asarray(values, device="cuda")))
     rtol = 1e-5 if dtype in ("complex64", "float32") else 1e-12
     if dtype.startswith("complex"):
         keep = np.isfinite(values) & np.isfinite(want)

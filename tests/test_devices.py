@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -112,3 +116,31 @@ def test_inspection_namespace():
         info.dtypes(kind="integer")
     with xp.default_device("meta"):
         assert info.default_device() == "meta"
+
+
+@pytest.mark.parametrize(
+    "setting,expected",
+    [("meta", "meta"), ("cpu", "cpu"), ("", "cpu"), ("cuda", "cuda:0"), ("cuda:0", "cuda:0")],
+)
+def test_default_device_from_the_environment(setting, expected):
+    """STRIDED_DEFAULT_DEVICE picks the device of creation functions (cuda on host execution)."""
+    code = (
+        "import strided as xp; a = xp.ones(3); b = xp.asarray([1.0, 2.0]); "
+        "print(a.device, b.device, xp.get_default_device())"
+    )
+    env = dict(os.environ, STRIDED_DEFAULT_DEVICE=setting, STRIDED_CUDA_HOST="1")
+    got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    if expected.startswith("cuda") and "CuPy" in got.stderr:
+        pytest.fail(f"the cuda device needs the cuda extra: {got.stderr[-300:]}")
+    assert got.returncode == 0, got.stderr[-2000:]
+    assert got.stdout.split() == [expected] * 3
+
+
+@pytest.mark.parametrize("setting", ["gpu", "cuda:7", "cuda:x"])
+def test_a_bad_default_device_setting_names_the_variable(setting):
+    env = dict(os.environ, STRIDED_DEFAULT_DEVICE=setting, STRIDED_CUDA_HOST="1")
+    got = subprocess.run(
+        [sys.executable, "-c", "import strided"], capture_output=True, text=True, env=env
+    )
+    assert got.returncode != 0
+    assert "STRIDED_DEFAULT_DEVICE" in got.stderr and setting in got.stderr

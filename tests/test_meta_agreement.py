@@ -155,7 +155,8 @@ _TOL = {
 def _flat(res) -> list:
     """A result as a flat list of NumPy arrays (arrays, dtypes) and plain values."""
     if isinstance(res, xp.Array):
-        return [np.asarray(res)]
+        # an accelerator's array is copied to the host explicitly (NumPy may not do it implicitly)
+        return [np.asarray(res if res.device.type in ("cpu", "meta") else res.to_device("cpu"))]
     if isinstance(res, sdt.DType):
         return [np.dtype(res.numpy)]
     if isinstance(res, (np.ndarray, np.generic)):
