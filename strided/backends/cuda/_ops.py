@@ -96,7 +96,9 @@ if constexpr (is_flt<T>::value) {
 }"""
 
 _POW = """
-if constexpr (is_flt<T>::value) {
+if constexpr (is_cplx<T>::value) {
+    return cx_pow(a, b);
+} else if constexpr (is_flt<T>::value) {
     return sm_pow(a, b);
 } else {
     // repeated squaring in the operands' own width: wraps around like NumPy
@@ -153,7 +155,7 @@ OPS: dict[str, tuple[int, tuple, str]] = {
     "divide": (2, FLOAT, "return a / b;"),
     "floor_divide": (2, REAL, _FLOOR_DIVIDE),
     "remainder": (2, REAL, _REMAINDER),
-    "pow": (2, REAL, _POW),
+    "pow": (2, NUMERIC, _POW),
     "maximum": (2, REAL, "return (a > b || a != a) ? a : b;"),
     "minimum": (2, REAL, "return (a < b || a != a) ? a : b;"),
     "exp": _math1("exp", "return cx_exp(a);"),
@@ -168,16 +170,16 @@ OPS: dict[str, tuple[int, tuple, str]] = {
     "sin": _math1("sin", "return cx_sin(a);"),
     "cos": _math1("cos", "return cx_cos(a);"),
     "tan": _math1("tan", "return cx_tan(a);"),
-    "asin": _math1("asin"),
-    "acos": _math1("acos"),
-    "atan": _math1("atan"),
+    "asin": _math1("asin", "return cx_asin(a);"),
+    "acos": _math1("acos", "return cx_acos(a);"),
+    "atan": _math1("atan", "return cx_atan(a);"),
     "atan2": (2, REAL_FLOAT, "return sm_atan2(a, b);"),
     "sinh": _math1("sinh", "return cx_sinh(a);"),
     "cosh": _math1("cosh", "return cx_cosh(a);"),
     "tanh": _math1("tanh", "return cx_tanh(a);"),
-    "asinh": _math1("asinh"),
-    "acosh": _math1("acosh"),
-    "atanh": _math1("atanh"),
+    "asinh": _math1("asinh", "return cx_asinh(a);"),
+    "acosh": _math1("acosh", "return cx_acosh(a);"),
+    "atanh": _math1("atanh", "return cx_atanh(a);"),
     "floor": (1, REAL, "if constexpr (is_flt<T>::value) return sm_floor(a); else return a;"),
     "ceil": (1, REAL, "if constexpr (is_flt<T>::value) return sm_ceil(a); else return a;"),
     "trunc": (1, REAL, "if constexpr (is_flt<T>::value) return sm_trunc(a); else return a;"),

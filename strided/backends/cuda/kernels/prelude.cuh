@@ -228,7 +228,8 @@ template <class R> __device__ inline cplx<R> cx_sinh(cplx<R> z) {
     return {(x * x) * (y - y), (x + x) * (y - y)};
 }
 
-// FreeBSD's ctanh formulation (as NumPy): finite where exp() would overflow
+// Kahan's tanh formulation ("Branch cuts for complex elementary functions", 1987): finite where
+// exp() would overflow
 template <class R> __device__ inline cplx<R> cx_tanh(cplx<R> z) {
     R x = z.re, y = z.im;
     if (!sm_fin(x)) {
@@ -253,4 +254,150 @@ template <class R> __device__ inline cplx<R> cx_cos(cplx<R> z) { return cx_cosh(
 template <class R> __device__ inline cplx<R> cx_tan(cplx<R> z) {
     cplx<R> w = cx_tanh(cplx<R>{-z.im, z.re});
     return {w.im, -w.re};
+}
+
+// complex inverse functions.  The standard's (C99 Annex G's) special values are decided first;
+// finite arguments take Kahan's formulas through sqrt(1 - z) and sqrt(1 + z) ("Branch cuts for
+// complex elementary functions", 1987), which keep the branch cuts' signed zeros; asin and atan
+// are asinh and atanh rotated (asin(z) = -i asinh(iz), atan(z) = -i atanh(iz)).  complex64 is
+// computed in double precision and rounded once.
+template <class R> __device__ inline R sm_pi() { return (R)3.14159265358979323846264338327950288; }
+
+__device__ inline c128 cx_asinh_exact(double x, double y) {
+    const double inf = sm_inf<double>(), pi = sm_pi<double>();
+    double ax = sm_fabs(x), ay = sm_fabs(y), re, im;
+    if (sm_fin(ax) && sm_fin(ay)) {
+        // asinh(z) = -i asin(iz): with w = iz = -y + ix, asin(w) = atan(Re w / Re(s1 s2))
+        // + i asinh(Im(conj(s1) s2)), s1 = sqrt(1 - w), s2 = sqrt(1 + w)
+        c128 s1 = cx_sqrt_exact(1 + y, -x), s2 = cx_sqrt_exact(1 - y, x);
+        double a = sm_atan2(-y, s1.re * s2.re - s1.im * s2.im);
+        double b = sm_asinh(s1.re * s2.im - s1.im * s2.re);
+        return {b, -a};
+    }
+    if (ay == inf && ax != ax) return {sm_copysign(inf, y), ax};  // real part's sign: unspecified
+    if (ay == inf) { re = inf; im = ax == inf ? pi / 4 : pi / 2; }
+    else if (ax == inf) { re = inf; im = ay == ay ? 0.0 : ay; }
+    else if (ax != ax) { re = ax; im = ay == 0 ? 0.0 : ax; }
+    else { re = ay; im = ay; }  // x finite, y NaN
+    return {sm_copysign(re, x), sm_copysign(im, y)};
+}
+
+__device__ inline c128 cx_acos_exact(double x, double y) {
+    const double inf = sm_inf<double>(), pi = sm_pi<double>();
+    double re, im;  // for the upper half plane; acos(conj z) = conj(acos z)
+    if (sm_fin(x) && sm_fin(y)) {
+        c128 s1 = cx_sqrt_exact(1 - x, -y), s2 = cx_sqrt_exact(1 + x, y);
+        re = 2 * sm_atan2(s1.re, s2.re);
+        im = sm_asinh(s2.re * s1.im - s2.im * s1.re);
+        return {re, im};
+    }
+    double ay = sm_fabs(y);
+    if (x != x) { re = x; im = ay == inf ? -inf : x; }
+    else if (y != y) {
+        if (x == 0) { re = pi / 2; im = y; }
+        else if (!sm_fin(x)) { re = y; im = -inf; }  // the imaginary part's sign: unspecified
+        else { re = y; im = y; }
+        return {re, im};
+    }
+    else if (ay == inf) { im = -inf; re = x == -inf ? 3 * pi / 4 : (x == inf ? pi / 4 : pi / 2); }
+    else { im = -inf; re = x == -inf ? pi : 0.0; }  // x infinite, y finite
+    return {re, sm_signbit(y) ? -im : im};
+}
+
+__device__ inline c128 cx_acosh_exact(double x, double y) {
+    const double inf = sm_inf<double>(), pi = sm_pi<double>();
+    double re, im;
+    if (sm_fin(x) && sm_fin(y)) {
+        c128 s1 = cx_sqrt_exact(x - 1, y), s2 = cx_sqrt_exact(x + 1, y);
+        re = sm_asinh(s1.re * s2.re + s1.im * s2.im);
+        im = 2 * sm_atan2(s1.im, s2.re);
+        return {re, im};
+    }
+    double ay = sm_fabs(y);
+    if (x != x) { re = ay == inf ? inf : x; im = x; return {re, im}; }
+    if (y != y) {
+        if (!sm_fin(x)) { re = inf; im = y; }
+        else if (x == 0) { re = y; im = pi / 2; }
+        else { re = y; im = y; }
+        return {re, im};
+    }
+    if (ay == inf) { re = inf; im = x == -inf ? 3 * pi / 4 : (x == inf ? pi / 4 : pi / 2); }
+    else { re = inf; im = x == -inf ? pi : 0.0; }  // x infinite, y finite
+    return {re, sm_signbit(y) ? -im : im};
+}
+
+__device__ inline c128 cx_atanh_exact(double x, double y) {
+    const double inf = sm_inf<double>(), pi = sm_pi<double>();
+    double ax = sm_fabs(x), ay = sm_fabs(y), re, im;
+    if (sm_fin(ax) && sm_fin(ay)) {
+        if (ax > 1e150 || ay > 1e150) {
+            // |z| huge: atanh(z) ~ 1/z, and the imaginary part is pi/2
+            double h = sm_hypot(ax, ay);
+            re = (ax / h) / h;
+            im = pi / 2;
+        } else {
+            double d = (1 - ax) * (1 - ax) + ay * ay;
+            // log1p keeps small x accurate; near z = 1, where d underflows, the ratio of the
+            // distances to -1 and 1 (hypot does not underflow)
+            re = d > 1e-280 ? 0.25 * sm_log1p(4 * ax / d)
+                            : 0.5 * (sm_log(sm_hypot(1 + ax, ay)) - sm_log(sm_hypot(1 - ax, ay)));
+            im = 0.5 * sm_atan2(2 * ay, (1 - ax) * (1 + ax) - ay * ay);
+        }
+    } else if (ay == inf) { re = 0.0; im = pi / 2; }
+    else if (ax == inf) { re = 0.0; im = ay == ay ? pi / 2 : ay; }
+    else if (ax != ax) { re = ax; im = ax; }
+    else { re = ax == 0 ? ax : ay; im = ay; }  // x finite, y NaN
+    return {sm_copysign(re, x), sm_copysign(im, y)};
+}
+
+#define STRIDED_CX_INVERSE(name) \
+    __device__ inline c128 cx_##name(c128 z) { return cx_##name##_exact(z.re, z.im); } \
+    __device__ inline c64 cx_##name(c64 z) { \
+        c128 r = cx_##name##_exact((double)z.re, (double)z.im); \
+        return {(float)r.re, (float)r.im}; \
+    }
+STRIDED_CX_INVERSE(asinh) STRIDED_CX_INVERSE(acos) STRIDED_CX_INVERSE(acosh) STRIDED_CX_INVERSE(atanh)
+#undef STRIDED_CX_INVERSE
+
+template <class R> __device__ inline cplx<R> cx_asin(cplx<R> z) {
+    cplx<R> w = cx_asinh(cplx<R>{-z.im, z.re});
+    return {w.im, -w.re};
+}
+template <class R> __device__ inline cplx<R> cx_atan(cplx<R> z) {
+    cplx<R> w = cx_atanh(cplx<R>{-z.im, z.re});
+    return {w.im, -w.re};
+}
+
+// complex power: z ** 0 is 1; integer exponents (up to 1024 in magnitude) by repeated squaring,
+// as exact as products get; otherwise exp(w log z).  0 ** w is 0 where Re w > 0, and NaN
+// otherwise.  complex64 in double precision, rounded once.
+__device__ inline c128 cx_pow_exact(c128 z, c128 w) {
+    const double nan = sm_inf<double>() - sm_inf<double>();
+    if (w.re == 0 && w.im == 0) return {1, 0};
+    if (z.re == 0 && z.im == 0) {
+        if (w.re > 0) return {0, 0};
+        return {nan, nan};
+    }
+    if (w.im == 0 && w.re == 1) return z;
+    if (w.im == 0 && w.re == -1) return c128{1, 0} / z;
+    if (w.im == 0 && w.re == sm_rint(w.re) && sm_fabs(w.re) <= 1024) {
+        long long n = (long long)w.re, e = n < 0 ? -n : n;
+        c128 result = {1, 0}, base = z;
+        bool first = true;  // (1 + 0i) * z would turn an infinite part's 0 * inf into NaN
+        while (e > 0) {
+            if (e & 1) {
+                result = first ? base : result * base;
+                first = false;
+            }
+            e >>= 1;
+            if (e > 0) base = base * base;
+        }
+        return n < 0 ? c128{1, 0} / result : result;
+    }
+    return cx_exp(w * cx_log(z));
+}
+__device__ inline c128 cx_pow(c128 z, c128 w) { return cx_pow_exact(z, w); }
+__device__ inline c64 cx_pow(c64 z, c64 w) {
+    c128 r = cx_pow_exact(c128{z.re, z.im}, c128{w.re, w.im});
+    return {(float)r.re, (float)r.im};
 }
