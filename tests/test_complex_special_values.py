@@ -334,3 +334,14 @@ def test_large_arrays_agree_with_small_ones(name):
     back = _call(name, *strided_in)[::-1]
     same = _same(back, big)
     assert same.all(), f"{name} (reversed): {np.flatnonzero(~same)[:5]}"
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_expm1_of_signed_zeros_is_positive_zero(dtype):
+    """expm1(±0 ± 0j) = exp(±0 ± 0j) - 1 = +0 ± 0j: the real part is +0 (what the official suite
+    checks), whatever the sign of the real zero; the imaginary zero keeps its sign."""
+    z = np.array([complex(-0.0, 0.0), complex(-0.0, -0.0), complex(0.0, -0.0)], dtype=dtype)
+    got = np.asarray(xp.expm1(xp.asarray(z)))
+    assert (got == 0).all()
+    assert not np.signbit(got.real).any()
+    assert list(np.signbit(got.imag)) == [False, True, True]

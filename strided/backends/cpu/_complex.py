@@ -344,7 +344,8 @@ def cexp(x, y):
 def cexpm1(x, y):
     """exp(z) - 1, accurate near 0: Re = expm1(x) cos(y) - 2 sin(y/2)^2."""
     if y == 0.0:
-        return complex(math.expm1(x), y)
+        # + 0.0: expm1(-0 + 0j) is exp(-0 + 0j) - 1 = +0 + 0j (the standard's table), not -0
+        return complex(math.expm1(x) + 0.0, y)
     if not (_fin(x) and _fin(y)) or x > 700.0:
         e = cexp(x, y)
         return complex(e.real - 1.0, e.imag)

@@ -17,7 +17,7 @@ ROW = dict(error_model="numpy", fastmath={"reassoc", "contract"})
 SERIAL = dict(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
 PARALLEL = dict(SERIAL, parallel=True)
 
-SOURCE_HASH = '5248406cb786f971'
+SOURCE_HASH = 'dfafa2b4bcb13dd6'
 
 
 @njit(**SERIAL)
