@@ -10,16 +10,8 @@ Python scalars arrive as Python scalars.  numba is imported on first use, not at
 from __future__ import annotations
 
 import functools
-import os
 
 import numpy as np
-
-# numba's parallel kernels run on GNU OpenMP, whose idle threads spin by default: when the cores
-# are busy with other work, every parallel kernel then waits out spinning threads (measured: a
-# 1M-element add 0.3 ms alone, 15 ms beside two busy processes on 2 cores).  Passive waiting
-# keeps such calls near their unloaded time; a user's own setting wins.  It must be set before
-# the OpenMP runtime starts (numba loads it at the first parallel kernel).
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from ..._layout import split_outer as _split_outer
 from ..._shapes import broadcast_strides, reshape_strides
