@@ -5,7 +5,11 @@ from __future__ import annotations
 import functools
 import re
 
-__all__ = ["LinAlgError", "named", "name_errors", "renamed", "NAMED_ERRORS"]
+__all__ = [
+    "LinAlgError",
+    "linalg_failure",
+    "batched_linalg",
+    "named", "name_errors", "renamed", "NAMED_ERRORS"]
 
 
 class LinAlgError(ValueError):
@@ -18,6 +22,33 @@ class LinAlgError(ValueError):
     """
 
     __module__ = "strided.linalg"
+
+
+def linalg_failure(op: str, what: str, index) -> LinAlgError:
+    """The LinAlgError of ``op`` failing with ``what``, naming the batch ``index`` when given."""
+    where = f" (at batch index {index})" if index is not None else ""
+    return LinAlgError(f"{op}: {what}{where}")
+
+
+def batched_linalg(op: str, what: str | None, fn, *arrays, **kw):
+    """``fn(*arrays, **kw)``, a linalg function with NumPy's interface over a whole stack of
+    matrices (NumPy's or CuPy's), with its LinAlgError turned into strided's: the message names
+    ``op`` (``what`` replaces the library's text when given) and, in a stack, the index of the
+    first matrix that fails (found on the error path only, matrix by matrix)."""
+    import numpy as np  # CuPy raises NumPy's LinAlgError too
+
+    try:
+        return fn(*arrays, **kw)
+    except np.linalg.LinAlgError as e:
+        index = None
+        if arrays[0].ndim > 2:
+            for idx in np.ndindex(arrays[0].shape[:-2]):
+                try:
+                    fn(*(a[idx] for a in arrays), **kw)
+                except np.linalg.LinAlgError:
+                    index = idx
+                    break
+        raise linalg_failure(op, what or str(e), index) from None
 
 
 # the exceptions a user may see from the namespace; anything else escaping is a bug

@@ -2349,6 +2349,7 @@ OTHER_OPS = {
     "to_device": "test_devices",
     "export": "test_interchange",
     "import_host": "test_creation",
+    "import_device": "test_cuda_library",
     "diagonal": "test_linalg",
     # composite primitives: compositions recorded as one unit with their own backward rule
     "concat": "test_manipulation",

@@ -233,6 +233,14 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
         if copy and x is obj:
             return copy_of(obj)
         return x
+    index = _dlpack_cuda_index(obj)
+    if index is not None:  # GPU memory (a PyTorch or CuPy array): viewed where it is
+        x = _import_cuda("asarray", obj, index, device, copy)
+        if dtype is not None and x._dtype is not dtype:
+            if copy is False:
+                raise ValueError("asarray: copy=False, but converting the dtype needs a copy")
+            x = astype_to(x, dtype)
+        return x
     dev = as_device(device)
     if isinstance(obj, (bool, int, float, complex)) and not isinstance(obj, np.ndarray):
         d = dt.scalar_dtype(obj, None) if dtype is None else dtype
@@ -312,6 +320,47 @@ def _all_ints(obj) -> bool:
 # the cpu backend makes a buffer and a layout of it; kernel(ndarray) -> (buf, shape, strides,
 # offset), strides and offset in elements
 IMPORT_HOST = declare("import_host", "interchange")
+# device memory shared through DLPack (PyTorch/CuPy/JAX arrays on a GPU): the device's backend
+# views it without a copy; kernel(exporter) -> (buf, shape, strides, offset)
+IMPORT_DEVICE = declare("import_device", "interchange")
+_KDL_CUDA = (2, 13)  # kDLCUDA, kDLCUDAManaged
+
+
+def _dlpack_cuda_index(obj) -> int | None:
+    """The CUDA device index of a DLPack exporter's memory, None for host memory."""
+    if isinstance(obj, (np.ndarray, Array)) or not hasattr(obj, "__dlpack_device__"):
+        return None
+    try:
+        kind, index = obj.__dlpack_device__()
+    except Exception:  # noqa: BLE001  (an exporter that cannot say is treated as host memory)
+        return None
+    return int(index) if int(kind) in _KDL_CUDA else None
+
+
+def _import_cuda(op: str, obj, index: int, device, copy) -> Array:
+    """An array on ``cuda:index`` sharing ``obj``'s GPU memory (copied when ``copy``), then moved
+    to ``device`` when another one is asked for (a copy, refused when ``copy=False``)."""
+    home = as_device(f"cuda:{index}")
+    dev = as_device(device) if device is not None else home
+    if dev != home and copy is False:
+        raise BufferError(
+            f"{op}: copy=False, but {type(obj).__name__}'s memory is on {home} and {dev} was asked"
+        )
+    try:
+        kernel = IMPORT_DEVICE.kernel("cuda")
+    except NotImplementedError:
+        raise BufferError(
+            f"{op}: {type(obj).__name__}'s memory is on a CUDA GPU, and strided's cuda device is "
+            "not installed (pip install 'strided[cuda]')"
+        ) from None
+    try:
+        buf, shape, strides, offset = kernel(obj)
+    except (BufferError, TypeError, ValueError, RuntimeError) as e:
+        raise BufferError(f"{op}: cannot import {type(obj).__name__}: {e}") from e
+    x = Array._new(buf, shape, strides, offset, dt.from_numpy(buf.dtype), home)
+    if copy:
+        x = copy_of(x)
+    return x.to_device(dev) if dev != home else x
 
 
 def _wrap_numpy(a: np.ndarray) -> Array:
@@ -378,6 +427,9 @@ def from_dlpack(x, /, *, device=None, copy: bool | None = None) -> Array:
         raise TypeError(f"from_dlpack: {type(x).__name__} does not support DLPack (__dlpack__)")
     if isinstance(x, Array):
         return asarray(x, device=device, copy=copy)
+    index = _dlpack_cuda_index(x)
+    if index is not None:
+        return _import_cuda("from_dlpack", x, index, device, copy)
     dev = as_device(device) if device is not None else CPU
     kwargs = {} if copy is None else {"copy": copy}
     if dev.type == "cpu" or dev.type == "meta":

@@ -976,7 +976,8 @@ def _qr(ctx, gq, gr):
 
 # creation primitives take no arrays: nothing to differentiate
 not_differentiable(
-    "empty", "fill", "full", "arange", "linspace", "export", "import_host"
+    "empty", "fill", "full", "arange", "linspace", "export", "import_host",
+    "import_device",
 )  # fmt: skip
 
 #: kernels that only run inside a recorded function, whose rule covers them

@@ -32,7 +32,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._errors import LinAlgError
+from ..._errors import batched_linalg as _numpy
+from ..._errors import linalg_failure as _fail
 from ._memory import numpy_view
 
 #: single-precision problems at least this large (m * n * min(m, n)) use SciPy's drivers
@@ -44,28 +45,6 @@ _SINGLE = (np.dtype(np.float32), np.dtype(np.complex64))
 def _scipy_route(a: np.ndarray, any_precision: bool = False) -> bool:
     m, n = a.shape[-2:]
     return (any_precision or a.dtype in _SINGLE) and m * n * min(m, n) >= SCIPY_MIN_WORK
-
-
-def _fail(op: str, what: str, index) -> LinAlgError:
-    where = f" (at batch index {index})" if index is not None else ""
-    return LinAlgError(f"{op}: {what}{where}")
-
-
-def _numpy(op: str, what: str | None, fn, *arrays, **kw):
-    """``fn(*arrays, **kw)`` (a NumPy gufunc over the whole batch) with LAPACK failures turned
-    into LinAlgError; ``what`` replaces NumPy's message when given."""
-    try:
-        return fn(*arrays, **kw)
-    except np.linalg.LinAlgError as e:
-        index = None
-        if arrays[0].ndim > 2:  # the error path only: find the first failing matrix
-            for idx in np.ndindex(arrays[0].shape[:-2]):
-                try:
-                    fn(*(a[idx] for a in arrays), **kw)
-                except np.linalg.LinAlgError:
-                    index = idx
-                    break
-        raise _fail(op, what or str(e), index) from None
 
 
 def _per_matrix(op: str, fn, outs, *arrays) -> None:

@@ -20,7 +20,7 @@ import numpy as np
 from ... import _dtypes as dt
 from ..._layout import simplify, split_outer
 from ..._shapes import broadcast_strides, reshape_strides
-from . import _ops, _sources
+from . import _library, _ops, _sources
 from ._runtime import host_execution, runtime
 
 __all__ = ["kernel_for", "host_execution", "runtime", "supported"]
@@ -628,8 +628,10 @@ def _batch_offsets(batch_shape, strides_list, offsets):
 
 
 def matmul_cuda(out, a, b, *, batch_shape) -> None:
-    """out = a @ b over broadcast batches: the tiled RawKernel (cuBLAS through CuPy is for a
-    later step; the kernel serves every dtype, on a GPU and on the host)."""
+    """out = a @ b over broadcast batches: cuBLAS through CuPy for floating dtypes on a GPU,
+    else the tiled RawKernel (every dtype, on a GPU and on host execution)."""
+    if _library.matmul_library(out, a, b):
+        return
     # 1-D operands: a row of a, a column of b (stride 0 on the added dimension)
     a_shape, a_strides = a._shape, a._strides
     if len(a_shape) == 1:
@@ -760,6 +762,26 @@ def export_cuda(x):
     return cupy.ndarray(x._shape, x._dtype.numpy, memptr=mem, strides=strides)
 
 
+def import_device_cuda(obj) -> tuple:
+    """``(buf, shape, strides, offset)`` viewing the device memory a DLPack exporter shares
+    (strides and offset in elements; the buffer is a 1-D array over the span the view covers),
+    without a copy."""
+    rt = runtime()
+    a = rt.from_dlpack(obj)
+    xp = rt.library.xp
+    isz, shape = a.itemsize, a.shape
+    if a.size == 0:
+        return rt.empty(0, a.dtype), shape, _c_strides(shape), 0
+    if any(s % isz for s in a.strides):
+        raise BufferError(f"from_dlpack: strides {a.strides} are not whole {a.dtype} elements")
+    el = tuple(s // isz for s in a.strides)
+    lo = sum(st * (n - 1) for st, n in zip(el, shape) if st < 0)
+    hi = sum(st * (n - 1) for st, n in zip(el, shape) if st > 0)
+    corner = a[tuple(slice(n - 1, n) if st < 0 else slice(0, 1) for st, n in zip(el, shape))]
+    buf = xp.lib.stride_tricks.as_strided(corner, shape=(hi - lo + 1,), strides=(isz,))
+    return buf, shape, el, -lo
+
+
 _SPECIAL = {
     "empty": empty_cuda,
     "copy": copy_cuda,
@@ -770,6 +792,7 @@ _SPECIAL = {
     "linspace": linspace_cuda,
     "to_device": to_device_cuda,
     "export": export_cuda,
+    "import_device": import_device_cuda,
     "cumulative_sum": _scan("sum"),
     "cumulative_prod": _scan("prod"),
     "argmax": _argreduce(True),
@@ -785,6 +808,7 @@ _SPECIAL = {
     "nonzero": nonzero_cuda,
     "sort": _sort_kernel(False),
     "argsort": _sort_kernel(True),
+    **_library.KERNELS,  # cuSOLVER, cuFFT
 }
 
 

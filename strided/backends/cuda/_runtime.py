@@ -6,6 +6,12 @@ sources through the host execution layer (``_host``), for machines without a GPU
 above calls only what both offer: ``empty``, ``upload``, ``download``, ``module`` (a
 ``RawModule``-like object with ``get_function(name)``) and ``synchronize``.
 
+Each runtime also names the vendor libraries the backend calls (``library``): on a GPU, CuPy's
+cuBLAS (float ``matmul``), cuSOLVER (``linalg``) and cuFFT (``fft``); on host execution NumPy's
+LAPACK and pocketfft stand in for them, so that the code around the library calls (layouts,
+batches, outputs, errors) runs in the tests without a GPU.  Only the vendor calls themselves are
+left to a GPU.
+
 The host runtime is chosen by ``STRIDED_CUDA_HOST=1`` or inside :func:`host_execution` (what the
 tests use where no GPU exists); otherwise the GPU runtime, which needs CuPy and a device.
 """
@@ -24,10 +30,29 @@ __all__ = ["runtime", "host_execution", "GpuRuntime", "HostRuntime", "NVRTC_OPTI
 NVRTC_OPTIONS = ("--std=c++17",)
 
 
+class _Library:
+    """The vendor libraries of a runtime: the array module ``xp`` (CuPy or NumPy), its ``linalg``
+    and ``fft``, ``matmul``, and ``checked()``, a context in which a failed factorisation raises
+    ``numpy.linalg.LinAlgError`` (cuSOLVER reports failures only when asked to)."""
+
+    def __init__(self, xp, checked, *, blas_matmul: bool, empty_on_host: bool):
+        self.xp, self.checked = xp, checked
+        self.linalg, self.fft, self.matmul = xp.linalg, xp.fft, xp.matmul
+        #: whether float matmul goes to the library (cuBLAS) rather than the RawKernel
+        self.blas_matmul = blas_matmul
+        #: whether zero-sized stacks are computed by NumPy on the host instead
+        self.empty_on_host = empty_on_host
+
+
 class HostRuntime:
     """Host memory and host execution of the kernel sources."""
 
     name = "host"
+
+    def __init__(self):
+        # NumPy stands in for cuSOLVER/cuFFT; matmul stays on the RawKernel, which host execution
+        # runs (the tests check the library route of matmul by switching blas_matmul on)
+        self.library = _Library(np, contextlib.nullcontext, blas_matmul=False, empty_on_host=False)
 
     @staticmethod
     def empty(size: int, np_dtype) -> np.ndarray:
@@ -46,6 +71,12 @@ class HostRuntime:
     @staticmethod
     def as_numpy(buf) -> np.ndarray:
         return buf
+
+    @staticmethod
+    def from_dlpack(obj):
+        """The exporter's memory as this runtime's array: host memory here (a cuda array of host
+        execution exports its NumPy memory)."""
+        return np.from_dlpack(obj)
 
     def module(self, source: str, name_expressions: tuple[str, ...]):
         from ._host import HostModule
@@ -67,6 +98,12 @@ class GpuRuntime:
 
         self.cupy = cupy
         self._modules: dict = {}
+        import cupyx
+
+        def checked():
+            return cupyx.errstate(linalg="raise")
+
+        self.library = _Library(cupy, checked, blas_matmul=True, empty_on_host=True)
 
     def empty(self, size: int, np_dtype):
         return self.cupy.empty(size, np_dtype)
@@ -79,6 +116,10 @@ class GpuRuntime:
 
     def as_numpy(self, buf) -> np.ndarray:
         return self.cupy.asnumpy(buf)
+
+    def from_dlpack(self, obj):
+        """A CuPy view of a DLPack exporter's device memory (PyTorch, CuPy, JAX, ...)."""
+        return self.cupy.from_dlpack(obj)
 
     def module(self, source: str, name_expressions: tuple[str, ...]):
         # one RawModule per requested instantiation: a GPU compiles only what a program uses
