@@ -223,3 +223,25 @@ def test_special_values_agree_with_cpu(name, dtype):
         got, want = got[keep], want[keep]
     # atol: log1p(-1e-310) is -1e-310 (cpu: 0), both within any tolerance of the other
     np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-300, equal_nan=True, err_msg=name)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int16", "uint8", "complex64", "bool"])
+@pytest.mark.parametrize("descending", [False, True])
+def test_long_rows_merge_sort_matches_cpu(dtype, descending):
+    """Rows longer than the rank sort's limit (the merge sort): values and stable positions, ties
+    and NaN included, along the last and a leading axis."""
+    from strided.backends import cuda
+
+    n = cuda.RANK_SORT_MAX_ROW * 2 + 37
+    rng = np.random.default_rng(3)
+    a = rng.integers(0, 40, size=(2, n)).astype(dtype)  # many ties
+    if dtype.startswith("float"):
+        a[0, rng.integers(0, n, 30)] = np.nan
+    if dtype.startswith("complex"):
+        a = a + 1j * rng.integers(0, 3, size=a.shape)
+    for axis, arr in ((-1, a), (0, np.ascontiguousarray(a.T))):
+        for fn in (xp.sort, xp.argsort):
+            want = np.asarray(fn(xp.asarray(arr), axis=axis, descending=descending, stable=True))
+            got = _host(fn(xp.asarray(arr, device="cuda"), axis=axis, descending=descending,
+                           stable=True))  # fmt: skip
+            np.testing.assert_array_equal(got, want)

@@ -35,6 +35,10 @@ def _cname(d) -> str:
     return _sources.CTYPE[d.name]
 
 
+def _cname_np(np_dtype) -> str:
+    return _sources.CTYPE[np.dtype(np_dtype).name]
+
+
 def _function(module: tuple, name: str):
     source, names = module
     return runtime().module(source, names).get_function(name)
@@ -518,8 +522,29 @@ def nonzero_cuda(out, x) -> None:
     fn((_grid(n),), (BLOCK,), (out._buf, xbuf, xo, pos, n, shape, nd, count))
 
 
-#: the longest row the rank sort takes (its work per row is quadratic)
-SORT_MAX_ROW = 1 << 16
+#: the longest row the rank sort takes (its work per row is quadratic); longer rows merge-sort
+RANK_SORT_MAX_ROW = 1024
+
+
+def _merge_sort_rows(target, x, rows: int, n: int, arg: bool, descending: bool) -> None:
+    """Sort the dense rows ``x`` (rows of n, a device buffer) into ``target`` (values, or int64
+    positions when ``arg``): bottom-up merge passes ping-ponging between two buffer pairs."""
+    rt = runtime()
+    module = _sources.sort()
+    cname = _cname_np(x.dtype)
+    total = rows * n
+    keys = [x, rt.empty(total, x.dtype)]
+    idx = [rt.empty(total, np.int64), rt.empty(total, np.int64)]
+    _function(module, "iota_rows")((_grid(total),), (BLOCK,), (idx[0], rows, n))
+    merge = _function(module, f"merge_pass<{cname}>")
+    src, width = 0, 1
+    while width < n:
+        merge((_grid(total),), (BLOCK,), (keys[1 - src], idx[1 - src], keys[src], idx[src], rows,
+                                          n, width, np.bool_(descending)))  # fmt: skip
+        src, width = 1 - src, 2 * width
+    result = idx[src] if arg else keys[src]
+    dtype = dt.int64 if arg else dt.from_numpy(x.dtype)
+    copy_cuda(_View(target, (total,), (1,), 0, dtype), _View(result, (total,), (1,), 0, dtype))
 
 
 def _sort_kernel(arg: bool):
@@ -533,23 +558,24 @@ def _sort_kernel(arg: bool):
             rows *= m
         if not rows * n:
             return
-        if n > SORT_MAX_ROW:
-            raise NotImplementedError(
-                f"{name}: rows longer than {SORT_MAX_ROW} have no cuda kernel yet (got {n})"
-            )
         st = reshape_strides(shape, strides, (rows, n))
-        if st is None:  # rows that do not merge into one stride: a dense copy, axis last
+        long_rows = n > RANK_SORT_MAX_ROW
+        if st is None or long_rows:  # rows that do not merge into one stride (or merge-sort
+            # input): a dense copy, axis last
             order = [i for i in range(len(x._shape)) if i != axis] + [axis]
             xbuf, xo, st = _dense_copy(x, order), 0, (n, 1)
         else:
             xbuf, xo = x._buf, x._offset
         last_axis = axis == len(x._shape) - 1
         target = out._buf if last_axis else runtime().empty(rows * n, out._dtype.numpy)
-        fn = _function(
-            _sources.sort(), f"rank_sort<{_cname(x._dtype)}, {'true' if arg else 'false'}>"
-        )
-        fn((_grid(rows * n),), (BLOCK,), (target, xbuf, xo, st[0], st[1], rows, n,
-                                          np.bool_(descending)))  # fmt: skip
+        if long_rows:
+            _merge_sort_rows(target, xbuf, rows, n, arg, descending)
+        else:
+            fn = _function(
+                _sources.sort(), f"rank_sort<{_cname(x._dtype)}, {'true' if arg else 'false'}>"
+            )
+            fn((_grid(rows * n),), (BLOCK,), (target, xbuf, xo, st[0], st[1], rows, n,
+                                              np.bool_(descending)))  # fmt: skip
         if not last_axis:  # rows were written with the axis last: move them into place
             o_shape, o_st = _axis_last(out, axis)
             copy_cuda(

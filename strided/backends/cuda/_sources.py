@@ -130,8 +130,9 @@ def matmul() -> tuple[str, tuple[str, ...]]:
 
 @functools.cache
 def sort() -> tuple[str, tuple[str, ...]]:
-    names = tuple(f"rank_sort<{CTYPE[d]}, {a}>" for d in ALL for a in ("false", "true"))
-    return _source(read("sort.cu")), names
+    names = [f"rank_sort<{CTYPE[d]}, {a}>" for d in ALL for a in ("false", "true")]
+    names += [f"merge_pass<{CTYPE[d]}>" for d in ALL] + ["iota_rows"]
+    return _source(read("sort.cu")), tuple(names)
 
 
 ARANGE = _ops.REAL
