@@ -8,7 +8,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-meta bench-nn bench-ops bench-memory conformance fuzz boundscheck clean
+.PHONY: demo test lint bench bench-meta bench-nn bench-ops bench-cuda bench-memory conformance fuzz boundscheck clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,10 @@ bench-nn: $(STAMP)
 # every op vs NumPy and PyTorch (pip install torch==2.13.0 for its column); ARGS="--quick --filter exp"
 bench-ops: $(STAMP)
 	$(PY) benchmarks/bench_ops.py $(ARGS)
+
+# the cuda device on a GPU: bandwidth fractions, matmul vs cuBLAS, per-call cost vs CuPy/PyTorch
+bench-cuda: $(STAMP)
+	$(PY) benchmarks/bench_cuda.py $(ARGS)
 
 # 1,000,000 small ops with and without gradients: RSS after warm-up vs at the end
 bench-memory: $(STAMP)
