@@ -9,7 +9,11 @@ __all__ = [
     "LinAlgError",
     "linalg_failure",
     "batched_linalg",
-    "named", "name_errors", "renamed", "NAMED_ERRORS"]
+    "named",
+    "name_errors",
+    "renamed",
+    "NAMED_ERRORS",
+]
 
 
 class LinAlgError(ValueError):

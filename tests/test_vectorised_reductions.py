@@ -131,3 +131,21 @@ def test_one_or_two_threads_identical(op):
         numba.set_num_threads(before)
     np.testing.assert_array_equal(one, two)
     np.testing.assert_array_equal(two, getattr(np, op)(a))
+
+
+@pytest.mark.parametrize("dtype", INTS)
+@pytest.mark.parametrize("view", ["contiguous", "transposed", "reversed-strided"])
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_narrow_integers_accumulate_in_the_default_integer(dtype, view, axis):
+    """sum/prod of narrow integers read the input as it is and add in int64/uint64 (no widened
+    copy): wrap-around, dtype and values as NumPy's, in every layout and at the parallel size."""
+    info = np.iinfo(dtype)
+    for shape in ((37, 53), (700, 800)):
+        a = RNG.integers(max(info.min, -100), min(info.max, 100), shape, endpoint=True)
+        a = a.astype(dtype)
+        a = {"contiguous": a, "transposed": a.T, "reversed-strided": a[::-1, ::2]}[view]
+        for f, ref in ((xp.sum, np.sum), (xp.prod, np.prod)):
+            got = f(xp.asarray(a), axis=axis)
+            want = ref(a, axis=axis)
+            assert got.dtype.name == want.dtype.name
+            _same(got, want)

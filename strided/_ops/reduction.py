@@ -48,6 +48,9 @@ def _accumulator(d: dt.DType, dtype) -> dt.DType:
     return d
 
 
+_WIDENED_KINDS = (dt.BOOL, dt.SIGNED, dt.UNSIGNED)
+
+
 def _reduction_rule(prim):
     name, accepts, result = prim.name, prim.accepts, prim.result
     no_identity = name in ("max", "min")
@@ -58,6 +61,10 @@ def _reduction_rule(prim):
         axes = normalize_axes(axis, x.ndim, name)
         if result == "accumulate":
             out_dtype = compute = _accumulator(x._dtype, dtype)
+            if dtype is None and x._dtype.kind in _WIDENED_KINDS:
+                # bool and integers accumulate in the default integer without a widened copy:
+                # every backend's kernels read the narrow input and add in the output's dtype
+                compute = None
         elif result == "bool":
             out_dtype, compute = dt.bool, x._dtype
         else:

@@ -205,6 +205,10 @@ def _reduce_plan(op: str, shape, ostrides, strides, axes) -> tuple:
 
 
 def _plan_reduction(op, shape, ostrides, strides, axes, kept, kshape) -> tuple:
+    # the reduced axes in memory order (the largest stride outermost): which element is combined
+    # first does not matter to the result's meaning, and a transposed dense block then merges
+    # into one run, as NumPy reduces in memory order too
+    axes = sorted(axes, key=lambda d: -abs(strides[d]))
     rshape = tuple(shape[d] for d in axes)
     kshape_s, (ost, kst), (oo, ko) = simplify(
         kshape, [ostrides, tuple(strides[d] for d in kept)], [0, 0]

@@ -25,11 +25,15 @@ CTYPE = {
 ALL = tuple(CTYPE)
 INDEX = ("i32", "i64")  # 32-bit index math where a launch's indices fit, 64-bit otherwise
 
+#: bool and integers summed/multiplied in the default integers without a widened copy
+_WIDENING = [("int64", d) for d in ("bool", "int8", "int16", "int32")]
+_WIDENING += [("uint64", d) for d in ("uint8", "uint16", "uint32")]
+
 REDUCTIONS = {
     # name -> [(accumulator/output dtype, input dtype)]: sum/prod/max/min compute in the output
     # dtype (the dispatcher casts), any/all read any dtype into a bool
-    "sum": [(d, d) for d in _ops.NUMERIC],
-    "prod": [(d, d) for d in _ops.NUMERIC],
+    "sum": [(d, d) for d in _ops.NUMERIC] + _WIDENING,
+    "prod": [(d, d) for d in _ops.NUMERIC] + _WIDENING,
     "max": [(d, d) for d in _ops.REAL],
     "min": [(d, d) for d in _ops.REAL],
     "any": [("bool", d) for d in ALL],
