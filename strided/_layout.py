@@ -98,3 +98,36 @@ def split_outer(shape, strides_list, offsets, rank):
             d -= 1
         if d < 0:
             return
+
+
+_DENSE_ORDERS: dict[tuple, tuple | None] = {}  # (shape, strides) -> strides, or None
+_MISSING = object()
+
+
+def dense_order(shape: tuple, strides: tuple) -> tuple | None:
+    """``strides`` when they lay ``shape`` out densely in memory in an order other than C's
+    (a permutation of the axes, every stride positive, no gaps), else None; cached."""
+    key = (shape, strides)
+    found = _DENSE_ORDERS.get(key, _MISSING)
+    if found is not _MISSING:
+        return found
+    dims = sorted((st, n) for n, st in zip(shape, strides) if n != 1)
+    expected = 1
+    dense = all(n > 0 for n in shape)
+    for st, n in dims:
+        if st != expected:
+            dense = False
+            break
+        expected *= n
+    if dense:  # C order up to the strides of size-1 axes (which no element ever steps over)
+        c_order, acc = [], 1
+        for n in reversed(shape):
+            c_order.append(acc)
+            acc *= n
+        c_order.reverse()
+        dense = any(n != 1 and st != c for n, st, c in zip(shape, strides, c_order))
+    result = strides if dense else None
+    if len(_DENSE_ORDERS) >= 4096:
+        _DENSE_ORDERS.clear()
+    _DENSE_ORDERS[key] = result
+    return result

@@ -33,6 +33,7 @@ from ._array import Array
 from ._device import META, Device
 from ._errors import NAMED_ERRORS as _NAMED_ERRORS
 from ._errors import renamed as _renamed
+from ._layout import dense_order
 from ._shapes import contiguous_strides, prod
 from ._tape import Mode, Rule, record, record_scalar, record_two, record_unary
 
@@ -369,34 +370,6 @@ def allocate(shape: tuple, dtype: dt.DType, device: Device, strides: tuple | Non
     return Array._new(buf, shape, strides, 0, dtype, device)
 
 
-_DENSE_ORDERS: dict[tuple, tuple | None] = {}  # (shape, strides) -> strides, or None
-
-
-def dense_order(shape: tuple, strides: tuple) -> tuple | None:
-    """``strides`` when they lay ``shape`` out densely in memory in an order other than C's
-    (a permutation of the axes, every stride positive, no gaps), else None."""
-    key = (shape, strides)
-    found = _DENSE_ORDERS.get(key, _NO_PARAMS)
-    if found is not _NO_PARAMS:
-        return found
-    dims = sorted((st, n) for n, st in zip(shape, strides) if n != 1)
-    expected = 1
-    dense = all(n > 0 for n in shape)
-    for st, n in dims:
-        if st != expected:
-            dense = False
-            break
-        expected *= n
-    if dense:  # C order up to the strides of size-1 axes (which no element ever steps over)
-        c_order = contiguous_strides(shape)
-        dense = any(n != 1 and st != c for n, st, c in zip(shape, strides, c_order))
-    result = strides if dense else None
-    if len(_DENSE_ORDERS) >= 4096:
-        _DENSE_ORDERS.clear()
-    _DENSE_ORDERS[key] = result
-    return result
-
-
 def follow_strides(shape: tuple, args) -> tuple | None:
     """The layout of an elementwise result: the strides that every array in ``args`` of the
     result's ``shape`` shares, when there is at least one such array and those strides are a
@@ -500,10 +473,13 @@ def _spec(prim: Primitive, plan: Plan, args: tuple) -> tuple:
         specialize = getattr(kern, "dense", None)
         if specialize is not None and _own_allocator(device):
             dense = specialize(shape, dtype, args, plan.params)
-            layout = tuple(a._strides for a in args)
+            if dense is not None:  # (a backend offers none where an argument is a scalar)
+                layout = tuple(a._strides for a in args)
     size = prod(shape)
-    return (device, shape, contiguous_strides(shape), dtype, alloc, size, kern, plan.params,
-            dense, layout)  # fmt: skip
+    # a result that follows its inputs' layout: the strides they had here (the memo key of such a
+    # primitive names its inputs' strides)
+    strides = (plan.follow and follow_strides(shape, plan.inputs)) or contiguous_strides(shape)
+    return (device, shape, strides, dtype, alloc, size, kern, plan.params, dense, layout)
 
 
 def _from_spec(spec: tuple, args: tuple) -> Array:

@@ -141,3 +141,25 @@ def test_concat_of_transposed_inputs_keeps_their_order_like_numpy(axis):
     mixed = xp.concat([x, xp.asarray(np.ascontiguousarray(b.T))], axis=axis)
     np.testing.assert_array_equal(np.asarray(mixed), np.concatenate([a.T, b.T], axis=axis))
     assert mixed._strides == (mixed.shape[1], 1)
+
+
+def test_where_calls_repeated_over_layouts_and_scalars_match_numpy():
+    """where's memoized plans: each layout and scalar gets its own (the result follows a shared
+    dense order), and an int scalar's range is checked on every call."""
+    rng = np.random.default_rng(5)
+    c = rng.random((6, 8)) < 0.5
+    a = rng.standard_normal((6, 8)).astype(np.float32)
+    b = rng.integers(-5, 5, (6, 8)).astype(np.int8)
+    for _ in range(3):  # the first call plans, the later ones reuse the plan
+        for cc, aa in ((c, a), (c.T, a.T), (c[:, ::2], a[:, ::2]), (c.T.copy(), a.T)):
+            got = xp.where(xp.asarray(cc), xp.asarray(aa), xp.asarray(aa) * 2)
+            np.testing.assert_array_equal(np.asarray(got), np.where(cc, aa, aa * 2))
+        got = xp.where(xp.asarray(c), xp.asarray(b), 7)
+        np.testing.assert_array_equal(np.asarray(got), np.where(c, b, np.int8(7)))
+        assert got.dtype == xp.int8
+        with pytest.raises((OverflowError, TypeError, ValueError)):
+            xp.where(xp.asarray(c), xp.asarray(b), 1000)
+        at = xp.asarray(a).T
+        assert xp.where(xp.asarray(c).T, at, at)._strides == at._strides  # follows the order
+        got = xp.where(xp.asarray(c), 1.5, xp.asarray(a))
+        np.testing.assert_array_equal(np.asarray(got), np.where(c, np.float32(1.5), a))

@@ -439,6 +439,27 @@ def _where_rule(condition, x1, x2, /) -> Plan:
 WHERE.rule = _where_rule
 
 
+def _where_key(condition, x1, x2, /):
+    """What ``where``'s rule depends on (None: not memoized): the arrays' dtypes, shapes and
+    strides (a non-C layout is followed, never memoized), the scalars' types (an int's value too:
+    its range is checked against the dtype)."""
+    key = []
+    for v in (condition, x1, x2):
+        cls = v.__class__
+        if cls is Array:
+            key.append((v._dtype, v._shape, v._strides))
+        elif cls is float or cls is bool or cls is complex:
+            key.append(cls)
+        elif cls is int:
+            key.append((int, v))
+        else:
+            return None
+    return tuple(key)
+
+
+WHERE.memoize(_where_key)
+
+
 def where(condition: Array, x1, x2, /) -> Array:
     """Elements of ``x1`` where ``condition`` is True, of ``x2`` elsewhere (scalars allowed)."""
     return WHERE(condition, x1, x2)

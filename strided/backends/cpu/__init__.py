@@ -13,6 +13,7 @@ import functools
 
 import numpy as np
 
+from ..._layout import dense_order
 from ..._layout import split_outer as _split_outer
 from ..._shapes import broadcast_strides, reshape_strides
 from . import _linalg
@@ -469,6 +470,40 @@ def where_cpu(out, cond, x1, x2):
         for x in (x1, x2)
     ]
     _k().where(_out(out), _operand(cond, shape), ops[0], ops[1], shape)
+
+
+def _where_dense(out_shape, out_dtype, args, params):
+    """For a small condition and two arrays of the result's shape sharing one dense layout (C or
+    another order, which the result follows): ``fn(cond, x1, x2) -> output buffer``, one call of
+    the compiled loop over memory order (no layout planning, no numba type dispatch after the
+    first call)."""
+    total = _size(out_shape)
+    if not 0 < total < PARALLEL_THRESHOLD or any(type(a) in _PY_SCALARS for a in args):
+        return None
+    strides = args[0]._strides
+    if strides != _c_strides(out_shape) and dense_order(out_shape, strides) is None:
+        return None
+    for a in args:
+        if a._shape != out_shape or a._strides != strides:
+            return None
+    np_dtype, empty = out_dtype.numpy, np.empty
+    entry = None
+
+    def fn(cond, x1, x2):
+        nonlocal entry
+        buf = empty(total, np_dtype)
+        args = (buf, 0, 0, 0, 1, cond._buf, cond._offset, 0, 0, 1, x1._buf, x1._offset, 0, 0, 1,
+                x2._buf, x2._offset, 0, 0, 1, 1, 1, total)  # fmt: skip
+        if entry is None:
+            entry = _entry_point("where", list(args))  # (runs the loop once)
+        else:
+            entry(*args)
+        return buf
+
+    return fn
+
+
+where_cpu.dense = _where_dense
 
 
 def _row_major(a, rows: int, cols: int):
