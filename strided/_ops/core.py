@@ -66,6 +66,11 @@ def _copy_rule(x, /, *, dtype=None, order: str = "C") -> Plan:
 # ``x`` keeps its memory order (``astype``, as NumPy's); ``run(COPY, view, x)`` writes ``x``
 # into an existing view (assignment, concat)
 COPY.rule = _copy_rule
+COPY.memoize(
+    lambda x, /, *, dtype=None, order="C": (
+        (x._dtype, x._shape, x._strides, dtype, order) if x.__class__ is Array else None
+    )
+)
 
 
 def astype_to(x: Array, dtype: dt.DType) -> Array:

@@ -447,7 +447,35 @@ def to_device_cpu(out, x):
 
 
 def copy_cpu(out, x):
-    _k().copy(_out(out), _operand(x, out._shape), out._shape)
+    shape = out._shape
+    st = x._strides if x._shape == shape else broadcast_strides(x._shape, x._strides, shape)
+    _k()._run_map("copy", [(out._buf, out._offset, out._strides), (x._buf, x._offset, st)], shape)
+
+
+def _copy_dense(out_shape, out_dtype, args, params):
+    """For a small C-contiguous input: ``fn(x) -> output buffer`` (a cast or copy in one call
+    of the compiled loop, no numba type dispatch after the first call)."""
+    (x,) = args
+    total = _size(out_shape)
+    if not 0 < total < PARALLEL_THRESHOLD or x._strides != _c_strides(out_shape):
+        return None
+    np_dtype, empty = out_dtype.numpy, np.empty
+    entry = None
+
+    def fn(x):
+        nonlocal entry
+        buf = empty(total, np_dtype)
+        args = (buf, 0, 0, 0, 1, x._buf, x._offset, 0, 0, 1, 1, 1, total)
+        if entry is None:
+            entry = _entry_point("copy", list(args))  # (runs the loop once)
+        else:
+            entry(*args)
+        return buf
+
+    return fn
+
+
+copy_cpu.dense = _copy_dense
 
 
 def full_cpu(out, *, fill_value):

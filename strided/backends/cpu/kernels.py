@@ -85,17 +85,23 @@ def _run_map(name: str, operands, shape) -> None:
         else:
             serial(*args, 1, 1, total)
             return
-    plan = _map_plan(shape, tuple(op[2] for op in operands))
-    if len(operands) == 3 and total < PARALLEL_THRESHOLD and plan:
+    plan = _map_plan(shape, tuple([op[2] for op in operands]))
+    small = total < PARALLEL_THRESHOLD or parallel is None
+    if len(operands) == 3 and small and plan:
         os, a_st, b_st = plan[0][4]
         if os[2] == 1 and plan[0][3] > 1 and {a_st[2], b_st[2]} == {0, 1}:
             # an operand constant along the inner loop: its own serial kernel, where there is one
             serial = getattr(G, f"{name}_sb", serial)
+    if len(plan) == 1 and len(operands) == 2 and small:  # a copy or cast: the common case
+        (d0, d1), n0, n1, n2, (s0, s1) = plan[0]
+        (b0, o0, _), (b1, o1, _) = operands
+        serial(b0, o0 + d0, s0[0], s0[1], s0[2], b1, o1 + d1, s1[0], s1[1], s1[2], n0, n1, n2)
+        return
     for deltas, n0, n1, n2, strides in plan:
         args = []
         for (buf, off, _), d, st in zip(operands, deltas, strides):
             args += (buf, off + d, st[0], st[1], st[2])
-        if parallel is not None and total >= PARALLEL_THRESHOLD:
+        if not small:
             seg = n2 if n0 * n1 >= 64 else SEGMENT
             parallel(*args, n0, n1, n2, seg)
         else:
