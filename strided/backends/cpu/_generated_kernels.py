@@ -17,7 +17,7 @@ ROW = dict(error_model="numpy", fastmath={"reassoc", "contract"})
 SERIAL = dict(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
 PARALLEL = dict(SERIAL, parallel=True)
 
-SOURCE_HASH = 'dfafa2b4bcb13dd6'
+SOURCE_HASH = '5a2f33711c972d36'
 
 
 @njit(**SERIAL)

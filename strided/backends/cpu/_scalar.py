@@ -392,14 +392,10 @@ acosh = _vectorised(V.acosh, lambda x: C.acosh(x), vfn32=V.acosh_f32)
 atanh = _vectorised(V.atanh, lambda x: C.atanh(x), vfn32=V.atanh_f32)
 
 
-@njit(**_INLINE)
-def logaddexp(x, y):
-    return np.logaddexp(x, y)
-
-
-@njit(**_INLINE)
-def hypot(x, y):
-    return np.hypot(x, y)
+logaddexp = _vectorised(
+    V.logaddexp, lambda x, y: np.logaddexp(x, y), arity=2, vfn32=V.logaddexp_f32
+)
+hypot = _vectorised(V.hypot, lambda x, y: np.hypot(x, y), arity=2, vfn32=V.hypot_f32)
 
 
 atan2 = _vectorised(V.atan2, lambda x, y: np.arctan2(x, y), arity=2, vfn32=V.atan2_f32)
