@@ -838,9 +838,18 @@ _SPECIAL = {
 }
 
 
+def _nn_kernels() -> dict:
+    from ._nn import KERNELS
+
+    return KERNELS
+
+
 def supported() -> frozenset[str]:
     """The primitives this backend has kernels for."""
-    return frozenset(_SPECIAL) | frozenset(_ops.OPS) | frozenset(_sources.REDUCTIONS)
+    return (
+        frozenset(_SPECIAL) | frozenset(_nn_kernels()) | frozenset(_ops.OPS)
+        | frozenset(_sources.REDUCTIONS)
+    )  # fmt: skip
 
 
 @functools.cache
@@ -849,6 +858,9 @@ def kernel_for(name: str, kind: str):
     yet: calling it on cuda raises NotImplementedError naming the primitive and the device)."""
     if name in _SPECIAL:
         return _SPECIAL[name]
+    nn = _nn_kernels()  # convolution and pooling (strided.nn)
+    if name in nn:
+        return nn[name]
     if kind in ("unary", "binary") and name in _ops.OPS:
         return _elementwise(name, kind)
     if kind == "reduction" and name in _sources.REDUCTIONS:

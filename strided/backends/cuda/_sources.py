@@ -139,6 +139,18 @@ def sort() -> tuple[str, tuple[str, ...]]:
     return _source(read("sort.cu")), tuple(names)
 
 
+#: the dtypes of the convolution and pooling kernels (strided.nn's real floating dtypes)
+NN = _ops.REAL_FLOAT
+
+
+@functools.cache
+def nn() -> tuple[str, tuple[str, ...]]:
+    kernels = ("im2col", "col2im", "max_pool", "max_pool_backward", "avg_pool",
+               "avg_pool_backward")  # fmt: skip
+    names = tuple(f"{k}<{CTYPE[d]}>" for k in kernels for d in NN)
+    return _source(read("nn.cu")), names
+
+
 ARANGE = _ops.REAL
 LINSPACE = _ops.FLOAT
 
@@ -162,4 +174,5 @@ def all_modules() -> dict[str, tuple[str, tuple[str, ...]]]:
     mods["index"] = index()
     mods["matmul"] = matmul()
     mods["sort"] = sort()
+    mods["nn"] = nn()
     return mods
