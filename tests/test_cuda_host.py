@@ -245,3 +245,34 @@ def test_long_rows_merge_sort_matches_cpu(dtype, descending):
             got = _host(fn(xp.asarray(arr, device="cuda"), axis=axis, descending=descending,
                            stable=True))  # fmt: skip
             np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "strided"])
+@pytest.mark.parametrize("mask_ndim", [1, 2, 3])
+def test_boolean_mask_indexing_through_mask_offsets_matches_cpu(layout, mask_ndim):
+    """x[mask] over 1..ndim leading axes: the cuda mask_offsets kernel (offsets in x's own
+    strides), every layout, none and all selected."""
+    from strided import dispatch
+
+    assert ("mask_offsets", "cuda") in dispatch.registered()
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((4, 5, 6))
+    if layout == "transposed":
+        x_np = np.ascontiguousarray(a.transpose(2, 1, 0)).transpose(2, 1, 0)
+    elif layout == "strided":
+        x_np = np.repeat(a, 2, axis=2)[:, :, ::2]
+    else:
+        x_np = a
+    for fill in (None, False, True):
+        mask = rng.random(a.shape[:mask_ndim]) < 0.4
+        if fill is not None:
+            mask[...] = fill
+        want = x_np[mask]
+        x = xp.asarray(a, device="cuda")
+        if layout == "transposed":
+            x = xp.permute_dims(xp.asarray(np.ascontiguousarray(a.transpose(2, 1, 0)), device="cuda"),
+                                (2, 1, 0))  # fmt: skip
+        elif layout == "strided":
+            x = xp.asarray(np.repeat(a, 2, axis=2), device="cuda")[:, :, ::2]
+        got = _host(x[xp.asarray(mask, device="cuda")])
+        np.testing.assert_array_equal(got, want)

@@ -503,6 +503,27 @@ def searchsorted_cuda(out, x1, x2, *, right) -> None:
                                    x1._shape[0], vbuf, vo, count, np.bool_(right)))  # fmt: skip
 
 
+def _true_positions(x):
+    """(dense bool buffer, its offset, inclusive scan of its flags: element i is the pos[i]-th
+    true element)."""
+    n = x.size
+    xbuf, xo = _dense(x)
+    rt = runtime()
+    flags, pos = rt.empty(n, np.int64), rt.empty(n, np.int64)
+    copy_cuda(_View(flags, (n,), (1,), 0, dt.int64), _View(xbuf, (n,), (1,), xo, dt.bool))
+    scan = _function(_sources.scan("sum"), "scan_rows<red_sum, i64>")
+    scan((1,), (BLOCK,), (pos, 0, 0, 0, 1, flags, 0, 0, 0, 1, 1, 1, n))
+    return xbuf, xo, pos
+
+
+def _int64s(values):
+    rt = runtime()
+    buf = rt.empty(max(len(values), 1), np.int64)
+    if values:
+        rt.upload(buf, np.array(values, np.int64))
+    return buf
+
+
 def nonzero_cuda(out, x) -> None:
     """Coordinates of the nonzero elements (x is bool; the rule counted them): each element's
     place among them is an inclusive scan of its flag."""
@@ -510,16 +531,21 @@ def nonzero_cuda(out, x) -> None:
     if not count:
         return
     n, nd = x.size, len(x._shape)
-    xbuf, xo = _dense(x)
-    rt = runtime()
-    flags, pos = rt.empty(n, np.int64), rt.empty(n, np.int64)
-    copy_cuda(_View(flags, (n,), (1,), 0, dt.int64), _View(xbuf, (n,), (1,), xo, dt.bool))
-    scan = _function(_sources.scan("sum"), "scan_rows<red_sum, i64>")
-    scan((1,), (BLOCK,), (pos, 0, 0, 0, 1, flags, 0, 0, 0, 1, 1, 1, n))
-    shape = rt.empty(nd, np.int64)
-    rt.upload(shape, np.array(x._shape, np.int64))
+    xbuf, xo, pos = _true_positions(x)
     fn = _function(_sources.index(), "nonzero_coords")
-    fn((_grid(n),), (BLOCK,), (out._buf, xbuf, xo, pos, n, shape, nd, count))
+    fn((_grid(n),), (BLOCK,), (out._buf, xbuf, xo, pos, n, _int64s(x._shape), nd, count))
+
+
+def mask_offsets_cuda(out, mask, *, strides, offset) -> None:
+    """The element offsets (in the indexed array, ``strides``/``offset``) of the mask's true
+    elements, C order; out has a spare element the rule's finish drops."""
+    n = mask.size
+    if not n or out._shape[0] <= 1:
+        return
+    xbuf, xo, pos = _true_positions(mask)
+    fn = _function(_sources.index(), "mask_offsets")
+    fn((_grid(n),), (BLOCK,), (out._buf, xbuf, xo, pos, n, _int64s(mask._shape),
+                               _int64s(tuple(strides)), len(mask._shape), offset))  # fmt: skip
 
 
 #: the longest row the rank sort takes (its work per row is quadratic); longer rows merge-sort
@@ -832,6 +858,7 @@ _SPECIAL = {
     "take_along_axis": take_along_axis_cuda,
     "searchsorted": searchsorted_cuda,
     "nonzero": nonzero_cuda,
+    "mask_offsets": mask_offsets_cuda,
     "sort": _sort_kernel(False),
     "argsort": _sort_kernel(True),
     **_library.KERNELS,  # cuSOLVER, cuFFT

@@ -118,7 +118,7 @@ SCATTER_ADD = ("int32", "int64", "uint32", "uint64") + _ops.FLOAT
 
 @functools.cache
 def index() -> tuple[str, tuple[str, ...]]:
-    names = ["normalize_index", "nonzero_coords"]
+    names = ["normalize_index", "nonzero_coords", "mask_offsets"]
     for kern in ("take3", "gather_blocks", "scatter_blocks"):
         names += [f"{kern}<{CTYPE[d]}>" for d in ALL]
     names += [f"scatter_add_blocks<{CTYPE[d]}>" for d in SCATTER_ADD]

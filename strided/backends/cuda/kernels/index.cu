@@ -137,3 +137,20 @@ extern "C" __global__ void nonzero_coords(long long* o, const bool* x, long long
         }
     }
 }
+
+// the element offsets (offset + sum of coordinate * stride, the indexed array's strides) of the
+// true elements of the dense bool mask x, in C order: what x[mask] gathers
+extern "C" __global__ void mask_offsets(long long* o, const bool* x, long long xo,
+                                        const long long* pos, long long n,
+                                        const long long* shape, const long long* strides,
+                                        long long nd, long long offset) {
+    STRIDED_GRID_LOOP(i, n) {
+        if (!x[xo + i]) continue;
+        long long at = offset, rem = i;
+        for (long long d = nd - 1; d >= 0; --d) {
+            at += (rem % shape[d]) * strides[d];
+            rem /= shape[d];
+        }
+        o[pos[i] - 1] = at;
+    }
+}
