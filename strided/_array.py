@@ -273,6 +273,13 @@ class Array:
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         self._require_data("__dlpack__")
         if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            if tuple(dl_device) == (1, 0) and copy is not True:
+                # memory the host can read as it is (the cuda device on host execution keeps its
+                # buffers in host memory): a CPU export needs no copy
+                a = self._export()
+                if isinstance(a, np.ndarray):
+                    kwargs = {} if max_version is None else {"max_version": max_version}
+                    return a.__dlpack__(**kwargs)
             if tuple(dl_device) != (1, 0) or copy is False:
                 raise BufferError(
                     f"__dlpack__: cannot export a {self._device} array to DLPack device "

@@ -103,3 +103,10 @@ def test_zero_sized_stacks_on_gpu(fn):
     np.testing.assert_array_equal(
         _host(fn(xp.asarray(a, device="cuda"))), np.asarray(fn(xp.asarray(a)))
     )
+
+
+def test_cpu_dlpack_export_of_gpu_memory_copies_or_refuses():
+    x = xp.asarray(np.arange(4.0), device="cuda")
+    with pytest.raises(BufferError):
+        x.__dlpack__(dl_device=(1, 0), copy=False)
+    assert x.__dlpack__(dl_device=(1, 0)) is not None  # a copy to the host

@@ -276,3 +276,25 @@ def test_boolean_mask_indexing_through_mask_offsets_matches_cpu(layout, mask_ndi
             x = xp.asarray(np.repeat(a, 2, axis=2), device="cuda")[:, :, ::2]
         got = _host(x[xp.asarray(mask, device="cuda")])
         np.testing.assert_array_equal(got, want)
+
+
+def test_cpu_dlpack_export_of_host_execution_memory_needs_no_copy():
+    """On host execution the cuda device's buffers are host memory: a CPU export with
+    copy=False shares it (on a GPU the same request raises BufferError, tests/test_cuda_gpu.py)."""
+
+    class Capsule:
+        def __init__(self, x):
+            self.x = x
+
+        def __dlpack__(self, **kw):
+            return self.x.__dlpack__(dl_device=(1, 0), copy=False, **kw)
+
+        def __dlpack_device__(self):
+            return (1, 0)
+
+    x = xp.asarray(np.arange(6.0).reshape(2, 3), device="cuda")
+    view = np.from_dlpack(Capsule(x.T))
+    x[1, 0] = 42.0  # the view reads the array's own memory
+    assert view[0, 1] == 42.0
+    with pytest.raises(BufferError):
+        x.__dlpack__(dl_device=(2, 1), copy=False)
