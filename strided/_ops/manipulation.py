@@ -18,6 +18,7 @@ from .._shapes import (
 )
 from .._shapes import (
     broadcast_strides,
+    contiguous_strides,
     normalize_axes,
     normalize_axis,
     prod,
@@ -281,10 +282,10 @@ def concat(arrays, /, *, axis: int | None = 0) -> Array:
         raise ValueError("concat: zero-dimensional arrays cannot be concatenated")
     axis = normalize_axis(axis, ndim, "concat")
     ref = arrays[0]._shape
+    outside = ref[:axis] + ref[axis + 1 :]
     for a in arrays[1:]:
-        if a.ndim != ndim or any(
-            s != r for i, (s, r) in enumerate(zip(a._shape, ref)) if i != axis
-        ):
+        sh = a._shape
+        if len(sh) != ndim or sh[:axis] + sh[axis + 1 :] != outside:
             raise ValueError(
                 f"concat: shapes {', '.join(str(b._shape) for b in arrays)} differ outside axis "
                 f"{axis}"
@@ -292,14 +293,17 @@ def concat(arrays, /, *, axis: int | None = 0) -> Array:
     d = _result_dtype("concat", arrays)
     shape = list(ref)
     shape[axis] = sum(a._shape[axis] for a in arrays)
-    out = empty_on(tuple(shape), d, device, _common_order_strides(tuple(shape), arrays))
-    start = 0
+    shape = tuple(shape)
+    out = empty_on(shape, d, device, _common_order_strides(shape, arrays))
+    if device.type == "meta":
+        return out
+    copy = COPY.kernel(device.type)
+    start, strides, step = out._offset, out._strides, out._strides[axis]
     for a in arrays:
         n = a._shape[axis]
         if n:
-            part = out._view(a._shape, out._strides, out._offset + start * out._strides[axis])
-            run(COPY, part, a)
-        start += n
+            copy(out._view(a._shape, strides, start), a)
+        start += n * step
     return out
 
 
@@ -309,7 +313,8 @@ def _common_order_strides(shape: tuple, arrays) -> tuple | None:
     each part is a straight copy); None (C order) otherwise."""
     order = None
     for a in arrays:
-        if dense_order(a._shape, a._strides) is None:
+        st = a._strides
+        if st == contiguous_strides(a._shape) or dense_order(a._shape, st) is None:
             return None
         st, sh = a._strides, a._shape
         # size-1 axes (e.g. stack's new axis) go outermost: their strides say nothing

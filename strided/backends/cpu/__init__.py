@@ -446,9 +446,26 @@ def to_device_cpu(out, x):
     copy_cpu(out, x)
 
 
+_COPY_ENTRIES: dict = {}  # (out dtype, x dtype) -> the compiled copy loop's entry point
+
+
 def copy_cpu(out, x):
     shape = out._shape
-    st = x._strides if x._shape == shape else broadcast_strides(x._shape, x._strides, shape)
+    st = out._strides
+    if x._strides == st and x._shape == shape:
+        # the per-call fast path (concat's parts, assignments of equal layouts): both operands
+        # dense in C order, one flat loop through the compiled entry
+        size = out.size
+        if 0 < size < PARALLEL_THRESHOLD and st == _c_strides(shape):
+            args = (out._buf, out._offset, 0, 0, 1, x._buf, x._offset, 0, 0, 1, 1, 1, size)
+            entry = _COPY_ENTRIES.get((out._dtype, x._dtype))
+            if entry is None:
+                _COPY_ENTRIES[(out._dtype, x._dtype)] = _entry_point("copy", list(args))
+            else:
+                entry(*args)
+            return
+    else:
+        st = x._strides if x._shape == shape else broadcast_strides(x._shape, x._strides, shape)
     _k()._run_map("copy", [(out._buf, out._offset, out._strides), (x._buf, x._offset, st)], shape)
 
 
@@ -752,12 +769,21 @@ def take_along_axis_cpu(out, x, idx, *, axis):
         _k().copy((out._buf, out._offset, o_st), (target, 0, _c_strides(o_shape)), o_shape)
 
 
+_C_STRIDES: dict = {}
+
+
 def _c_strides(shape) -> tuple:
-    st, acc = [], 1
-    for n in reversed(shape):
-        st.append(acc)
-        acc *= n
-    return tuple(reversed(st))
+    """C-order strides of ``shape`` (cached: the per-call fast paths ask on every call)."""
+    r = _C_STRIDES.get(shape)
+    if r is None:
+        st, acc = [], 1
+        for n in reversed(shape):
+            st.append(acc)
+            acc *= n
+        r = tuple(reversed(st))
+        if len(_C_STRIDES) < 4096:
+            _C_STRIDES[shape] = r
+    return r
 
 
 def _strided_host(a, shape, strides) -> np.ndarray:
