@@ -215,6 +215,13 @@ def _take_along_axis_rule(x, indices, /, *, axis=-1) -> Plan:
 
 
 TAKE = declare("take", "take", rule=_take_rule)
+TAKE.memoize(
+    lambda x, indices, /, *, axis=None: (
+        (x._dtype, x._shape, indices._dtype, indices._shape, axis)
+        if x.__class__ is Array and indices.__class__ is Array
+        else None
+    )
+)
 TAKE_ALONG_AXIS = declare("take_along_axis", "take", rule=_take_along_axis_rule)
 
 

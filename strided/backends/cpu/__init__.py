@@ -709,11 +709,24 @@ def normalize_index_cpu(out, k, *, size, axis):
     out._buf[out._offset : out._offset + v.size] = np.where(v < 0, v + size, v).reshape(-1)
 
 
+_TAKE_LAYOUTS: dict = {}  # (shape, strides, axis) -> (pre, n, post, strides as (pre, n, post))
+
+
+def _take_layout(shape, strides, axis):
+    key = (shape, strides, axis)
+    r = _TAKE_LAYOUTS.get(key)
+    if r is None:
+        n_ax = shape[axis]
+        pre, post = _size(shape[:axis]), _size(shape[axis + 1 :])
+        r = (pre, n_ax, post, reshape_strides(shape, strides, (pre, n_ax, post)))
+        if len(_TAKE_LAYOUTS) < 4096:
+            _TAKE_LAYOUTS[key] = r
+    return r
+
+
 def take_cpu(out, x, indices, *, axis):
-    n_ax = x._shape[axis]
-    pre, post = _size(x._shape[:axis]), _size(x._shape[axis + 1 :])
     # x as (pre, n, post): strides when the layout allows, else a dense copy
-    st = reshape_strides(x._shape, x._strides, (pre, n_ax, post))
+    pre, n_ax, post, st = _take_layout(x._shape, x._strides, axis)
     if st is None:
         xbuf, xoff, st = _dense_host(x).reshape(-1), 0, (n_ax * post, post, 1)
     else:

@@ -41,8 +41,14 @@ def take3(o, x, xo, s_pre, s_ax, s_post, idx, io, i_s, n_pre, n_idx, n_post, n_a
                 k += n_ax
             src = xo + p * s_pre + k * s_ax
             dst = (p * n_idx + j) * n_post
-            for q in range(n_post):
-                o[dst + q] = x[src + q * s_post]
+            if s_post == 1:  # dense rows: a straight copy (vectorised)
+                orow = o[dst : dst + n_post]
+                xrow = x[src : src + n_post]
+                for q in range(n_post):
+                    orow[q] = xrow[q]
+            else:
+                for q in range(n_post):
+                    o[dst + q] = x[src + q * s_post]
     return -1
 
 
