@@ -125,6 +125,17 @@ SCANS["sum"].rule = _scan_rule(SCANS["sum"], 0)
 SCANS["prod"].rule = _scan_rule(SCANS["prod"], 1)
 
 
+def _scan_key(x, /, *, axis=None, dtype=None, include_initial=False):
+    """What a scan's rule depends on (None: not memoized)."""
+    if x.__class__ is not Array:
+        return None
+    return (x._dtype, x._shape, axis, dtype, include_initial)
+
+
+for _p in SCANS.values():
+    _p.memoize(_scan_key)
+
+
 def _reduce(name: str, x: Array, axis, keepdims: bool, dtype=None) -> Array:
     if dtype is None:
         return PRIMS[name](x, axis=axis, keepdims=keepdims)

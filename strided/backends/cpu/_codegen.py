@@ -358,20 +358,36 @@ def {name}_outer_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr
         )
 """
 
-SCAN = {"sum": "acc + a[ab + k * asx]", "prod": "acc * a[ab + k * asx]"}
+SCAN = {"sum": "+", "prod": "*"}
 
+# a scan along an outer axis over contiguous rows runs row after row, each row combined with the
+# previous one elementwise (vectorised; per column the same operations in the same order)
 SCAN_TEMPLATE = """
 
 @njit(**SERIAL)
 def cumulative_{name}_s(o, oo, os0, os1, osx, a, ao, as0, as1, asx, n0, n1, nx):
     for i in range(n0):
+        if os1 == 1 and as1 == 1 and n1 > 1:
+            ob = oo + i * os0
+            ab = ao + i * as0
+            orow = o[ob : ob + n1]
+            arow = a[ab : ab + n1]
+            for j in range(n1):
+                orow[j] = arow[j]
+            for k in range(1, nx):
+                prev = o[ob + (k - 1) * osx : ob + (k - 1) * osx + n1]
+                cur = o[ob + k * osx : ob + k * osx + n1]
+                src = a[ab + k * asx : ab + k * asx + n1]
+                for j in range(n1):
+                    cur[j] = prev[j] {step} src[j]
+            continue
         for j in range(n1):
             ob = oo + i * os0 + j * os1
             ab = ao + i * as0 + j * as1
             acc = a[ab]
             o[ob] = acc
             for k in range(1, nx):
-                acc = {step}
+                acc = acc {step} a[ab + k * asx]
                 o[ob + k * osx] = acc
 """
 

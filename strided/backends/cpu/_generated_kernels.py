@@ -17,7 +17,7 @@ ROW = dict(error_model="numpy", fastmath={"reassoc", "contract"})
 SERIAL = dict(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
 PARALLEL = dict(SERIAL, parallel=True)
 
-SOURCE_HASH = '5a2f33711c972d36'
+SOURCE_HASH = '04dea0e089adb6da'
 
 
 @njit(**SERIAL)
@@ -4597,6 +4597,20 @@ def all_outer_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, 
 @njit(**SERIAL)
 def cumulative_sum_s(o, oo, os0, os1, osx, a, ao, as0, as1, asx, n0, n1, nx):
     for i in range(n0):
+        if os1 == 1 and as1 == 1 and n1 > 1:
+            ob = oo + i * os0
+            ab = ao + i * as0
+            orow = o[ob : ob + n1]
+            arow = a[ab : ab + n1]
+            for j in range(n1):
+                orow[j] = arow[j]
+            for k in range(1, nx):
+                prev = o[ob + (k - 1) * osx : ob + (k - 1) * osx + n1]
+                cur = o[ob + k * osx : ob + k * osx + n1]
+                src = a[ab + k * asx : ab + k * asx + n1]
+                for j in range(n1):
+                    cur[j] = prev[j] + src[j]
+            continue
         for j in range(n1):
             ob = oo + i * os0 + j * os1
             ab = ao + i * as0 + j * as1
@@ -4610,6 +4624,20 @@ def cumulative_sum_s(o, oo, os0, os1, osx, a, ao, as0, as1, asx, n0, n1, nx):
 @njit(**SERIAL)
 def cumulative_prod_s(o, oo, os0, os1, osx, a, ao, as0, as1, asx, n0, n1, nx):
     for i in range(n0):
+        if os1 == 1 and as1 == 1 and n1 > 1:
+            ob = oo + i * os0
+            ab = ao + i * as0
+            orow = o[ob : ob + n1]
+            arow = a[ab : ab + n1]
+            for j in range(n1):
+                orow[j] = arow[j]
+            for k in range(1, nx):
+                prev = o[ob + (k - 1) * osx : ob + (k - 1) * osx + n1]
+                cur = o[ob + k * osx : ob + k * osx + n1]
+                src = a[ab + k * asx : ab + k * asx + n1]
+                for j in range(n1):
+                    cur[j] = prev[j] * src[j]
+            continue
         for j in range(n1):
             ob = oo + i * os0 + j * os1
             ab = ao + i * as0 + j * as1

@@ -292,29 +292,39 @@ def cumulative(op: str, out, inp, shape, axis: int) -> None:
     """Inclusive cumulative sum/product along ``axis`` (out and inp have ``shape``)."""
     if 0 in shape:
         return
-    others = [d for d in range(len(shape)) if d != axis]
-    oshape, (ost, ist), (oo, io) = simplify(
-        tuple(shape[d] for d in others),
-        [tuple(out[2][d] for d in others), tuple(inp[2][d] for d in others)],
-        [out[1], inp[1]],
-    )
     kernel = getattr(G, f"cumulative_{op}_s")
-    for (o_off, i_off), (n0, n1), (os_, is_) in split_outer(oshape, [ost, ist], [oo, io], 2):
-        kernel(
-            out[0],
-            o_off,
-            os_[0],
-            os_[1],
-            out[2][axis],
-            inp[0],
-            i_off,
-            is_[0],
-            is_[1],
-            inp[2][axis],
-            n0,
-            n1,
-            shape[axis],
+    obuf, ooff, ostr = out
+    ibuf, ioff, istr = inp
+    osa, isa, n = ostr[axis], istr[axis], shape[axis]
+    for o_d, i_d, os0, os1, is0, is1, n0, n1 in _scan_plan(shape, ostr, istr, axis):
+        kernel(obuf, ooff + o_d, os0, os1, osa, ibuf, ioff + i_d, is0, is1, isa, n0, n1, n)
+
+
+_SCAN_PLANS: dict = {}
+
+
+def _scan_plan(shape, ostrides, istrides, axis) -> tuple:
+    """The kernel calls of a scan over this layout: (output and input offsets relative to their
+    own, strides and counts of the two outer loops); cached, as offsets only add."""
+    key = (shape, ostrides, istrides, axis)
+    plan = _SCAN_PLANS.get(key)
+    if plan is None:
+        others = [d for d in range(len(shape)) if d != axis]
+        oshape, (ost, ist), (oo, io) = simplify(
+            tuple(shape[d] for d in others),
+            [tuple(ostrides[d] for d in others), tuple(istrides[d] for d in others)],
+            [0, 0],
         )
+        plan = tuple(
+            (o_off, i_off, os_[0], os_[1], is_[0], is_[1], n0, n1)
+            for (o_off, i_off), (n0, n1), (os_, is_) in split_outer(
+                oshape, [ost, ist], [oo, io], 2
+            )
+        )
+        if len(_SCAN_PLANS) >= _PLANS_MAX:
+            _SCAN_PLANS.clear()
+        _SCAN_PLANS[key] = plan
+    return plan
 
 
 def _batch_offsets(batch_shape, strides_list, offsets):
