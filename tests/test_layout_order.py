@@ -163,3 +163,19 @@ def test_where_calls_repeated_over_layouts_and_scalars_match_numpy():
         assert xp.where(xp.asarray(c).T, at, at)._strides == at._strides  # follows the order
         got = xp.where(xp.asarray(c), 1.5, xp.asarray(a))
         np.testing.assert_array_equal(np.asarray(got), np.where(c, np.float32(1.5), a))
+
+
+@pytest.mark.parametrize("one", [(), (1,), (1, 1), (1, 1, 1)])
+def test_binary_ops_with_a_one_element_operand_match_numpy(one):
+    """An operand of one element (0-d, (1, 1), ...) broadcast like a scalar, on either side."""
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((5, 7)).astype(np.float32)
+    b = np.asarray(rng.standard_normal(one).astype(np.float32) + 2.0)
+    for fn, ref in ((xp.subtract, np.subtract), (xp.divide, np.divide), (xp.pow, np.power)):
+        for x, y in ((a, b), (b, a), (a.T, b)):
+            got = fn(xp.asarray(x), xp.asarray(y))
+            want = ref(np.abs(x) if ref is np.power else x, y)
+            if ref is np.power:
+                got = fn(xp.abs(xp.asarray(x)), xp.asarray(y))
+            assert got.shape == want.shape
+            np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)

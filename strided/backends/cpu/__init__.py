@@ -121,11 +121,13 @@ def _elementwise(name: str, kind: str):
                 a1 = (x1._buf, x1._offset, 1)
                 if x2._shape == shape and x2._strides == st:
                     a2 = (x2._buf, x2._offset, 1)
-                elif not x2._shape:
+                elif x2._shape.count(1) == len(x2._shape):  # one element (0-d, (1, 1), ...)
                     a2 = (x2._buf, x2._offset, 0)
                 else:
                     return general(out, (x1, x2))
-            elif not x1._shape and x2._shape == shape and x2._strides == st:
+            elif (
+                x1._shape.count(1) == len(x1._shape) and x2._shape == shape and x2._strides == st
+            ):
                 d = x1._dtype
                 a1 = (x1._buf, x1._offset, 0)
                 a2 = (x2._buf, x2._offset, 1)
