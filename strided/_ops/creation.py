@@ -256,6 +256,15 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
     return x
 
 
+def _host_values(obj):
+    """``obj`` (nested lists/tuples) with every strided array in it replaced by its host copy."""
+    if isinstance(obj, Array):
+        return np.asarray(obj._to_host())
+    if isinstance(obj, (list, tuple)):
+        return [_host_values(o) for o in obj]
+    return obj
+
+
 def _to_numpy(obj, dtype: dt.DType | None, copy) -> np.ndarray:
     """Host data of ``obj`` as a NumPy array (zero-copy where the source allows)."""
     if isinstance(obj, np.ndarray):
@@ -269,7 +278,14 @@ def _to_numpy(obj, dtype: dt.DType | None, copy) -> np.ndarray:
         raise TypeError(f"asarray: cannot convert {type(obj).__name__} to an array")
     else:
         try:
-            a = np.asarray(obj) if copy is not False else np.asarray(obj, copy=False)
+            try:
+                a = np.asarray(obj) if copy is not False else np.asarray(obj, copy=False)
+            except TypeError:
+                if not isinstance(obj, (list, tuple)):
+                    raise
+                # a sequence holding arrays of another device (as the official suite builds
+                # expected values): their values, copied to the host
+                a = np.asarray(_host_values(obj))
         except (ValueError, TypeError) as e:
             if copy is False:
                 raise ValueError(
