@@ -270,8 +270,8 @@ def test_boolean_mask_indexing_through_mask_offsets_matches_cpu(layout, mask_ndi
         want = x_np[mask]
         x = xp.asarray(a, device="cuda")
         if layout == "transposed":
-            x = xp.permute_dims(xp.asarray(np.ascontiguousarray(a.transpose(2, 1, 0)), device="cuda"),
-                                (2, 1, 0))  # fmt: skip
+            stored = np.ascontiguousarray(a.transpose(2, 1, 0))
+            x = xp.permute_dims(xp.asarray(stored, device="cuda"), (2, 1, 0))
         elif layout == "strided":
             x = xp.asarray(np.repeat(a, 2, axis=2), device="cuda")[:, :, ::2]
         got = _host(x[xp.asarray(mask, device="cuda")])

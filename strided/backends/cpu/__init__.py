@@ -125,9 +125,7 @@ def _elementwise(name: str, kind: str):
                     a2 = (x2._buf, x2._offset, 0)
                 else:
                     return general(out, (x1, x2))
-            elif (
-                x1._shape.count(1) == len(x1._shape) and x2._shape == shape and x2._strides == st
-            ):
+            elif x1._shape.count(1) == len(x1._shape) and x2._shape == shape and x2._strides == st:
                 d = x1._dtype
                 a1 = (x1._buf, x1._offset, 0)
                 a2 = (x2._buf, x2._offset, 1)

@@ -317,9 +317,7 @@ def _scan_plan(shape, ostrides, istrides, axis) -> tuple:
         )
         plan = tuple(
             (o_off, i_off, os_[0], os_[1], is_[0], is_[1], n0, n1)
-            for (o_off, i_off), (n0, n1), (os_, is_) in split_outer(
-                oshape, [ost, ist], [oo, io], 2
-            )
+            for (o_off, i_off), (n0, n1), (os_, is_) in split_outer(oshape, [ost, ist], [oo, io], 2)
         )
         if len(_SCAN_PLANS) >= _PLANS_MAX:
             _SCAN_PLANS.clear()
