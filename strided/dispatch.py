@@ -547,6 +547,20 @@ _PY_SCALARS = frozenset({bool, int, float, complex})
 _UNARY = object()  # Elementwise.__call__'s marker for "no second operand"
 _new_object = object.__new__
 _INTEGER_KINDS = dt.INTEGER_KINDS
+_INT_LIMITS: dict = {}
+
+
+def _fits(value: int, arr: Array) -> bool:
+    """Whether the Python int ``value`` fits ``arr``'s integer dtype (which it then takes, so the
+    call's plan does not depend on the value and is memoized like a float scalar's)."""
+    d = arr._dtype
+    limits = _INT_LIMITS.get(d)
+    if limits is None:
+        import numpy as np
+
+        info = np.iinfo(d.numpy)
+        limits = _INT_LIMITS[d] = (int(info.min), int(info.max))
+    return limits[0] <= value <= limits[1]
 _FLOAT_KINDS = dt.FLOAT_KINDS
 _SPECS_MAX = 1024
 
@@ -622,8 +636,8 @@ class Elementwise(Primitive):
                     tracked = x1._ag is not None or (
                         x1._base is not None and x1._base._ag is not None
                     )
-                    if c2 is int and x1._dtype.kind in _INTEGER_KINDS:
-                        # the value's range is checked (by the rule)
+                    if c2 is int and x1._dtype.kind in _INTEGER_KINDS and not _fits(x2, x1):
+                        # out of the dtype's range: the rule raises
                         return (
                             apply(self, (x1, x2) if x2 is not _UNARY else (x1,), _NO_PARAMS)
                             if tracked
@@ -663,8 +677,12 @@ class Elementwise(Primitive):
                     x2._ag is not None or (x2._base is not None and x2._base._ag is not None)
                 ) and Mode.enabled:
                     return self._recorded_other((x1, x2), (x1.__class__, x2._dtype, x2._shape), x2)
-                if x1.__class__ is int and x2._dtype.kind in _INTEGER_KINDS:
-                    return execute(self, (x1, x2), _NO_PARAMS)
+                if (
+                    x1.__class__ is int
+                    and x2._dtype.kind in _INTEGER_KINDS
+                    and not _fits(x1, x2)
+                ):
+                    return execute(self, (x1, x2), _NO_PARAMS)  # the rule raises
                 device = x2._device
                 key = (x1.__class__, x2._dtype, x2._shape)
             else:

@@ -242,3 +242,22 @@ def test_observe_reports_every_primitive_call_and_leaves_no_trace():
     xp.sum(x)
     assert len(calls) == n  # outside the block nothing is reported
     np.testing.assert_allclose(np.asarray(x.grad), 2 * 5 * (1 - np.tanh(4.0) ** 2), rtol=1e-12)
+
+
+def test_int_scalars_with_integer_arrays_are_memoized_and_still_range_checked():
+    """An in-range Python int takes the array's dtype, so its calls share one plan; a value out
+    of the dtype's range raises on every call, before and after a plan exists; the result follows
+    a transposed operand's layout."""
+    x = xp.asarray(np.arange(-6, 6, dtype=np.int8).reshape(3, 4))
+    for _ in range(3):
+        for v in (5, -128, 127):
+            np.testing.assert_array_equal(
+                np.asarray(x + v), np.asarray(x).astype(np.int8) + np.int8(v)
+            )
+            np.testing.assert_array_equal(np.asarray(v - x), np.int8(v) - np.asarray(x))
+        for v in (128, -129, 2**70):
+            with pytest.raises(OverflowError, match="out of range"):
+                x + v
+            with pytest.raises(OverflowError, match="out of range"):
+                v * x
+    assert (x.T + 1)._strides == x.T._strides

@@ -238,7 +238,7 @@ def elementwise_rule(prim: Primitive):
             d = dt.promote(d, sd)
         check_int_range(name, value, sd)
         compute, out_dtype = table[d]
-        return Plan(arr._device, (arr._shape, out_dtype), args, compute)
+        return Plan(arr._device, (arr._shape, out_dtype), args, compute, follow=True)
 
     return rule
 

@@ -228,10 +228,18 @@ def _elementwise(name: str, kind: str):
         generic = binary
 
         def kernel(out, x1, x2):
-            # a large small-integer array over a Python int: the float64 route (_kern_arith)
-            if out._buf.size >= PARALLEL_THRESHOLD and _arith().floor_divide_scalar(out, x1, x2):
+            # a small-integer array over a Python int: the float64 route (_kern_arith)
+            if _arith().floor_divide_scalar(out, x1, x2):
                 return
             generic(out, x1, x2)
+
+        generic_dense = dense
+
+        def dense(out_dtype, in_dtype, size, pattern):
+            # (the same route for the memoized calls: no one-call loop of the generic division)
+            if pattern == (True, False) and in_dtype.name in _SMALL_INT:
+                return None
+            return generic_dense(out_dtype, in_dtype, size, pattern)
 
     elif name == "pow":
         generic_pow = binary
@@ -262,6 +270,8 @@ def _elementwise(name: str, kind: str):
 
 _CONSTANT_FOR_INTEGERS = {"isnan": False, "isinf": False, "isfinite": True}
 _EXACT_KINDS = frozenset({"bool", "signed integer", "unsigned integer"})
+#: integer dtypes whose floor division by a Python int takes _kern_arith's exact float64 route
+_SMALL_INT = frozenset({"int8", "int16", "int32", "uint8", "uint16", "uint32"})
 
 
 def _pow_dense(dense):

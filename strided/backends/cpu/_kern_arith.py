@@ -59,7 +59,10 @@ def floor_divide_scalar(out, x1, x2) -> bool:
     if x1._shape != out._shape or x1._strides != out._strides:
         return False
     n = out._buf.size
-    floor_divide_scalar_int(out._buf, x1._buf, x1._offset, n, np.int64(x2))
+    if n >= _PARALLEL_MIN:
+        floor_divide_scalar_int(out._buf, x1._buf, x1._offset, n, np.int64(x2))
+    elif n:
+        _fdiv_run(out._buf, x1._buf[x1._offset : x1._offset + n], n, np.int64(x2))
     return True
 
 
