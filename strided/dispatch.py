@@ -473,8 +473,8 @@ def _spec(prim: Primitive, plan: Plan, args: tuple) -> tuple:
         specialize = getattr(kern, "dense", None)
         if specialize is not None and _own_allocator(device):
             dense = specialize(shape, dtype, args, plan.params)
-            if dense is not None:  # (a backend offers none where an argument is a scalar)
-                layout = tuple(a._strides for a in args)
+            if dense is not None:  # the arrays' strides (None for a Python scalar)
+                layout = tuple(getattr(a, "_strides", None) for a in args)
     size = prod(shape)
     # a result that follows its inputs' layout: the strides they had here (the memo key of such a
     # primitive names its inputs' strides)
@@ -490,7 +490,7 @@ def _from_spec(spec: tuple, args: tuple) -> Array:
     if dense is not None:
         # the backend's kernel for inputs laid out as when the plan was made
         for a, st in zip(args, layout):
-            if a._strides != st:
+            if st is not None and a._strides != st:
                 break
         else:
             return Array._new(dense(*args), shape, strides, 0, dtype, device)

@@ -2350,6 +2350,7 @@ OTHER_OPS = {
     "export": "test_interchange",
     "import_host": "test_creation",
     "import_device": "test_cuda_library",
+    "clip": "test_elementwise",
     "diagonal": "test_linalg",
     # composite primitives: compositions recorded as one unit with their own backward rule
     "concat": "test_manipulation",

@@ -221,3 +221,37 @@ def test_imag_of_real_non_finite_values_is_zero(dtype):
     np.testing.assert_array_equal(np.asarray(got), np.imag(x))
     assert got.dtype == getattr(xp, dtype)
     np.testing.assert_array_equal(np.asarray(xp.real(xp.asarray(x))), np.real(x))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "int32", "int64", "float32", "float64"])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "strided"])
+def test_clip_fused_kernel_matches_numpy(dtype, layout):
+    """clip's one-pass kernel (bounds of x's dtype or Python scalars of its kind): values as
+    np.clip (NaN propagates, min > max gives max), x's dtype, broadcast bounds, every layout, small
+    and parallel sizes; the fused primitive's plans are what runs."""
+    from strided._ops.elementwise import CLIP
+
+    rng = np.random.default_rng(21)
+    unsigned = dtype.startswith("u")
+    for shape in ((6, 9), (400, 300)):
+        a = (np.abs(rng.standard_normal(shape)) * 50).astype(dtype)
+        if dtype.startswith("float"):
+            a[0, :3] = (np.nan, np.inf, -np.inf)
+        a = {"contiguous": a, "transposed": a.T, "strided": a[:, ::2]}[layout]
+        lo_arr = (np.abs(rng.standard_normal(a.shape[-1:])) * 20).astype(dtype)
+        hi_arr = (np.abs(rng.standard_normal(a.shape[:1] + (1,))) * 20 + 30).astype(dtype)
+        cases = [(10, 40), (40, 10), (None, 7), (7, None), (lo_arr, hi_arr), (lo_arr, 12)]
+        if not unsigned:
+            cases += [(-10, 40)]
+        if dtype.startswith("float"):
+            cases += [(-0.5, 0.25), (np.nan, 1.0), (0.0, -0.0)]
+        for lo, hi in cases:
+            x = xp.asarray(a)
+            got = xp.clip(
+                x, xp.asarray(lo) if isinstance(lo, np.ndarray) else lo,
+                xp.asarray(hi) if isinstance(hi, np.ndarray) else hi,
+            )  # fmt: skip
+            want = np.clip(a, lo, hi)
+            assert got.dtype.name == dtype and got.shape == want.shape
+            np.testing.assert_array_equal(np.asarray(got), want)
+    assert any(key[0][0].name == dtype for key in CLIP._plans)

@@ -7,9 +7,15 @@ floating-point dtype, as NumPy and PyTorch do for ``divide``, ``exp``, ``sqrt``,
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from .. import _dtypes as dt
 from .._array import Array
-from ..dispatch import declare
+from .._grad_state import Mode
+from .._shapes import broadcast_shapes
+from ..dispatch import Plan, _in_graph_args, declare
 from .core import elementwise_rule
 
 # name: (arity, accepted dtype category, result rule, one-line description)
@@ -151,15 +157,82 @@ for _name in ELEMENTWISE:
     globals()[_name] = _make(_name)
 
 
+def _clip_rule(x, lo, hi, /) -> Plan:
+    # clip() checked the bounds: Python scalars of x's kind, or arrays of x's dtype
+    from .core import same_device
+
+    arrays = [a for a in (x, lo, hi) if isinstance(a, Array)]
+    device = same_device("clip", *arrays)
+    shape = x._shape
+    for a in arrays[1:]:
+        if a._shape != shape:
+            shape = broadcast_shapes(shape, a._shape, op="clip")
+    return Plan(device, (shape, x._dtype), (x, lo, hi), None, follow=True)
+
+
+#: clip in one pass, for bounds of x's own dtype or kind (see clip()); not differentiable itself:
+#: clip() composes maximum and minimum when gradients are recorded
+CLIP = declare("clip", "clip", "real numeric", "same", rule=_clip_rule)
+
+
+def _clip_key(x, lo, hi, /):
+    key = []
+    for v in (x, lo, hi):
+        if v.__class__ is Array:
+            key.append((v._dtype, v._shape, v._strides))
+        else:
+            key.append(v.__class__)
+    return tuple(key)
+
+
+CLIP.memoize(_clip_key)
+
+
+def _fused_bound(x: Array, bound, low: bool):
+    """``bound`` as the fused kernel takes it (None: the dtype's extreme), or ``_NOT_FUSED``."""
+    d = x._dtype
+    cls = bound.__class__
+    if cls is float:
+        return bound if d.kind == dt.REAL else _NOT_FUSED
+    limits = _LIMITS.get(d)
+    if limits is None:
+        if d.kind in dt.INTEGER_KINDS:
+            info = np.iinfo(d.numpy)
+            limits = _LIMITS[d] = (int(info.min), int(info.max))
+        else:
+            limits = _LIMITS[d] = (-math.inf, math.inf)
+    if bound is None:
+        return limits[0] if low else limits[1]
+    if cls is Array:
+        return bound if bound._dtype is d and bound._device is x._device else _NOT_FUSED
+    if cls is int:
+        return bound if limits[0] <= bound <= limits[1] else _NOT_FUSED
+    if cls is float and d.kind == dt.REAL:
+        return bound
+    return _NOT_FUSED
+
+
+_NOT_FUSED = object()
+_LIMITS: dict = {}  # dtype -> (lowest, highest): the fused kernel's value for a missing bound
+
+
 def clip(x, /, min=None, max=None):
     """Clamp ``x`` to ``[min, max]`` (either bound may be None, a scalar or an array).
 
-    A composition of ``maximum`` and ``minimum``, so NaN in ``x`` or a bound propagates; the result
-    keeps ``x``'s dtype and takes the broadcast shape of all three.
+    NaN in ``x`` or a bound propagates; where ``min > max`` the result is ``max`` (NumPy's
+    ``minimum(maximum(x, min), max)``); the result keeps ``x``'s dtype and takes the broadcast
+    shape of all three.  Bounds of ``x``'s dtype (or Python scalars of its kind) run one fused
+    kernel; other bounds, and calls recording gradients, compose ``maximum`` and ``minimum``.
     """
     from .core import astype_to, copy_of, to_array
 
     x = to_array(x, "clip")
+    if (min is not None or max is not None) and x._dtype.kind in _CLIP_KINDS:
+        lo, hi = _fused_bound(x, min, True), _fused_bound(x, max, False)
+        if lo is not _NOT_FUSED and hi is not _NOT_FUSED:
+            args = (x, min, max)
+            if not (Mode.enabled and _in_graph_args(args)):
+                return CLIP(x, lo, hi)
     out = x
     if min is not None:
         out = PRIMS["maximum"](out, min)
@@ -168,6 +241,9 @@ def clip(x, /, min=None, max=None):
     if out is x:
         return copy_of(x)
     return astype_to(out, x._dtype)
+
+
+_CLIP_KINDS = (dt.SIGNED, dt.UNSIGNED, dt.REAL)
 
 
 __all__ = [*ELEMENTWISE, "clip"]

@@ -979,6 +979,8 @@ not_differentiable(
     "empty", "fill", "full", "arange", "linspace", "export", "import_host",
     "import_device",
 )  # fmt: skip
+# clip's fused kernel runs only untracked: clip() composes maximum and minimum when recording
+not_differentiable("clip")
 
 #: kernels that only run inside a recorded function, whose rule covers them
 COVERED_BY = {

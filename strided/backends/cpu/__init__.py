@@ -527,6 +527,53 @@ def where_cpu(out, cond, x1, x2):
     _k().where(_out(out), _operand(cond, shape), ops[0], ops[1], shape)
 
 
+def clip_cpu(out, x, lo, hi):
+    """out = minimum(maximum(x, lo), hi) in one pass; bounds are arrays of x's dtype or Python
+    scalars (passed as one-element buffers, stride 0)."""
+    shape = out._shape
+    nd = len(shape)
+    dtype = out._buf.dtype
+    ops = [
+        (np.array((v,), dtype), 0, (0,) * nd) if type(v) in _PY_SCALARS else _operand(v, shape)
+        for v in (x, lo, hi)
+    ]
+    _k()._run_map("clip", [_out(out), *ops], shape)
+
+
+def _clip_dense(out_shape, out_dtype, args, params):
+    """For a small C-contiguous x between two Python-scalar bounds: ``fn(x, lo, hi) -> buffer``,
+    one call of the compiled loop with the bounds passed by value (as x's dtype)."""
+    x, lo, hi = args
+    total = _size(out_shape)
+    if (
+        not 0 < total < PARALLEL_THRESHOLD
+        or type(lo) not in _PY_SCALARS
+        or type(hi) not in _PY_SCALARS
+        or x._strides != _c_strides(out_shape)
+    ):
+        return None
+    np_dtype, empty = out_dtype.numpy, np.empty
+    scalar = np_dtype.type
+    entry = None
+
+    def fn(x, lo, hi):
+        nonlocal entry
+        buf = empty(total, np_dtype)
+        if entry is None:
+            loop = _k().G.clip_scalars_s
+            args = (buf, x._buf, x._offset, total, scalar(lo), scalar(hi))
+            loop(*args)
+            entry = loop.overloads[tuple(loop.typeof_pyval(a) for a in args)].entry_point
+        else:
+            entry(buf, x._buf, x._offset, total, lo, hi)
+        return buf
+
+    return fn
+
+
+clip_cpu.dense = _clip_dense
+
+
 def _where_dense(out_shape, out_dtype, args, params):
     """For a small condition and two arrays of the result's shape sharing one dense layout (C or
     another order, which the result follows): ``fn(cond, x1, x2) -> output buffer``, one call of
@@ -1015,6 +1062,7 @@ def _special_kernels() -> dict:
         "fill": fill_cpu,
         "full": full_cpu,
         "where": where_cpu,
+        "clip": clip_cpu,
         "matmul": matmul_cpu,
         "arange": arange_cpu,
         "linspace": linspace_cpu,

@@ -255,6 +255,66 @@ def where_p(o, oo, os0, os1, os2, c, co, cs0, cs1, cs2, a, ao, as0, as1, as2,
         )
 """
 
+# clip(x, lo, hi) = minimum(maximum(x, lo), hi) in one pass (NaN anywhere propagates); bounds
+# constant along the row (Python scalars, broadcast rows) read once
+CLIP = """
+
+@njit(**ROW)
+def _clip_row(o, ob, os, a, ab, as_, l, lb, ls, h, hb, hs, k0, k1):
+    if os == 1 and as_ == 1 and ls == 0 and hs == 0:
+        oseg = o[ob + k0 : ob + k1]
+        aseg = a[ab + k0 : ab + k1]
+        lo = l[lb]
+        hi = h[hb]
+        for k in range(k1 - k0):
+            oseg[k] = S.minimum(S.maximum(aseg[k], lo), hi)
+    elif os == 1 and as_ == 1 and ls == 1 and hs == 1:
+        oseg = o[ob + k0 : ob + k1]
+        aseg = a[ab + k0 : ab + k1]
+        lseg = l[lb + k0 : lb + k1]
+        hseg = h[hb + k0 : hb + k1]
+        for k in range(k1 - k0):
+            oseg[k] = S.minimum(S.maximum(aseg[k], lseg[k]), hseg[k])
+    else:
+        for k in range(k0, k1):
+            o[ob + k * os] = S.minimum(S.maximum(a[ab + k * as_], l[lb + k * ls]), h[hb + k * hs])
+
+
+@njit(**SERIAL)
+def clip_scalars_s(o, a, ao, n, lo, hi):
+    # a dense run between two scalar bounds (typed like a's elements by the caller)
+    oseg = o[:n]
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        oseg[k] = S.minimum(S.maximum(aseg[k], lo), hi)
+
+
+@njit(**SERIAL)
+def clip_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, l, lo, ls0, ls1, ls2,
+           h, ho, hs0, hs1, hs2, n0, n1, n2):
+    for i in range(n0):
+        for j in range(n1):
+            _clip_row(
+                o, oo + i * os0 + j * os1, os2, a, ao + i * as0 + j * as1, as2,
+                l, lo + i * ls0 + j * ls1, ls2, h, ho + i * hs0 + j * hs1, hs2, 0, n2,
+            )
+
+
+@njit(**PARALLEL)
+def clip_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, l, lo, ls0, ls1, ls2,
+           h, ho, hs0, hs1, hs2, n0, n1, n2, seg):
+    nseg = (n2 + seg - 1) // seg
+    for t in prange(n0 * n1 * nseg):
+        r = t // nseg
+        k0 = (t - r * nseg) * seg
+        i = r // n1
+        j = r - i * n1
+        _clip_row(
+            o, oo + i * os0 + j * os1, os2, a, ao + i * as0 + j * as1, as2,
+            l, lo + i * ls0 + j * ls1, ls2, h, ho + i * hs0 + j * hs1, hs2, k0, min(k0 + seg, n2),
+        )
+"""
+
 # Reductions.  "inner" mode reduces along the input's smallest stride into one accumulator per
 # output element; "outer" mode walks reduced rows and accumulates whole contiguous rows of the
 # output, as NumPy does for axis-0 sums.  `init` starts from the op's identity (or, for max/min,
@@ -473,6 +533,7 @@ def generate() -> str:
     # copy (with cast): the identity through store()
     parts.append(UNARY.format(name="copy", fn="positive", fix_s="", fix_p=""))
     parts.append(WHERE)
+    parts.append(CLIP)
     for name, (combine, init) in REDUCE.items():
         row = ROW_CALL if name in ROW_REDUCE else ROW_LOOP
         parts.append(

@@ -183,6 +183,12 @@ def where_cuda(out, cond, x1, x2) -> None:
         fn((_grid(n0 * n1 * n2),), (BLOCK,), (*args, *vals, np.int32(mask >> 1), n0, n1, n2))
 
 
+def clip_cuda(out, x, lo, hi) -> None:
+    """out = minimum(maximum(x, lo), hi): the two map kernels, the second in place."""
+    kernel_for("maximum", "binary")(out, x, lo)
+    kernel_for("minimum", "binary")(out, out, hi)
+
+
 # -- reductions -----------------------------------------------------------------------------------
 _IDENTITY = {"sum": 0, "prod": 1, "any": False, "all": True}
 
@@ -840,6 +846,7 @@ _SPECIAL = {
     "fill": fill_cuda,
     "full": full_cuda,
     "where": where_cuda,
+    "clip": clip_cuda,
     "arange": arange_cuda,
     "linspace": linspace_cuda,
     "to_device": to_device_cuda,
