@@ -131,3 +131,16 @@ def dense_order(shape: tuple, strides: tuple) -> tuple | None:
         _DENSE_ORDERS.clear()
     _DENSE_ORDERS[key] = result
     return result
+
+
+def span_view(a, as_strided) -> tuple:
+    """``(buf, strides, offset)`` for a non-empty NumPy- or CuPy-like array ``a`` whose byte
+    strides are whole elements: ``buf`` a 1-D view (made by the module's ``as_strided``) over the
+    memory ``a``'s elements span, from its lowest address, ``a``'s strides in elements, and the
+    position of ``a``'s first element in ``buf``."""
+    isz, shape = a.itemsize, a.shape
+    el = tuple(s // isz for s in a.strides)
+    lo = sum(st * (n - 1) for st, n in zip(el, shape) if st < 0)
+    hi = sum(st * (n - 1) for st, n in zip(el, shape) if st > 0)
+    corner = a[tuple(slice(n - 1, n) if st < 0 else slice(0, 1) for st, n in zip(el, shape))]
+    return as_strided(corner, shape=(hi - lo + 1,), strides=(isz,)), el, -lo

@@ -561,6 +561,8 @@ def _fits(value: int, arr: Array) -> bool:
         info = np.iinfo(d.numpy)
         limits = _INT_LIMITS[d] = (int(info.min), int(info.max))
     return limits[0] <= value <= limits[1]
+
+
 _FLOAT_KINDS = dt.FLOAT_KINDS
 _SPECS_MAX = 1024
 
@@ -677,11 +679,7 @@ class Elementwise(Primitive):
                     x2._ag is not None or (x2._base is not None and x2._base._ag is not None)
                 ) and Mode.enabled:
                     return self._recorded_other((x1, x2), (x1.__class__, x2._dtype, x2._shape), x2)
-                if (
-                    x1.__class__ is int
-                    and x2._dtype.kind in _INTEGER_KINDS
-                    and not _fits(x1, x2)
-                ):
+                if x1.__class__ is int and x2._dtype.kind in _INTEGER_KINDS and not _fits(x1, x2):
                     return execute(self, (x1, x2), _NO_PARAMS)  # the rule raises
                 device = x2._device
                 key = (x1.__class__, x2._dtype, x2._shape)

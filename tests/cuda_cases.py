@@ -22,6 +22,12 @@ NO_CUPY = (
 CUDA_INSTALLED = ("add", "cuda") in dispatch.registered()
 HAVE_GXX = shutil.which("g++") is not None
 
+#: the marks of a module that runs the cuda device on host execution
+HOST_EXECUTION_MARKS = [
+    pytest.mark.skipif(not (HAVE_CUPY and CUDA_INSTALLED), reason=NO_CUPY),
+    pytest.mark.skipif(not HAVE_GXX, reason="host execution needs g++ (C++17) on PATH"),
+]
+
 
 def run(op, s, device):
     """("ok", flat result) or ("raises", exception) of sample ``s`` of ``op`` on ``device``."""

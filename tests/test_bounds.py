@@ -146,6 +146,12 @@ def _calls(name):
     f = {
         "copy": lambda x: [xp.asarray(x, copy=True), xp.astype(x, xp.float32)],
         "where": lambda x: [xp.where(xp.astype(x, xp.bool), x, xp.flip(x))],
+        # bounds by value and as arrays (broadcast rows, x's own layout)
+        "clip": lambda x: (
+            [xp.clip(x, 0, 1), xp.clip(x, None, x), xp.clip(x, xp.flip(x), 3)]
+            if x.dtype.kind in ("signed integer", "unsigned integer", "real floating")
+            else []
+        ),
         "fill": lambda x: [xp.full_like(x, 3)],
         "full": lambda x: [xp.full(x.shape, 3, dtype=x.dtype), xp.zeros_like(x)],
         "normalize_index": lambda x: [x[xp.asarray([-1, 0])]] if x.ndim and x.shape[0] else [],

@@ -10,20 +10,9 @@ import pytest
 
 import strided as xp
 
-from .cuda_cases import CASES, CUDA_INSTALLED, HAVE_CUPY, HAVE_GXX, NO_CUPY, check_against_cpu
+from .cuda_cases import CASES, HOST_EXECUTION_MARKS, check_against_cpu
 
-pytestmark = [
-    pytest.mark.skipif(not (HAVE_CUPY and CUDA_INSTALLED), reason=NO_CUPY),
-    pytest.mark.skipif(not HAVE_GXX, reason="host execution needs g++ (C++17) on PATH"),
-]
-
-
-@pytest.fixture(autouse=True)
-def host():
-    from strided.backends.cuda import host_execution
-
-    with host_execution() as rt:
-        yield rt
+pytestmark = [*HOST_EXECUTION_MARKS, pytest.mark.usefixtures("cuda_host")]
 
 
 @pytest.mark.parametrize("op,s", CASES)

@@ -11,20 +11,9 @@ import pytest
 
 import strided as xp
 
-from .cuda_cases import CUDA_INSTALLED, HAVE_CUPY, HAVE_GXX, NO_CUPY
+from .cuda_cases import HOST_EXECUTION_MARKS
 
-pytestmark = [
-    pytest.mark.skipif(not (HAVE_CUPY and CUDA_INSTALLED), reason=NO_CUPY),
-    pytest.mark.skipif(not HAVE_GXX, reason="host execution needs g++ (C++17) on PATH"),
-]
-
-
-@pytest.fixture(autouse=True)
-def host():
-    from strided.backends.cuda import host_execution
-
-    with host_execution() as rt:
-        yield rt
+pytestmark = [*HOST_EXECUTION_MARKS, pytest.mark.usefixtures("cuda_host")]
 
 
 def _host(x) -> np.ndarray:
@@ -49,19 +38,19 @@ RNG = np.random.default_rng(12)
     [((3, 4), (4, 5)), ((2, 3, 4), (4, 2)), ((4,), (2, 4, 3)), ((2, 1, 3, 4), (5, 4, 2)),
      ((5, 3), (3,)), ((1, 7), (7, 1))],
 )  # fmt: skip
-def test_float_matmul_through_the_library_route_matches_cpu(host, shapes, dtype):
+def test_float_matmul_through_the_library_route_matches_cpu(cuda_host, shapes, dtype):
     a = RNG.standard_normal(shapes[0]).astype(dtype)
     b = RNG.standard_normal(shapes[1]).astype(dtype)
     kernel_result = _both(xp.matmul, a, b)[1]
-    host.library.blas_matmul = True  # what a GPU does: cuBLAS (NumPy stands in for it here)
+    cuda_host.library.blas_matmul = True  # what a GPU does: cuBLAS (NumPy stands in for it here)
     want, got = _both(xp.matmul, a, b)
     tol = 1e-5 if dtype in ("float32", "complex64") else 1e-12
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
     np.testing.assert_allclose(kernel_result, want, rtol=tol, atol=tol)
 
 
-def test_matmul_of_transposed_views_through_the_library_route(host):
-    host.library.blas_matmul = True
+def test_matmul_of_transposed_views_through_the_library_route(cuda_host):
+    cuda_host.library.blas_matmul = True
     a = RNG.standard_normal((6, 4))
     b = RNG.standard_normal((5, 6))
     want = a.T @ b.T
@@ -69,11 +58,11 @@ def test_matmul_of_transposed_views_through_the_library_route(host):
     np.testing.assert_allclose(_host(xp.matmul(ca.T, cb.T)), want, rtol=1e-12)
 
 
-def test_integer_matmul_stays_on_the_kernel(host):
-    host.library.blas_matmul = True
+def test_integer_matmul_stays_on_the_kernel(cuda_host):
+    cuda_host.library.blas_matmul = True
     calls = []
-    orig = host.library.matmul
-    host.library.matmul = lambda *a, **k: calls.append(1) or orig(*a, **k)
+    orig = cuda_host.library.matmul
+    cuda_host.library.matmul = lambda *a, **k: calls.append(1) or orig(*a, **k)
     a = np.arange(12, dtype=np.int32).reshape(3, 4)
     want, got = _both(xp.matmul, a, a.T.copy())
     np.testing.assert_array_equal(got, want)
@@ -109,8 +98,8 @@ def test_eig_refuses_non_finite_input_as_cpu_does():
     ids=lambda f: f.__name__,
 )  # fmt: skip
 @pytest.mark.parametrize("shape", [(3, 0, 0), (0, 2, 2)])
-def test_zero_sized_stacks_on_the_host_route_match_cpu(host, fn, shape):
-    host.library.empty_on_host = True  # what a GPU does with them
+def test_zero_sized_stacks_on_the_host_route_match_cpu(cuda_host, fn, shape):
+    cuda_host.library.empty_on_host = True  # what a GPU does with them
     a = np.zeros(shape)
     want, got = _both(fn, a)
     for w, g in zip(

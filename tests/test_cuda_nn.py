@@ -12,22 +12,11 @@ import pytest
 import strided as xp
 import strided.nn.functional as F
 
-from .cuda_cases import CUDA_INSTALLED, HAVE_CUPY, HAVE_GXX, NO_CUPY
+from .cuda_cases import HOST_EXECUTION_MARKS
 
-pytestmark = [
-    pytest.mark.skipif(not (HAVE_CUPY and CUDA_INSTALLED), reason=NO_CUPY),
-    pytest.mark.skipif(not HAVE_GXX, reason="host execution needs g++ (C++17) on PATH"),
-]
+pytestmark = [*HOST_EXECUTION_MARKS, pytest.mark.usefixtures("cuda_host")]
 
 TOL = {np.float32: dict(rtol=2e-5, atol=2e-5), np.float64: dict(rtol=1e-12, atol=1e-12)}
-
-
-@pytest.fixture(autouse=True)
-def host():
-    from strided.backends.cuda import host_execution
-
-    with host_execution() as rt:
-        yield rt
 
 
 def _host(x) -> np.ndarray:

@@ -479,6 +479,28 @@ def copy_cpu(out, x):
     _k()._run_map("copy", [(out._buf, out._offset, out._strides), (x._buf, x._offset, st)], shape)
 
 
+def _flat_loop(name: str, total: int, np_dtype):
+    """``fn(*arrays) -> buffer``: the serial map loop ``name`` over ``total`` elements of arrays
+    dense in one layout (the output's), in one call through its compiled entry point."""
+    empty = np.empty
+    entry = None
+
+    def fn(*arrays):
+        nonlocal entry
+        buf = empty(total, np_dtype)
+        args = [buf, 0, 0, 0, 1]
+        for a in arrays:
+            args += (a._buf, a._offset, 0, 0, 1)
+        args += (1, 1, total)
+        if entry is None:
+            entry = _entry_point(name, args)  # (runs the loop once)
+        else:
+            entry(*args)
+        return buf
+
+    return fn
+
+
 def _copy_dense(out_shape, out_dtype, args, params):
     """For a small C-contiguous input: ``fn(x) -> output buffer`` (a cast or copy in one call
     of the compiled loop, no numba type dispatch after the first call)."""
@@ -486,20 +508,7 @@ def _copy_dense(out_shape, out_dtype, args, params):
     total = _size(out_shape)
     if not 0 < total < PARALLEL_THRESHOLD or x._strides != _c_strides(out_shape):
         return None
-    np_dtype, empty = out_dtype.numpy, np.empty
-    entry = None
-
-    def fn(x):
-        nonlocal entry
-        buf = empty(total, np_dtype)
-        args = (buf, 0, 0, 0, 1, x._buf, x._offset, 0, 0, 1, 1, 1, total)
-        if entry is None:
-            entry = _entry_point("copy", list(args))  # (runs the loop once)
-        else:
-            entry(*args)
-        return buf
-
-    return fn
+    return _flat_loop("copy", total, out_dtype.numpy)
 
 
 copy_cpu.dense = _copy_dense
@@ -588,21 +597,7 @@ def _where_dense(out_shape, out_dtype, args, params):
     for a in args:
         if a._shape != out_shape or a._strides != strides:
             return None
-    np_dtype, empty = out_dtype.numpy, np.empty
-    entry = None
-
-    def fn(cond, x1, x2):
-        nonlocal entry
-        buf = empty(total, np_dtype)
-        args = (buf, 0, 0, 0, 1, cond._buf, cond._offset, 0, 0, 1, x1._buf, x1._offset, 0, 0, 1,
-                x2._buf, x2._offset, 0, 0, 1, 1, 1, total)  # fmt: skip
-        if entry is None:
-            entry = _entry_point("where", list(args))  # (runs the loop once)
-        else:
-            entry(*args)
-        return buf
-
-    return fn
+    return _flat_loop("where", total, out_dtype.numpy)
 
 
 where_cpu.dense = _where_dense
@@ -746,11 +741,19 @@ def _argreduce(find_max: bool):
             shape, strides = _axis_last(x, axis)
         # the reduced axis is last; the kept dims are walked in blocks of rank 2
         kept, n = shape[:-1], shape[-1]
+        big = x.size >= PARALLEL_THRESHOLD
+        if not kept and big and strides[-1] == 1:  # one long run: its parts over threads
+            from numba import get_num_threads
+
+            parts = 4 * get_num_threads()
+            out._buf[out._offset] = k.G.argreduce_long_p(buf, off, n, find_max, parts)
+            return
         blocks = list(_split_outer(kept or (1,), [strides[:-1] or (0,)], [off], 2))
+        run = k.G.argreduce_p if big else k.argreduce
         done = 0
         for (xo,), (n0, n1), (st,) in blocks:
             view = out._buf[out._offset + done : out._offset + done + n0 * n1]
-            k.argreduce(view, buf, xo, st[0], st[1], strides[-1], n0, n1, n, find_max)
+            run(view, buf, xo, st[0], st[1], strides[-1], n0, n1, n, find_max)
             done += n0 * n1
 
     return kernel

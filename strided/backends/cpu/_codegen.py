@@ -227,33 +227,8 @@ def _where_row(o, ob, os, c, cb, cs, a, ab, as_, b, bb, bs, k0, k1):
     else:
         for k in range(k0, k1):
             o[ob + k * os] = a[ab + k * as_] if c[cb + k * cs] else b[bb + k * bs]
-
-
-@njit(**SERIAL)
-def where_s(o, oo, os0, os1, os2, c, co, cs0, cs1, cs2, a, ao, as0, as1, as2,
-            b, bo, bs0, bs1, bs2, n0, n1, n2):
-    for i in range(n0):
-        for j in range(n1):
-            _where_row(
-                o, oo + i * os0 + j * os1, os2, c, co + i * cs0 + j * cs1, cs2,
-                a, ao + i * as0 + j * as1, as2, b, bo + i * bs0 + j * bs1, bs2, 0, n2,
-            )
-
-
-@njit(**PARALLEL)
-def where_p(o, oo, os0, os1, os2, c, co, cs0, cs1, cs2, a, ao, as0, as1, as2,
-            b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
-    nseg = (n2 + seg - 1) // seg
-    for t in prange(n0 * n1 * nseg):
-        r = t // nseg
-        k0 = (t - r * nseg) * seg
-        i = r // n1
-        j = r - i * n1
-        _where_row(
-            o, oo + i * os0 + j * os1, os2, c, co + i * cs0 + j * cs1, cs2,
-            a, ao + i * as0 + j * as1, as2, b, bo + i * bs0 + j * bs1, bs2, k0, min(k0 + seg, n2),
-        )
 """
+
 
 # clip(x, lo, hi) = minimum(maximum(x, lo), hi) in one pass (NaN anywhere propagates); bounds
 # constant along the row (Python scalars, broadcast rows) read once
@@ -287,31 +262,35 @@ def clip_scalars_s(o, a, ao, n, lo, hi):
     aseg = a[ao : ao + n]
     for k in range(n):
         oseg[k] = S.minimum(S.maximum(aseg[k], lo), hi)
+"""
 
+
+# the serial and parallel loops of a ternary kernel around its row function _{name}_row
+TERNARY_LOOPS = """
 
 @njit(**SERIAL)
-def clip_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, l, lo, ls0, ls1, ls2,
-           h, ho, hs0, hs1, hs2, n0, n1, n2):
+def {name}_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
+             c, co, cs0, cs1, cs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
-            _clip_row(
+            _{name}_row(
                 o, oo + i * os0 + j * os1, os2, a, ao + i * as0 + j * as1, as2,
-                l, lo + i * ls0 + j * ls1, ls2, h, ho + i * hs0 + j * hs1, hs2, 0, n2,
+                b, bo + i * bs0 + j * bs1, bs2, c, co + i * cs0 + j * cs1, cs2, 0, n2,
             )
 
 
 @njit(**PARALLEL)
-def clip_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, l, lo, ls0, ls1, ls2,
-           h, ho, hs0, hs1, hs2, n0, n1, n2, seg):
+def {name}_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
+             c, co, cs0, cs1, cs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
         r = t // nseg
         k0 = (t - r * nseg) * seg
         i = r // n1
         j = r - i * n1
-        _clip_row(
+        _{name}_row(
             o, oo + i * os0 + j * os1, os2, a, ao + i * as0 + j * as1, as2,
-            l, lo + i * ls0 + j * ls1, ls2, h, ho + i * hs0 + j * hs1, hs2, k0, min(k0 + seg, n2),
+            b, bo + i * bs0 + j * bs1, bs2, c, co + i * cs0 + j * cs1, cs2, k0, min(k0 + seg, n2),
         )
 """
 
@@ -471,29 +450,62 @@ def _first_index(seg, m, is_nan):
     return 0
 
 
+@njit(**ROW)
+def _arg_row(x, base, sr, nr, find_max):
+    \"\"\"The first index of the max (min) of the row x[base + r * sr] (the first NaN if any).\"\"\"
+    if sr == 1:
+        seg = x[base : base + nr]
+        m = V.max_row(seg[0], seg) if find_max else V.min_row(seg[0], seg)
+        return _first_index(seg, m, m != m)
+    best = x[base]
+    at = 0
+    if best == best:
+        for r in range(1, nr):
+            v = x[base + r * sr]
+            if v != v:  # the first NaN is the answer, as in NumPy
+                return r
+            if (v > best) if find_max else (v < best):
+                best = v
+                at = r
+    return at
+
+
 @njit(**SERIAL)
 def argreduce(o, x, xo, s0, s1, sr, n0, n1, nr, find_max):
     \"\"\"o[i, j] = first index of the max (min) of x[i, j, :] (the first NaN if any).\"\"\"
     for i in range(n0):
         for j in range(n1):
-            base = xo + i * s0 + j * s1
-            if sr == 1:
-                seg = x[base : base + nr]
-                m = V.max_row(seg[0], seg) if find_max else V.min_row(seg[0], seg)
-                o[i * n1 + j] = _first_index(seg, m, m != m)
-                continue
-            best = x[base]
-            at = 0
-            if best == best:
-                for r in range(1, nr):
-                    v = x[base + r * sr]
-                    if v != v:  # the first NaN is the answer, as in NumPy
-                        at = r
-                        break
-                    if (v > best) if find_max else (v < best):
-                        best = v
-                        at = r
-            o[i * n1 + j] = at
+            o[i * n1 + j] = _arg_row(x, xo + i * s0 + j * s1, sr, nr, find_max)
+
+
+@njit(**PARALLEL)
+def argreduce_p(o, x, xo, s0, s1, sr, n0, n1, nr, find_max):
+    \"\"\":func:`argreduce` with the rows over threads.\"\"\"
+    for t in prange(n0 * n1):
+        i = t // n1
+        j = t - i * n1
+        o[t] = _arg_row(x, xo + i * s0 + j * s1, sr, nr, find_max)
+
+
+@njit(**PARALLEL)
+def argreduce_long_p(x, xo, n, find_max, parts):
+    \"\"\"The first index of the max (min) of one long contiguous run, its parts over threads: each
+    part's own answer, then the first part holding a NaN, else the best value's first part.\"\"\"
+    chunk = (n + parts - 1) // parts
+    idx = np.empty(parts, np.int64)
+    for p in prange(parts):
+        a = min(p * chunk, n)
+        b = min(a + chunk, n)
+        idx[p] = a + (_arg_row(x, xo + a, 1, b - a, find_max) if b > a else 0)
+    best = 0
+    for p in range(parts):
+        v = x[xo + idx[p]]
+        if v != v:
+            return idx[p]
+        w = x[xo + idx[best]]
+        if (v > w) if find_max else (v < w):
+            best = p
+    return idx[best]
 """
 
 
@@ -532,8 +544,9 @@ def generate() -> str:
         parts.append(template.format(name=name, fn=fn, fix_s=fix_s, fix_p=fix_p))
     # copy (with cast): the identity through store()
     parts.append(UNARY.format(name="copy", fn="positive", fix_s="", fix_p=""))
-    parts.append(WHERE)
-    parts.append(CLIP)
+    for name, row in (("where", WHERE), ("clip", CLIP)):
+        parts.append(row)
+        parts.append(TERNARY_LOOPS.format(name=name))
     for name, (combine, init) in REDUCE.items():
         row = ROW_CALL if name in ROW_REDUCE else ROW_LOOP
         parts.append(

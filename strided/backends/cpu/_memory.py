@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._layout import span_view
+
 
 def numpy_view(a) -> np.ndarray:
     """A NumPy ndarray sharing the memory of the cpu array ``a`` (any strides)."""
@@ -35,9 +37,5 @@ def import_host(a: np.ndarray) -> tuple:
             strides.append(acc)
             acc *= n
         return np.empty(0, a.dtype), shape, tuple(reversed(strides)), 0
-    el = tuple(s // isz for s in a.strides)
-    lo = sum(st * (n - 1) for st, n in zip(el, shape) if st < 0)
-    hi = sum(st * (n - 1) for st, n in zip(el, shape) if st > 0)
-    corner = a[tuple(slice(n - 1, n) if st < 0 else slice(0, 1) for st, n in zip(el, shape))]
-    buf = np.lib.stride_tricks.as_strided(corner, shape=(hi - lo + 1,), strides=(isz,))
-    return buf, shape, el, -lo
+    buf, el, offset = span_view(a, np.lib.stride_tricks.as_strided)
+    return buf, shape, el, offset

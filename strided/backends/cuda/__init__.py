@@ -18,7 +18,7 @@ import functools
 import numpy as np
 
 from ... import _dtypes as dt
-from ..._layout import simplify, split_outer
+from ..._layout import simplify, span_view, split_outer
 from ..._shapes import broadcast_strides, reshape_strides
 from . import _library, _ops, _sources
 from ._runtime import host_execution, runtime
@@ -826,18 +826,13 @@ def import_device_cuda(obj) -> tuple:
     without a copy."""
     rt = runtime()
     a = rt.from_dlpack(obj)
-    xp = rt.library.xp
     isz, shape = a.itemsize, a.shape
     if a.size == 0:
         return rt.empty(0, a.dtype), shape, _c_strides(shape), 0
     if any(s % isz for s in a.strides):
         raise BufferError(f"from_dlpack: strides {a.strides} are not whole {a.dtype} elements")
-    el = tuple(s // isz for s in a.strides)
-    lo = sum(st * (n - 1) for st, n in zip(el, shape) if st < 0)
-    hi = sum(st * (n - 1) for st, n in zip(el, shape) if st > 0)
-    corner = a[tuple(slice(n - 1, n) if st < 0 else slice(0, 1) for st, n in zip(el, shape))]
-    buf = xp.lib.stride_tricks.as_strided(corner, shape=(hi - lo + 1,), strides=(isz,))
-    return buf, shape, el, -lo
+    buf, el, offset = span_view(a, rt.library.xp.lib.stride_tricks.as_strided)
+    return buf, shape, el, offset
 
 
 _SPECIAL = {
