@@ -118,7 +118,11 @@ def _make(name: str):
 
         def fn(x, /):
             if isinstance(x, Array) and x._dtype.kind in _REAL_KINDS:
-                return x[...]  # a real array is its own real part and conjugate: a view
+                # a real array is its own real part and conjugate: a view (built directly when
+                # no gradient is recorded and x is a plain Array, else through indexing)
+                if x.__class__ is Array and not (Mode.enabled and _in_graph_args((x,))):
+                    return x._view(x._shape, x._strides, x._offset)
+                return x[...]
             return prim(x)
 
         params = "x : Array\n"
