@@ -406,9 +406,7 @@ def copysign(x, y):
     return np.copysign(x, y)
 
 
-@njit(**_INLINE)
-def nextafter(x, y):
-    return np.nextafter(x, y)
+nextafter = _vectorised(V.nextafter, lambda x, y: np.nextafter(x, y), arity=2, vfn32=V.nextafter)
 
 
 # -- rounding ------------------------------------------------------------

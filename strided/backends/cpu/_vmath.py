@@ -443,6 +443,20 @@ def hypot_f32(x, y):
     return F_INF if (abs(x) == F_INF or abs(y) == F_INF) else res
 
 
+@njit(**_OPTS)
+def nextafter(x, y):
+    """The next representable value after x toward y, by integer steps on the IEEE bits (float32
+    or float64): a sign-magnitude float moves away from zero when its bits as an integer grow;
+    from zero the smallest subnormal with y's sign; y itself where x == y (C's rule, so
+    nextafter(-0.0, +0.0) is +0.0); NaN in, NaN out."""
+    i = _bits(x)
+    away = (y > x) == (x > 0)
+    res = _from_bits(i + 1 if away else i - 1, x)
+    res = np.copysign(_from_bits(1, x), y) if x == 0 else res
+    res = y if x == y else res
+    return x + y if (x != x or y != y) else res
+
+
 # -- trigonometric ------------------------------------------------------------------------------
 @njit(**_OPTS)
 def _sincos(x):
