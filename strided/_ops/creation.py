@@ -221,6 +221,8 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
     object supporting DLPack, the buffer protocol or ``__array__``.  ``copy=None`` copies only when
     needed, ``True`` always copies, ``False`` raises ValueError where a copy would be needed.
     """
+    if obj.__class__ is Array and dtype is None and device is None:  # the common call, first
+        return copy_of(obj) if copy else obj
     dtype = None if dtype is None else dt.as_dtype(dtype)
     if isinstance(obj, Array):
         dev = obj._device if device is None else as_device(device)
