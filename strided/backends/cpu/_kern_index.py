@@ -70,6 +70,10 @@ def take_rows(o, x, xo, xr, xa, idx, io, ir, ia, n_rows, n_idx, n_ax):
 def gather_blocks(o, x, bases, t0, t1, s0, s1):
     """o[i, a, b] = x[bases[i] + a * s0 + b * s1]: integer-array indexing with trailing dims."""
     block = t0 * t1
+    if block == 1:  # single elements (a boolean mask over every axis, x[i] of a 1-D x)
+        for i in range(bases.shape[0]):
+            o[i] = x[bases[i]]
+        return
     for i in range(bases.shape[0]):
         for a in range(t0):
             for b in range(t1):
@@ -194,6 +198,10 @@ def mask_offsets(o, m, mo, mstrides, shape, xstrides, xo):
 def scatter_blocks(x, bases, v, t0, t1, s0, s1):
     """x[bases[i] + a * s0 + b * s1] = v[i, a, b]: assignment through integer/boolean indices."""
     block = t0 * t1
+    if block == 1:  # single elements (a boolean mask over every axis, x[i] of a 1-D x)
+        for i in range(bases.shape[0]):
+            o[i] = x[bases[i]]
+        return
     for i in range(bases.shape[0]):
         for a in range(t0):
             for b in range(t1):
@@ -204,6 +212,10 @@ def scatter_blocks(x, bases, v, t0, t1, s0, s1):
 def scatter_add_blocks(x, bases, v, t0, t1, s0, s1):
     """x[bases[i] + a * s0 + b * s1] += v[i, a, b]: repeated indices accumulate (serial)."""
     block = t0 * t1
+    if block == 1:  # single elements (a boolean mask over every axis, x[i] of a 1-D x)
+        for i in range(bases.shape[0]):
+            o[i] = x[bases[i]]
+        return
     for i in range(bases.shape[0]):
         for a in range(t0):
             for b in range(t1):
