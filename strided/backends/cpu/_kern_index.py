@@ -198,10 +198,6 @@ def mask_offsets(o, m, mo, mstrides, shape, xstrides, xo):
 def scatter_blocks(x, bases, v, t0, t1, s0, s1):
     """x[bases[i] + a * s0 + b * s1] = v[i, a, b]: assignment through integer/boolean indices."""
     block = t0 * t1
-    if block == 1:  # single elements (a boolean mask over every axis, x[i] of a 1-D x)
-        for i in range(bases.shape[0]):
-            o[i] = x[bases[i]]
-        return
     for i in range(bases.shape[0]):
         for a in range(t0):
             for b in range(t1):
@@ -212,10 +208,6 @@ def scatter_blocks(x, bases, v, t0, t1, s0, s1):
 def scatter_add_blocks(x, bases, v, t0, t1, s0, s1):
     """x[bases[i] + a * s0 + b * s1] += v[i, a, b]: repeated indices accumulate (serial)."""
     block = t0 * t1
-    if block == 1:  # single elements (a boolean mask over every axis, x[i] of a 1-D x)
-        for i in range(bases.shape[0]):
-            o[i] = x[bases[i]]
-        return
     for i in range(bases.shape[0]):
         for a in range(t0):
             for b in range(t1):
