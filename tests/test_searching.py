@@ -286,3 +286,27 @@ def test_boolean_mask_selects_like_numpy_over_layouts(shape, mask_ndim, fill):
             got = x[m]
             np.testing.assert_array_equal(np.asarray(got), a[c])
             assert got.shape == a[c].shape
+
+
+def test_long_take_over_threads_matches_numpy_and_reports_the_first_bad_index():
+    """take of single elements with more than 65,536 indices runs in chunks over threads: the
+    values (negative indices included) as NumPy's, and the first out-of-range index named, for
+    one thread or two."""
+    import numba
+
+    rng = np.random.default_rng(17)
+    n = 200_003
+    a = rng.standard_normal(n)
+    idx = rng.integers(-n, n, n + 5)
+    bad = idx.copy()
+    bad[150_000], bad[190_000] = 3 * n, -3 * n
+    before = numba.get_num_threads()
+    try:
+        for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+            numba.set_num_threads(threads)
+            got = xp.take(xp.asarray(a), xp.asarray(idx))
+            np.testing.assert_array_equal(np.asarray(got), np.take(a, idx))
+            with pytest.raises(IndexError, match=f"index {3 * n} is out of bounds"):
+                xp.take(xp.asarray(a), xp.asarray(bad))
+    finally:
+        numba.set_num_threads(before)

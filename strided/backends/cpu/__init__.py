@@ -791,7 +791,23 @@ def take_cpu(out, x, indices, *, axis):
         xbuf, xoff, st = _dense_host(x).reshape(-1), 0, (n_ax * post, post, 1)
     else:
         xbuf, xoff = x._buf, x._offset
-    bad = _ix().take3(
+    n_idx = indices._shape[0]
+    if pre == 1 and post == 1 and n_idx >= PARALLEL_THRESHOLD:  # a long gather: over threads
+        from numba import get_num_threads
+
+        bad = _ix().take1_p(out._buf, xbuf, xoff, st[1], indices._buf, indices._offset,
+                            indices._strides[0], n_idx, n_ax, 4 * get_num_threads())  # fmt: skip
+    else:
+        bad = _take3(out, xbuf, xoff, st, indices, pre, post, n_ax)
+    if bad >= 0:
+        raise IndexError(
+            f"take: index {int(indices._buf[indices._offset + bad * indices._strides[0]])} is out "
+            f"of bounds for an axis of size {n_ax}"
+        )
+
+
+def _take3(out, xbuf, xoff, st, indices, pre, post, n_ax) -> int:
+    return _ix().take3(
         out._buf,
         xbuf,
         xoff,
@@ -804,11 +820,6 @@ def take_cpu(out, x, indices, *, axis):
         post,
         n_ax,
     )
-    if bad >= 0:
-        raise IndexError(
-            f"take: index {int(indices._buf[indices._offset + bad * indices._strides[0]])} is out "
-            f"of bounds for an axis of size {n_ax}"
-        )
 
 
 def take_along_axis_cpu(out, x, idx, *, axis):

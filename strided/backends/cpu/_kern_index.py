@@ -6,7 +6,7 @@ C-contiguous buffers."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 _OPTS = dict(cache=True, nogil=True, error_model="numpy")
 
@@ -49,6 +49,29 @@ def take3(o, x, xo, s_pre, s_ax, s_post, idx, io, i_s, n_pre, n_idx, n_post, n_a
             else:
                 for q in range(n_post):
                     o[dst + q] = x[src + q * s_post]
+    return -1
+
+
+@njit(parallel=True, **_OPTS)
+def take1_p(o, x, xo, s_ax, idx, io, i_s, n_idx, n_ax, parts):
+    """:func:`take3` of single elements (``n_pre == n_post == 1``) in ``parts`` chunks over
+    threads; returns the first out-of-range index position (the smallest over the chunks) or -1."""
+    chunk = (n_idx + parts - 1) // parts
+    first_bad = np.full(parts, -1, np.int64)
+    for p in prange(parts):
+        j0 = min(p * chunk, n_idx)
+        j1 = min(j0 + chunk, n_idx)
+        for j in range(j0, j1):
+            k = idx[io + j * i_s]
+            if k < 0:
+                k += n_ax
+            if k < 0 or k >= n_ax:
+                first_bad[p] = j
+                break
+            o[j] = x[xo + k * s_ax]
+    for p in range(parts):
+        if first_bad[p] >= 0:
+            return first_bad[p]
     return -1
 
 
