@@ -211,8 +211,6 @@ def _fused_bound(x: Array, bound, low: bool):
         return bound if bound._dtype is d and bound._device is x._device else _NOT_FUSED
     if cls is int:
         return bound if limits[0] <= bound <= limits[1] else _NOT_FUSED
-    if cls is float and d.kind == dt.REAL:
-        return bound
     return _NOT_FUSED
 
 

@@ -313,10 +313,9 @@ def _common_order_strides(shape: tuple, arrays) -> tuple | None:
     each part is a straight copy); None (C order) otherwise."""
     order = None
     for a in arrays:
-        st = a._strides
-        if st == contiguous_strides(a._shape) or dense_order(a._shape, st) is None:
-            return None
         st, sh = a._strides, a._shape
+        if st == contiguous_strides(sh) or dense_order(sh, st) is None:
+            return None
         # size-1 axes (e.g. stack's new axis) go outermost: their strides say nothing
         mine = tuple(sorted(range(len(st)), key=lambda i: (sh[i] == 1, st[i])))
         if order is None:
