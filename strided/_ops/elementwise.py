@@ -118,17 +118,18 @@ def _make(name: str):
 
         def fn(x, /):
             if isinstance(x, Array) and x._dtype.kind in _REAL_KINDS:
-                # a real array is its own real part and conjugate: a view (built directly when
-                # no gradient is recorded and x is a plain Array, else through indexing)
+                # a real array is its own real part and conjugate: x itself when no gradient is
+                # recorded and x is a plain Array (what a view would give, without building
+                # one), else a view through indexing, which the tape and subclasses see
                 if x.__class__ is Array and not (Mode.enabled and _in_graph_args((x,))):
-                    return x._view(x._shape, x._strides, x._offset)
+                    return x
                 return x[...]
             return prim(x)
 
         params = "x : Array\n"
         what += (
-            " A real-valued input gives a view of it (no copy), as NumPy's ``x.real`` and "
-            "PyTorch's ``conj`` do."
+            " A real-valued input is returned as it is, or as a view of it (no copy), as "
+            "NumPy's ``x.real`` and PyTorch's ``conj`` do."
         )
     elif arity == 1:
 

@@ -287,11 +287,10 @@ def _pow_other(x, y):
     return _pow_generic(x, y)
 
 
-# float32 ** float32 runs _vmath.pow_f32 (vectorised: the whole function is inlined into the
-# loop, which an overload's body is not); float64 keeps libm's pow, integers repeated squaring
-pow_ = V.inlined(
-    lambda tx, ty: V.pow_f32 if tx == types.float32 and ty == types.float32 else _pow_other, 2
-)
+# float ** float of one type runs _vmath.pow_f32 / pow_f64 (vectorised: the whole function is
+# inlined into the loop, which an overload's body is not); integers use repeated squaring
+_POW_FLOAT = {types.float32: V.pow_f32, types.float64: V.pow_f64}
+pow_ = V.inlined(lambda tx, ty: _POW_FLOAT.get(tx, _pow_other) if tx == ty else _pow_other, 2)
 
 
 def maximum(x, y):

@@ -24,8 +24,11 @@ the compensated steps (Cody-Waite reduction, the log1p correction), and no nnan/
 from __future__ import annotations
 
 import numpy as np
+from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic, overload
+
+from ._vmath_tables import POW_INVC, POW_LOG_Q, POW_LOGC
 
 _OPTS = dict(fastmath={"contract"}, error_model="numpy")
 
@@ -49,6 +52,9 @@ def inlined(pick, arity: int):
         def codegen(context, builder, signature, args):
             cres = disp.overloads[signature.args]
             context.add_linking_libs([cres.library])
+            # the loop calling this may use 512-bit vectors where the CPU has them (LLVM prefers
+            # 256 on AVX-512 CPUs): these functions are arithmetic-bound, 1.6x faster so
+            set.add(builder.function.attributes, '"prefer-vector-width"="512"')
             fn = context.declare_function(builder.module, cres.fndesc)
             _, res = context.call_conv.call_function(
                 builder, fn, signature.return_type, signature.args, args, attrs=("alwaysinline",)
@@ -97,6 +103,27 @@ def _from_bits(typingctx, i, like):
         return builder.bitcast(v, context.get_value_type(like))
 
     return like(i, like), codegen
+
+
+@intrinsic
+def _fma(typingctx, a, b, c):
+    """a * b + c rounded once (LLVM's fma: one instruction where the CPU has FMA, vectorised)."""
+    if not (isinstance(a, types.Float) and a == b == c):
+        return None
+
+    def codegen(context, builder, signature, args):
+        t = args[0].type
+        fn = builder.module.declare_intrinsic("llvm.fma", [t], ir.FunctionType(t, [t, t, t]))
+        return builder.call(fn, args)
+
+    return a(a, b, c), codegen
+
+
+@njit(**_OPTS)
+def _fast_two_sum(a, b):
+    """(s, e) with s + e == a + b exactly, for |a| >= |b| or a == 0."""
+    s = a + b
+    return s, b - (s - a)
 
 
 INF = np.inf
@@ -307,13 +334,78 @@ def pow_f32(x, y):
     k, rr, q = _exp_reduce(_clamp(t, -746.0, 710.0))
     r = _scale(1.0 + (rr + q), k)
     r = r if t == t else t
-    whole = np.rint(yd) == yd  # +-inf counts as an even integer, NaN as no integer
-    half = yd * 0.5
+    return np.float32(_pow_signs(xd, yd, r))
+
+
+#: pow's log: x = 2^k z, z in [POW_OFF, 2 POW_OFF), table row from z's top 7 mantissa bits
+POW_OFF = 0x3FE6A00000000000
+
+
+@njit(**_OPTS)
+def _pow_log(a):
+    """log(a) as hi + lo (about 2^-66 relative) for positive finite a, subnormals included.
+
+    log(a) = k ln2 + log(c) + log1p(r), r = z/c - 1: the table holds 1/c for 128 intervals of z
+    (chosen so that -log(1/c) is a float64 to 12 further bits, which leaves no low part) and
+    log(c); z/c - 1 is exact (an fma product and Sterbenz), |r| < 2^-7, so the short polynomial
+    and the exact square of r keep every rounding error below 2^-66 relative.
+    """
+    tiny = a < 2.2250738585072014e-308
+    a = a * 4503599627370496.0 if tiny else a  # subnormals: scale by 2^52 first
+    ix = _bits(a)
+    tmp = ix - POW_OFF
+    i = (tmp >> 45) & 127
+    ke = tmp >> 52
+    k = np.float64(ke) - (52.0 if tiny else 0.0)
+    z = _from_bits(ix - (ke << 52), a)
+    invc = POW_INVC[i]
+    p = z * invc
+    p_lo = _fma(z, invc, -p)  # z * invc == p + p_lo exactly
+    r = p - 1.0
+    ar = -0.5 * r
+    ar2 = r * ar
+    ar2_lo = _fma(r, ar, -ar2)  # -r^2/2 == ar2 + ar2_lo exactly
+    t1, e1 = _fast_two_sum(k * LN2_HI, POW_LOGC[i])  # k * LN2_HI is exact
+    t2, e2 = _fast_two_sum(t1, r)
+    hi, e3 = _fast_two_sum(t2, ar2)
+    tail = r * r * r * _horner(POW_LOG_Q, r)
+    lo = k * LN2_LO + (e1 + e2 + e3 + ar2_lo) + p_lo * (1.0 - r) + tail
+    return hi, lo
+
+
+@njit(**_OPTS)
+def _pow_signs(x, y, r):
+    """The standard's pow special cases on top of r = |x| ** y (shared by both precisions): the
+    sign for a negative (or -0) base and an odd integer exponent, NaN for a finite negative base
+    and a non-integer exponent, 1 for y == 0, x == 1 and (-1) ** +-inf."""
+    whole = np.rint(y) == y  # +-inf counts as an even integer, NaN as no integer
+    half = y * 0.5
     odd = whole and np.rint(half) != half
-    r = -r if (_bits(xd) < 0 and odd) else r
-    r = NAN if (xd < 0.0 and xd > -INF and not whole) else r
-    one = yd == 0.0 or xd == 1.0 or (xd == -1.0 and abs(yd) == INF)
-    return np.float32(1.0 if one else r)
+    r = -r if (_bits(x) < 0 and odd) else r
+    r = NAN if (x < 0.0 and x > -INF and not whole) else r
+    one = y == 0.0 or x == 1.0 or (x == -1.0 and abs(y) == INF)
+    return 1.0 if one else r
+
+
+@njit(**_OPTS)
+def pow_f64(x, y):
+    """x**y for float64: exp(y log|x|) with log|x| in double-double (``_pow_log``) and the
+    product's low part carried into exp's reduced argument: within 1.3 ulp of the exact power
+    (measured over wide random samples, subnormal and near-overflow results included)."""
+    a = abs(x)
+    hi, lo = _pow_log(_clamp(a, 5e-324, 1.7976931348623157e308))
+    ehi = y * hi
+    ts = y * _log_special(a, hi)  # +-inf / NaN where |x| is 0, inf or NaN or y is infinite
+    finite = ts - ts == 0.0
+    t = _clamp(ehi, -746.0, 710.0)
+    elo = _fma(y, hi, -ehi) + y * lo
+    elo = elo if (finite and t == ehi) else 0.0  # clamped: the result is 0 or inf anyway
+    k = np.rint(t * INV_LN2)
+    rr = (t - k * LN2_HI) - k * LN2_LO
+    rr = rr + elo
+    res = _scale(1.0 + (rr + rr * rr * _horner(EXP_P, rr)), k)
+    res = res if finite else (0.0 if ts < 0.0 else ts)
+    return _pow_signs(x, y, res)
 
 
 # -- log family ---------------------------------------------------------------------------------
