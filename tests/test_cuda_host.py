@@ -297,3 +297,24 @@ def test_asarray_of_a_list_of_device_scalars():
     np.testing.assert_array_equal(_host(y), np.arange(6.0).reshape(2, 3).T)
     with pytest.raises(TypeError, match="to_device"):
         np.asarray(x)  # NumPy itself still refuses the implicit copy
+
+
+def test_host_execution_yields_the_runtime_in_use(monkeypatch):
+    """host_execution() yields the runtime the kernels then use; host_execution(False) the GPU
+    runtime (made at once, so that a test can wrap its library), None where there is no GPU."""
+    from strided import _device
+    from strided.backends.cuda import _runtime
+
+    with _runtime.host_execution() as rt:
+        assert isinstance(rt, _runtime.HostRuntime) and rt is _runtime.runtime()
+
+    class FakeGpuRuntime:
+        name = "gpu"
+
+    monkeypatch.setattr(_runtime, "GpuRuntime", FakeGpuRuntime)
+    monkeypatch.setattr(_device, "_gpu_count", lambda: 1)
+    with _runtime.host_execution(False) as rt:
+        assert isinstance(rt, FakeGpuRuntime) and rt is _runtime.runtime()
+    monkeypatch.setattr(_device, "_gpu_count", lambda: 0)
+    with _runtime.host_execution(False) as rt:
+        assert rt is None
