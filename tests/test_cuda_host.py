@@ -318,3 +318,65 @@ def test_host_execution_yields_the_runtime_in_use(monkeypatch):
     monkeypatch.setattr(_device, "_gpu_count", lambda: 0)
     with _runtime.host_execution(False) as rt:
         assert rt is None
+
+
+class _OtherMemory(np.ndarray):
+    """The buffers of a second runtime, which its kernels tell from the first one's."""
+
+
+def _other_runtime():
+    """A host runtime whose kernels refuse buffers it did not allocate, as a GPU's launch refuses
+    host-execution (NumPy) buffers: both runtimes are cuda:0."""
+    from strided.backends.cuda._runtime import HostRuntime
+
+    class Module:
+        def __init__(self, mod):
+            self.mod = mod
+
+        def get_function(self, name):
+            fn = self.mod.get_function(name)
+
+            def launch(grid, block, args, **kw):
+                for a in args:
+                    if isinstance(a, np.ndarray) and a.ndim and not isinstance(a, _OtherMemory):
+                        raise TypeError(f"{name}: a buffer of another runtime")
+                return fn(grid, block, args, **kw)
+
+            return launch
+
+    class OtherRuntime(HostRuntime):
+        @staticmethod
+        def empty(size, np_dtype):
+            return np.empty(size, np_dtype).view(_OtherMemory)
+
+        def module(self, source, name_expressions):
+            return Module(super().module(source, name_expressions))
+
+    return OtherRuntime
+
+
+@pytest.mark.parametrize("fn", ["relu", "cross_entropy"])
+def test_cached_device_arrays_do_not_outlive_a_runtime_switch(monkeypatch, fn):
+    """strided.nn caches constant device arrays (ReLU's zeros, the class indices of
+    cross_entropy's gradient) per
+    device; host execution and a GPU are both cuda:0, so switching runtimes must empty those
+    caches, or the GPU's kernels get host memory (seen on an H100: ReLU after a host-execution
+    test in the same process raised CuPy's 'numpy.ndarray ... as a kernel parameter')."""
+    import strided.nn.functional as F
+    from strided.backends.cuda import _runtime
+
+    x_np = np.linspace(-1, 1, 12).reshape(3, 4)
+
+    def run():
+        x = xp.asarray(x_np, device="cuda")
+        if fn == "relu":
+            return _host(F.relu(x))
+        x.requires_grad_()
+        F.cross_entropy(x, xp.asarray([0, 3, 1], device="cuda")).backward()
+        return _host(x.grad)
+
+    want = run()  # the test's host runtime fills the caches
+    monkeypatch.setattr(_runtime, "HostRuntime", _other_runtime())
+    with _runtime.host_execution():
+        np.testing.assert_allclose(run(), want)
+    np.testing.assert_allclose(run(), want)  # and back: the first runtime's arrays again
