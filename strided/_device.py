@@ -59,6 +59,24 @@ class Device:
 _cuda_host = [os.environ.get("STRIDED_CUDA_HOST", "") == "1"]
 
 
+#: module-level caches that hold device arrays (dicts made by :func:`array_cache`)
+_ARRAY_CACHES: list[dict] = []
+
+
+def array_cache() -> dict:
+    """A new dict for caching device arrays, emptied whenever the cuda device changes runtime
+    (``strided.backends.cuda.host_execution``): host execution and a GPU are both ``cuda:0``, yet
+    an array made under one holds memory the other's kernels cannot use."""
+    cache: dict = {}
+    _ARRAY_CACHES.append(cache)
+    return cache
+
+
+def clear_array_caches() -> None:
+    for cache in _ARRAY_CACHES:
+        cache.clear()
+
+
 def _cuda_device_count() -> int:
     return 1 if _cuda_host[0] else _gpu_count()
 

@@ -168,3 +168,31 @@ def test_a_small_network_trains_the_same_on_cuda_and_cpu():
         params[device] = [_host(p.detach()) for p in m.parameters()]
     for w, g in zip(params["cpu"], params["cuda"]):
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("default", ["cpu", "cuda"])
+def test_data_loading_of_cuda_tensors_under_either_default_device(default):
+    """DataLoader over cuda TensorDatasets (shuffled, with replacement, random_split) gives the
+    batches it gives on cpu, whatever the default device: its permutations and draws are host
+    lists (with cuda as the default device, randperm used to land on cuda and np.asarray refused
+    it: examples/train_digits.py under STRIDED_DEFAULT_DEVICE=cuda failed at its first batch)."""
+    from strided.utils.data import DataLoader, RandomSampler, TensorDataset, random_split
+
+    images, labels = np.arange(40.0).reshape(10, 4), np.arange(10) % 3
+
+    def batches(device):
+        ds = TensorDataset(xp.asarray(images, device=device), xp.asarray(labels, device=device))
+        out = []
+        with xp.default_device(default):
+            for loader in (
+                DataLoader(ds, batch_size=4, shuffle=True, generator=5),
+                DataLoader(ds, batch_size=3, sampler=RandomSampler(ds, True, 7, generator=2)),
+                DataLoader(random_split(ds, [6, 4], generator=3)[1], batch_size=4),
+            ):
+                for x, y in loader:
+                    assert x.device == y.device == xp.Device(device)
+                    out += [_host(x), _host(y)]
+        return out
+
+    for got, want in zip(batches("cuda"), batches("cpu"), strict=True):
+        np.testing.assert_array_equal(got, want)

@@ -15,6 +15,7 @@ import warnings
 
 import numpy as np
 
+from .. import _device
 from .. import _dtypes as dt
 from .. import _namespace as xp
 from .. import random as _random
@@ -81,7 +82,7 @@ def _check_float(x: Array, fn: str, name: str = "input") -> None:
 # broadcast operand takes a strided loop that is several times slower on mid-sized arrays
 # (64x256 float32: maximum(x, 0.0) ~14 us, maximum(x, zeros) ~2 us), and the bias gradient is
 # faster as a ones-row GEMM than as a sum over axis 0.
-_CONSTANTS: dict = {}
+_CONSTANTS: dict = _device.array_cache()
 
 
 def _const(shape: tuple, dtype, device, value: float) -> Array:

@@ -17,6 +17,7 @@ import warnings
 from strided._array import Array
 from strided.autograd import Function, is_grad_enabled
 
+from .. import _device
 from .. import _namespace as xp
 
 __all__ = [
@@ -308,7 +309,7 @@ def _nll_apply(fn, input, target, weight, ignore_index, reduction, smoothing, fr
         raise
 
 
-_CLASSES: dict = {}
+_CLASSES: dict = _device.array_cache()
 
 
 def _classes(c: int, ndim: int, dtype, device) -> Array:

@@ -92,7 +92,7 @@ class TensorDataset(Dataset):
 
     def _gather(self, indices: list[int]) -> tuple[Array, ...]:
         """The collated batch of ``indices`` (what default_collate makes of the samples)."""
-        idx = xp.asarray(np.asarray(indices, dtype=np.int64))
+        idx = xp.asarray(np.asarray(indices, dtype=np.int64), device=self.tensors[0].device)
         return tuple(xp.take(t, idx, axis=0) for t in self.tensors)
 
 
@@ -186,12 +186,12 @@ def _fresh_generator(generator: _random.Generator | None) -> _random.Generator:
     that ``strided.random.manual_seed`` makes unseeded shuffling reproducible."""
     if generator is not None:
         return generator
-    seed = int(_random.randint(0, 2**63 - 1, (1,))[0])
+    seed = int(_random.randint(0, 2**63 - 1, (1,), device="cpu")[0])
     return _random.Generator().manual_seed(seed)
 
 
 def _perm(n: int, generator: _random.Generator) -> list[int]:
-    return np.asarray(_random.randperm(n, generator=generator)).tolist()
+    return np.asarray(_random.randperm(n, generator=generator, device="cpu")).tolist()
 
 
 class RandomSampler(Sampler):
@@ -227,7 +227,7 @@ class RandomSampler(Sampler):
         n = len(self.data_source)
         g = _fresh_generator(self.generator)
         if self.replacement:
-            draws = _random.randint(0, n, (self.num_samples,), generator=g)
+            draws = _random.randint(0, n, (self.num_samples,), generator=g, device="cpu")
             yield from np.asarray(draws).tolist()
             return
         for _ in range(self.num_samples // n):

@@ -29,6 +29,10 @@ _PY_SCALARS = frozenset({bool, int, float, complex})
 BLOCK = 256
 MAX_GRID = 65535
 _I32_LIMIT = (1 << 31) - BLOCK * MAX_GRID  # headroom for the grid-stride increment
+#: argmax/argmin over a flattened array of at least this many elements runs in two passes, over
+#: blocks of about ARG_CHUNK elements each (one block per row would leave the GPU idle)
+ARG_CHUNKED_MIN = 1 << 16
+ARG_CHUNK = 1 << 14
 
 
 def _cname(d) -> str:
@@ -346,12 +350,27 @@ def _argreduce(find_max: bool):
             return
         if x._dtype.name not in _ops.REAL:
             raise _unsupported("argmax" if find_max else "argmin", x._dtype)
+        mx = "true" if find_max else "false"
         if axis is None:  # over the flattened array, in C order: a dense run
             if x._strides == _c_strides(x._shape):
                 buf, xo = x._buf, x._offset
             else:
                 buf, xo = _dense_copy(x, list(range(len(x._shape)))), 0
-            kshape, ost, kst, n, rs = (1,), (0,), (0,), x.size, 1
+            n = x.size
+            if n >= ARG_CHUNKED_MIN:  # two passes over many blocks, not one block for all
+                blocks = min(-(-n // ARG_CHUNK), BLOCK * 16)
+                chunk = -(-n // blocks)
+                blocks = -(-n // chunk)
+                cand = runtime().empty(blocks, np.int64)
+                module, cname = _sources.argreduce(), _cname(x._dtype)
+                _function(module, f"argreduce_chunks<{mx}, {cname}>")(
+                    (blocks,), (BLOCK,), (cand, buf, xo, n, chunk)
+                )
+                _function(module, f"argreduce_candidates<{mx}, {cname}>")(
+                    (1,), (BLOCK,), (out._buf, out._offset, buf, xo, cand, blocks)
+                )
+                return
+            kshape, ost, kst, rs = (1,), (0,), (0,), 1
             oo = out._offset
         else:
             others = [d for d in range(len(x._shape)) if d != axis]
@@ -366,7 +385,7 @@ def _argreduce(find_max: bool):
             if not kshape:
                 kshape, ost, kst = (1,), (0,), (0,)
             buf, n, rs = x._buf, x._shape[axis], x._strides[axis]
-        name = f"argreduce_rows<{'true' if find_max else 'false'}, {_cname(x._dtype)}>"
+        name = f"argreduce_rows<{mx}, {_cname(x._dtype)}>"
         fn = _function(_sources.argreduce(), name)
         for (k_oo, k_xo), (kn0, kn1), (ok, xk) in split_outer(kshape, [ost, kst], [oo, xo], 2):
             fn(

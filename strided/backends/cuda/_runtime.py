@@ -175,11 +175,18 @@ def runtime():
 @contextlib.contextmanager
 def host_execution(enabled: bool = True):
     """Within the block, the cuda device runs on host execution (one device, ``cuda:0``), with or
-    without a GPU; ``enabled=False`` selects the GPU runtime instead."""
+    without a GPU; ``enabled=False`` selects the GPU runtime instead.  Yields the runtime in use
+    (None for ``enabled=False`` where there is no GPU).
+
+    Both runtimes are ``cuda:0`` but their buffers differ (NumPy or CuPy memory), so the caches
+    of device arrays (``_device.array_cache``) are emptied on entry and on exit: an array cached
+    under one runtime would reach the other's kernels."""
     old = _device._cuda_host[0], _active[0]
     _device._cuda_host[0] = enabled
-    _active[0] = HostRuntime() if enabled else None
+    _device.clear_array_caches()
     try:
+        _active[0] = HostRuntime() if enabled else (GpuRuntime() if _device._gpu_count() else None)
         yield _active[0]
     finally:
         _device._cuda_host[0], _active[0] = old
+        _device.clear_array_caches()

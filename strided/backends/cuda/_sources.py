@@ -105,7 +105,8 @@ def scan(op: str) -> tuple[str, tuple[str, ...]]:
 @functools.cache
 def argreduce() -> tuple[str, tuple[str, ...]]:
     names = tuple(
-        f"argreduce_rows<{'true' if m else 'false'}, {CTYPE[d]}>"
+        f"{k}<{'true' if m else 'false'}, {CTYPE[d]}>"
+        for k in ("argreduce_rows", "argreduce_chunks", "argreduce_candidates")
         for m in (True, False)
         for d in _ops.REAL
     )

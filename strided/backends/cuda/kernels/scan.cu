@@ -107,3 +107,59 @@ __global__ void argreduce_rows(long long* out, long long oo, long long os0, long
         __syncthreads();
     }
 }
+
+// argmax/argmin of one long dense run (axis=None) in two passes, so that it is not left to one
+// block: argreduce_chunks gives each block a chunk and writes the chunk's (first) best as a
+// position in the run; argreduce_candidates then reduces those positions in one block.  The
+// positions are global, so ties and NaN keep the first-index rule of arg_combine.
+template <bool MAX, class T>
+__device__ inline void block_arg_reduce(T& v, long long& i, T* pv, long long* pi) {
+    const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    for (unsigned d = 16; d > 0; d /= 2) {
+        T v2 = shfl_down(v, d);
+        long long i2 = shfl_down(i, d);
+        arg_combine<MAX>(v, i, v2, i2);
+    }
+    if (lane == 0) { pv[warp] = v; pi[warp] = i; }
+    __syncthreads();
+    if (warp == 0) {
+        v = T(0);
+        i = -1;
+        if (lane < blockDim.x / 32) { v = pv[lane]; i = pi[lane]; }
+        for (unsigned d = 16; d > 0; d /= 2) {
+            T v2 = shfl_down(v, d);
+            long long i2 = shfl_down(i, d);
+            arg_combine<MAX>(v, i, v2, i2);
+        }
+    }
+}
+
+template <bool MAX, class T>
+__global__ void argreduce_chunks(long long* cand, const T* x, long long xo, long long n,
+                                 long long chunk) {
+    __shared__ T pv[STRIDED_REDUCE_BLOCK / 32];
+    __shared__ long long pi[STRIDED_REDUCE_BLOCK / 32];
+    const long long lo = (long long)blockIdx.x * chunk;
+    const long long hi = n - lo < chunk ? n : lo + chunk;
+    const T* base = x + xo;
+    T v = T(0);
+    long long i = -1;
+    for (long long j = lo + threadIdx.x; j < hi; j += blockDim.x) arg_combine<MAX>(v, i, base[j], j);
+    block_arg_reduce<MAX>(v, i, pv, pi);
+    if (threadIdx.x == 0) cand[blockIdx.x] = i;
+}
+
+template <bool MAX, class T>
+__global__ void argreduce_candidates(long long* out, long long oo, const T* x, long long xo,
+                                     const long long* cand, long long m) {
+    __shared__ T pv[STRIDED_REDUCE_BLOCK / 32];
+    __shared__ long long pi[STRIDED_REDUCE_BLOCK / 32];
+    T v = T(0);
+    long long i = -1;
+    for (long long j = threadIdx.x; j < m; j += blockDim.x) {
+        const long long c = cand[j];
+        arg_combine<MAX>(v, i, x[xo + c], c);
+    }
+    block_arg_reduce<MAX>(v, i, pv, pi);
+    if (threadIdx.x == 0) out[oo] = i;
+}
