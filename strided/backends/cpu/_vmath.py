@@ -53,7 +53,7 @@ def inlined(pick, arity: int):
             cres = disp.overloads[signature.args]
             context.add_linking_libs([cres.library])
             # the loop calling this may use 512-bit vectors where the CPU has them (LLVM prefers
-            # 256 on AVX-512 CPUs): these functions are arithmetic-bound, 1.6x faster so
+            # 256 on AVX-512 CPUs): these functions are arithmetic-bound, 1.2-1.7x faster so
             set.add(builder.function.attributes, '"prefer-vector-width"="512"')
             fn = context.declare_function(builder.module, cres.fndesc)
             _, res = context.call_conv.call_function(
