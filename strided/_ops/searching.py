@@ -62,6 +62,17 @@ ARGMAX = declare("argmax", "argreduce", "real numeric", rule=_argreduce_rule("ar
 ARGMIN = declare("argmin", "argreduce", "real numeric", rule=_argreduce_rule("argmin"))
 
 
+def _argreduce_key(x, /, *, axis=None, keepdims=False):
+    """What argmax's and argmin's rule depends on (None: not memoized)."""
+    if x.__class__ is not Array:
+        return None
+    return (x._dtype, x._shape, axis, keepdims)
+
+
+ARGMAX.memoize(_argreduce_key)
+ARGMIN.memoize(_argreduce_key)
+
+
 def argmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
     """Index of the first maximum along ``axis`` (of the flattened array when None)."""
     return ARGMAX(x, axis=axis, keepdims=keepdims)

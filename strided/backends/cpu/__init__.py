@@ -734,8 +734,17 @@ def _argreduce(find_max: bool):
         if not out.size:
             return  # an empty kept dimension: nothing to write (and no block may be walked)
         k = _k()  # kernels.argreduce: generated, vectorised on contiguous rows
-        if axis is None:  # over the flattened array
-            buf, off, shape, strides = _dense_host(x).reshape(-1), 0, (x.size,), (1,)
+        if axis is None:  # over the flattened array: x's own buffer when it is C-contiguous
+            shape = x._shape
+            if x._strides == _c_strides(shape):
+                buf, off = x._buf, x._offset
+            else:
+                buf, off = _dense_host(x).reshape(-1), 0
+            n = x.size
+            if n < PARALLEL_THRESHOLD:  # one short row: no blocks to plan
+                k.argreduce(out._buf[out._offset :], buf, off, 0, 0, 1, 1, 1, n, find_max)
+                return
+            shape, strides = (n,), (1,)
         else:
             buf, off = x._buf, x._offset
             shape, strides = _axis_last(x, axis)

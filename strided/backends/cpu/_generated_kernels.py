@@ -17,7 +17,7 @@ ROW = dict(error_model="numpy", fastmath={"reassoc", "contract"})
 SERIAL = dict(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
 PARALLEL = dict(SERIAL, parallel=True)
 
-SOURCE_HASH = '9cc0515cef5b6894'
+SOURCE_HASH = '27aebfe4cad03b0e'
 
 
 @njit(**SERIAL)
@@ -4722,9 +4722,20 @@ def _first_index(seg, m, is_nan):
 def _arg_row(x, base, sr, nr, find_max):
     """The first index of the max (min) of the row x[base + r * sr] (the first NaN if any)."""
     if sr == 1:
+        # blocks of 256: each block's max (vectorised; NaN if it holds one), the first block with
+        # a NaN or else the first with the best value, then one scan of that block alone
         seg = x[base : base + nr]
-        m = V.max_row(seg[0], seg) if find_max else V.min_row(seg[0], seg)
-        return _first_index(seg, m, m != m)
+        best = seg[0]
+        at = 0
+        for c0 in range(0, nr, 256):
+            ch = seg[c0 : c0 + 256]
+            m = V.max_row(ch[0], ch) if find_max else V.min_row(ch[0], ch)
+            if m != m:
+                return c0 + _first_index(ch, m, True)
+            if (m > best) if find_max else (m < best):
+                best = m
+                at = c0
+        return at + _first_index(seg[at : at + 256], best, False)
     best = x[base]
     at = 0
     if best == best:
