@@ -38,3 +38,80 @@ def test_large_int_array_by_python_int(dtype):
         with np.errstate(all="ignore"):
             want = a // np.array(d, dtype)
         np.testing.assert_array_equal(got, want, err_msg=f"{dtype} // {d}")
+
+
+def _bits_equal(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    got, want = np.ascontiguousarray(got), np.ascontiguousarray(want)
+    raw = got.view(np.uint8).reshape(got.shape + (-1,)) == want.view(np.uint8).reshape(
+        want.shape + (-1,)
+    )
+    return raw.all(-1) | (np.isnan(got) & np.isnan(want))
+
+
+def _divmod_cases(dtype, n, rng):
+    """Operand pairs where the select-only floor_divide and remainder are hardest: exact
+    multiples, quotients just below and far above 2^52 (2^23 for float32, which the libm pass
+    redoes), operands 60 orders of magnitude apart, subnormals, and every special value."""
+    fi = np.finfo(dtype)
+    b = np.round(rng.uniform(-20, 20, n))
+    xs = [b * rng.integers(-1000, 1000, n), rng.uniform(-1, 1, n) * 2.0 ** rng.integers(15, 70, n)]
+    ys = [b, rng.uniform(-3, 3, n)]
+    xs.append(rng.standard_normal(n) * 10.0 ** rng.integers(-30, 30, n))
+    ys.append(rng.standard_normal(n) * 10.0 ** rng.integers(-30, 30, n))
+    sp = [0.0, -0.0, 1.0, -1.0, 2.5, -2.5, np.inf, -np.inf, np.nan, 3.0, 7.0, -7.0, 1e-30]
+    sp = np.array(sp + [fi.max, -fi.max, fi.tiny, fi.smallest_subnormal, -fi.smallest_subnormal])
+    a, c = (v.ravel() for v in np.meshgrid(sp, sp))
+    xs.append(a)
+    ys.append(c)
+    return np.concatenate(xs).astype(dtype), np.concatenate(ys).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("size", [5000, 150_000])
+def test_vectorised_divmod_is_numpys_bit_for_bit(dtype, size):
+    """floor_divide and remainder of floats run as selects over an fma-exact remainder (the
+    loops vectorise) with a libm pass for quotients beyond 2^52 (2^23): NumPy's results bit for
+    bit on the serial and the threaded kernels, contiguous, transposed and with a scalar; where
+    the standard's special cases differ from NumPy (division by zero, infinite operands),
+    floor_divide is x1 / x2."""
+    x, y = _divmod_cases(dtype, size // 3, np.random.default_rng(7))
+    half = (x.size // 2) * 2
+    layouts = [(x, y), (x[:half].reshape(2, -1).T, y[:half].reshape(2, -1).T)]
+    layouts.append((x, np.asarray(dtype(1.7))))
+    for a, b in layouts:
+        with np.errstate(all="ignore"):
+            q = a / b
+            special = (b == 0) | ~np.isfinite(a) | ~np.isfinite(b)
+            want_rem = np.remainder(a, b)
+            want_fd = np.where(special, q, np.floor_divide(a, b))
+        xa, xb = xp.asarray(a), (xp.asarray(b) if b.ndim else float(b))
+        got_fd = np.asarray(xp.floor_divide(xa, xb))
+        got_rem = np.asarray(xp.remainder(xa, xb))
+        assert got_fd.dtype == dtype and got_rem.dtype == dtype
+        for got, want, name in ((got_fd, want_fd, "floor_divide"), (got_rem, want_rem, "rem")):
+            ok = _bits_equal(got, np.broadcast_to(want, got.shape))
+            bad = np.flatnonzero(~ok.ravel())[:3]
+            assert ok.all(), (name, [(np.ravel(a)[i], np.ravel(b)[i % b.size]) for i in bad])
+
+
+def test_divmod_loops_vectorise():
+    from numba import njit
+
+    from strided.backends.cpu import _scalar as S
+
+    fd, rem = S.floor_divide, S.remainder
+
+    @njit(error_model="numpy")
+    def loop(o, p, a, b):
+        for i in range(a.shape[0]):
+            o[i] = fd(a[i], b[i])
+            p[i] = rem(a[i], b[i])
+
+    a = np.linspace(-50, 50, 64)
+    b = np.linspace(1, 3, 64)
+    o, p = np.empty_like(a), np.empty_like(a)
+    loop(o, p, a, b)
+    llvm = loop.inspect_llvm(loop.signatures[0])
+    assert "<8 x double>" in llvm or "<4 x double>" in llvm, "floor_divide/remainder: no vector"
+    np.testing.assert_array_equal(o, np.floor_divide(a, b))
+    np.testing.assert_array_equal(p, np.remainder(a, b))

@@ -131,6 +131,15 @@ SINCOS_FIX = {"sin": 0, "cos": 1, "tan": 2}
 FIX_S = "\n            V.sincos_fix(o, ob, os2, a, ab, as2, n2, {which})"
 FIX_P = "\n        V.sincos_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1 - k0, {which})"
 
+# floor_divide and remainder of floats are exact in the vectorised loop below a quotient of
+# 2^52 (2^23); a second pass redoes larger quotients with libm (_scalar.divmod_fix)
+DIVMOD_FIX = {"floor_divide": 0, "remainder": 1}
+BINARY_FIX_S = "\n            S.divmod_fix(o, ob, os2, a, ab, as2, b, bb, bs2, n2, {which})"
+BINARY_FIX_P = (
+    "\n        S.divmod_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, b, bb + k0 * bs2, bs2,"
+    " k1 - k0, {which})"
+)
+
 # Serial kernels (small arrays, and what the tests compile for every dtype) keep two loop variants
 # to stay cheap to compile and cheap to enter (every small dense call runs one); a column
 # broadcast (one operand constant along a unit-stride inner loop: every softmax and
@@ -153,7 +162,7 @@ def {name}_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n
                     store(oseg, k, S.{fn}(aseg[k], bseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.{fn}(a[ab + k * as2], b[bb + k * bs2]))
+                    store(o, ob + k * os2, S.{fn}(a[ab + k * as2], b[bb + k * bs2])){fix_s}
 
 
 @njit(**SERIAL)
@@ -174,7 +183,7 @@ def {name}_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, 
                 bseg = b[bb : bb + n2]
                 x = a[ab]
                 for k in range(n2):
-                    store(oseg, k, S.{fn}(x, bseg[k]))
+                    store(oseg, k, S.{fn}(x, bseg[k])){fix_s}
 
 
 @njit(**PARALLEL)
@@ -209,7 +218,7 @@ def {name}_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n
                 store(oseg, k, S.{fn}(x, bseg[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.{fn}(a[ab + k * as2], b[bb + k * bs2]))
+                store(o, ob + k * os2, S.{fn}(a[ab + k * as2], b[bb + k * bs2])){fix_p}
 """
 
 # where(cond, x, y): a ternary elementwise kernel, written once
@@ -546,7 +555,10 @@ def generate() -> str:
     for name, arity in elementwise_ops().items():
         fn = SCALAR_NAME.get(name, name)
         if arity == 2:
-            parts.append(BINARY.format(name=name, fn=fn))
+            which = DIVMOD_FIX.get(name)
+            fix_s = "" if which is None else BINARY_FIX_S.format(which=which)
+            fix_p = "" if which is None else BINARY_FIX_P.format(which=which)
+            parts.append(BINARY.format(name=name, fn=fn, fix_s=fix_s, fix_p=fix_p))
             continue
         which = SINCOS_FIX.get(name)
         fix_s = "" if which is None else FIX_S.format(which=which)

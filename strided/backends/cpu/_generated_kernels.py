@@ -17,7 +17,7 @@ ROW = dict(error_model="numpy", fastmath={"reassoc", "contract"})
 SERIAL = dict(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
 PARALLEL = dict(SERIAL, parallel=True)
 
-SOURCE_HASH = '27aebfe4cad03b0e'
+SOURCE_HASH = '586aa7047eea110e'
 
 
 @njit(**SERIAL)
@@ -2258,6 +2258,7 @@ def floor_divide_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, 
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.floor_divide(a[ab + k * as2], b[bb + k * bs2]))
+            S.divmod_fix(o, ob, os2, a, ab, as2, b, bb, bs2, n2, 0)
 
 
 @njit(**SERIAL)
@@ -2279,6 +2280,7 @@ def floor_divide_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1,
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.floor_divide(x, bseg[k]))
+            S.divmod_fix(o, ob, os2, a, ab, as2, b, bb, bs2, n2, 0)
 
 
 @njit(**PARALLEL)
@@ -2314,6 +2316,7 @@ def floor_divide_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, 
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.floor_divide(a[ab + k * as2], b[bb + k * bs2]))
+        S.divmod_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, b, bb + k0 * bs2, bs2, k1 - k0, 0)
 
 
 @njit(**SERIAL)
@@ -2332,6 +2335,7 @@ def remainder_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.remainder(a[ab + k * as2], b[bb + k * bs2]))
+            S.divmod_fix(o, ob, os2, a, ab, as2, b, bb, bs2, n2, 1)
 
 
 @njit(**SERIAL)
@@ -2353,6 +2357,7 @@ def remainder_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.remainder(x, bseg[k]))
+            S.divmod_fix(o, ob, os2, a, ab, as2, b, bb, bs2, n2, 1)
 
 
 @njit(**PARALLEL)
@@ -2388,6 +2393,7 @@ def remainder_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.remainder(a[ab + k * as2], b[bb + k * bs2]))
+        S.divmod_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, b, bb + k0 * bs2, bs2, k1 - k0, 1)
 
 
 @njit(**SERIAL)

@@ -180,11 +180,11 @@ def _abs(x):
     return lambda x: np.abs(x)
 
 
-def floor_divide(x, y):
+def _floor_divide_generic(x, y):
     pass
 
 
-@overload(floor_divide, **_INLINE)
+@overload(_floor_divide_generic, **_INLINE)
 def _floor_divide(x, y):
     if isinstance(x, types.Integer) and x.signed:
 
@@ -195,34 +195,36 @@ def _floor_divide(x, y):
 
         return impl
     if _is_float(x):
-
-        def impl_f(x, y):
-            # NumPy's npy_divmod: floor(x / y) alone is off by one where x / y rounds onto an
-            # integer (-6.2013426 // 0.016625583 is -374, float32 x / y is -373.0)
-            if y == 0 or not (np.isfinite(x) and np.isfinite(y)):
-                # the standard's special cases: an infinite x1 over a finite x2 is +-infinity, a
-                # finite x1 over an infinite x2 is +-0 (NumPy gives -1.0 there), NaN propagates
-                return x / y
-            mod = np.fmod(x, y)
-            div = (x - mod) / y
-            if mod != 0 and (y < 0) != (mod < 0):
-                div -= 1
-            if div == 0:
-                return np.copysign(div - div, x / y)
-            fl = np.floor(div)
-            if div - fl > 0.5:
-                fl += 1
-            return fl
-
-        return impl_f
+        return lambda x, y: _floor_divide_libm(x, y)
     return lambda x, y: np.floor_divide(x, y)
 
 
-def remainder(x, y):
+@njit(error_model="numpy")
+def _floor_divide_libm(x, y):
+    """floor_divide of floats through libm's fmod: NumPy's npy_divmod, every case."""
+    # NumPy's npy_divmod: floor(x / y) alone is off by one where x / y rounds onto an
+    # integer (-6.2013426 // 0.016625583 is -374, float32 x / y is -373.0)
+    if y == 0 or not (np.isfinite(x) and np.isfinite(y)):
+        # the standard's special cases: an infinite x1 over a finite x2 is +-infinity, a
+        # finite x1 over an infinite x2 is +-0 (NumPy gives -1.0 there), NaN propagates
+        return x / y
+    mod = np.fmod(x, y)
+    div = (x - mod) / y
+    if mod != 0 and (y < 0) != (mod < 0):
+        div -= 1
+    if div == 0:
+        return np.copysign(div - div, x / y)
+    fl = np.floor(div)
+    if div - fl > 0.5:
+        fl += 1
+    return fl
+
+
+def _remainder_generic(x, y):
     pass
 
 
-@overload(remainder, **_INLINE)
+@overload(_remainder_generic, **_INLINE)
 def _remainder(x, y):
     if isinstance(x, types.Integer) and x.signed:
 
@@ -233,21 +235,79 @@ def _remainder(x, y):
 
         return impl
     if _is_float(x):
-
-        def impl_f(x, y):
-            # NumPy's divmod: the result takes the divisor's sign, zero included (0 % -3 is -0)
-            mod = np.fmod(x, y)
-            if y == 0:
-                return mod
-            if mod != 0:
-                if (y < 0) != (mod < 0):
-                    mod += y
-            else:
-                mod = np.copysign(mod - mod, y)
-            return mod
-
-        return impl_f
+        return lambda x, y: _remainder_libm(x, y)
     return lambda x, y: np.remainder(x, y)
+
+
+@njit(error_model="numpy")
+def _remainder_libm(x, y):
+    """remainder of floats through libm's fmod: NumPy's divmod, every case."""
+    # NumPy's divmod: the result takes the divisor's sign, zero included (0 % -3 is -0)
+    mod = np.fmod(x, y)
+    if y == 0:
+        return mod
+    if mod != 0:
+        if (y < 0) != (mod < 0):
+            mod += y
+    else:
+        mod = np.copysign(mod - mod, y)
+    return mod
+
+
+@njit(**V._OPTS)
+def _floor_divide_other(x, y):
+    return _floor_divide_generic(x, y)
+
+
+@njit(**V._OPTS)
+def _remainder_other(x, y):
+    return _remainder_generic(x, y)
+
+
+# floats of one type: _vmath's select-only versions (vectorised), exact where the quotient is
+# below 2^52 (2^23); divmod_fix redoes the rest with the libm versions above
+_FLOOR_DIVIDE_FLOAT = {types.float32: V.floor_divide_f32, types.float64: V.floor_divide_f64}
+_REMAINDER_FLOAT = {types.float32: V.remainder_f32, types.float64: V.remainder_f64}
+floor_divide = V.inlined(
+    lambda tx, ty: (
+        _FLOOR_DIVIDE_FLOAT.get(tx, _floor_divide_other) if tx == ty else _floor_divide_other
+    ),
+    2,
+)
+remainder = V.inlined(
+    lambda tx, ty: _REMAINDER_FLOAT.get(tx, _remainder_other) if tx == ty else _remainder_other,
+    2,
+)
+
+
+def divmod_fix(o, ob, os, a, ab, as_, b, bb, bs, n, which):
+    """Redo with libm the elements of one row whose quotient is too large for the vectorised
+    floor_divide (which 0) or remainder (which 1); nothing for other types.  A vectorised count
+    first, so rows without such elements cost one cheap pass."""
+
+
+@overload(divmod_fix, **_INLINE)
+def _divmod_fix(o, ob, os, a, ab, as_, b, bb, bs, n, which):
+    if a.dtype != b.dtype or a.dtype not in (types.float32, types.float64):
+        return lambda o, ob, os, a, ab, as_, b, bb, bs, n, which: None
+    needs = V.divmod_needs_libm_f32 if a.dtype == types.float32 else V.divmod_needs_libm_f64
+
+    def impl(o, ob, os, a, ab, as_, b, bb, bs, n, which):
+        count = 0
+        for k in range(n):
+            count += needs(a[ab + k * as_], b[bb + k * bs])
+        if count == 0:
+            return
+        for k in range(n):
+            x = a[ab + k * as_]
+            y = b[bb + k * bs]
+            if needs(x, y):
+                if which == 0:
+                    o[ob + k * os] = _floor_divide_libm(x, y)
+                else:
+                    o[ob + k * os] = _remainder_libm(x, y)
+
+    return impl
 
 
 def _pow_generic(x, y):

@@ -408,6 +408,63 @@ def pow_f64(x, y):
     return _pow_signs(x, y, res)
 
 
+# -- fmod, floor_divide, remainder -------------------------------------------------------------
+def _divmod_functions(F, limit: float):
+    """fmod, floor_divide and remainder for one float type ``F`` written as selects, exact where
+    |x| < limit |y| (limit = 2^52 for float64, 2^23 for float32: the truncated quotient is then
+    the true one or one more, x - q y comes from one fma exactly, and a negative result is
+    corrected by adding |y|, exactly).  ``needs_libm(x, y)`` marks the other finite elements,
+    which the kernels' second pass (``_scalar.divmod_fix``) redoes with libm's fmod; the results
+    are NumPy's (npy_divmod), bit for bit."""
+    zero, one, half, lim, inf = F(0.0), F(1.0), F(0.5), F(limit), F(np.inf)
+
+    @njit(**_OPTS)
+    def fmod(x, y):
+        ax = abs(x)
+        ay = abs(y)
+        q = np.trunc(ax / ay)
+        r = _fma(-q, ay, ax)
+        r = r + ay if r < zero else r
+        r = np.copysign(r, x)
+        r = x if (ay == inf and ax < inf) else r
+        # NaN as libm makes it, (x y) / (x y): the CPU's default NaN, or the NaN operand's own
+        return (x * y) / (x * y) if (y == zero or not ax < inf or y != y) else r
+
+    @njit(**_OPTS)
+    def needs_libm(x, y):
+        ax = abs(x)
+        return ax >= lim * abs(y) and ax < inf and y != zero
+
+    @njit(**_OPTS)
+    def floor_divide(x, y):
+        q = x / y
+        mod = fmod(x, y)
+        div = (x - mod) / y
+        div = div - one if (mod != zero and (y < zero) != (mod < zero)) else div
+        fl = np.floor(div)
+        fl = fl + one if div - fl > half else fl
+        res = np.copysign(zero, q) if div == zero else fl
+        # the standard's special cases: x / y (inf over finite, finite over inf, NaN)
+        return q if (y == zero or not (abs(x) < inf and abs(y) < inf)) else res
+
+    @njit(**_OPTS)
+    def remainder(x, y):
+        mod = fmod(x, y)
+        res = mod + y if (mod != zero and (y < zero) != (mod < zero)) else mod
+        res = np.copysign(zero, y) if mod == zero else res
+        return mod if y == zero else res
+
+    return fmod, needs_libm, floor_divide, remainder
+
+
+fmod_f64, divmod_needs_libm_f64, floor_divide_f64, remainder_f64 = _divmod_functions(
+    np.float64, 2.0**52
+)
+fmod_f32, divmod_needs_libm_f32, floor_divide_f32, remainder_f32 = _divmod_functions(
+    np.float32, 2.0**23
+)
+
+
 # -- log family ---------------------------------------------------------------------------------
 @njit(**_OPTS)
 def _log_parts(x):
