@@ -88,7 +88,9 @@ def _reduction_key(x, /, *, axis=None, keepdims=False, dtype=None):
     """What a reduction's rule depends on (None: not memoized)."""
     if x.__class__ is not Array or type(axis) is list:
         return None
-    return (x._dtype, x._shape, axis, keepdims, dtype)
+    # strides too: a plan's one-call kernel is made for its input's layout (a transpose gets
+    # its own, reading its memory as one run)
+    return (x._dtype, x._shape, x._strides, axis, keepdims, dtype)
 
 
 PRIMS = {n: declare(n, "reduction", a, r) for n, (a, r) in _REDUCTIONS.items()}

@@ -338,7 +338,8 @@ _TRAILING: dict = {}  # (shape, strides, axes) -> (kept, reduced) runs of a dens
 
 def _trailing_runs(shape, strides, axes):
     """(kept, reduced) when a C-contiguous array of ``shape`` is reduced over trailing ``axes``
-    (one dense run of ``reduced`` elements per kept element), else None; cached."""
+    (one dense run of ``reduced`` elements per kept element), or a dense array of any axis order
+    over all its axes (one run), else None; cached."""
     key = (shape, strides, axes)
     r = _TRAILING.get(key, 0)
     if r == 0:
@@ -348,6 +349,13 @@ def _trailing_runs(shape, strides, axes):
             reduced = _size(shape[nd - len(axes) :])
             if reduced:
                 r = (_size(shape) // reduced, reduced)
+        elif len(axes) == nd and min(strides, default=0) >= 0:
+            # every axis of an array dense in another order (a transpose): one run over its
+            # memory, which holds exactly its elements
+            dims = sorted(zip(strides, shape), reverse=True)
+            order_shape = tuple(n for _, n in dims)
+            if tuple(st for st, _ in dims) == _c_strides(order_shape) and _size(shape):
+                r = (1, _size(shape))
         if len(_TRAILING) < 4096:
             _TRAILING[key] = r
     return r

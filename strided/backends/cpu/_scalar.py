@@ -381,22 +381,37 @@ def _minimum(x, y):
     return impl
 
 
-def sign(x):
+def _sign_generic(x):
     pass
 
 
-@overload(sign, **_INLINE)
+def _float_sign(F):
+    """sign for one float type as selects (the loop vectorises): +-1, 0 for +-0, NaN kept."""
+    one, zero = F(1.0), F(0.0)
+
+    @njit(**V._OPTS)
+    def sign_float(x):
+        r = one if x > zero else (-one if x < zero else zero)
+        return x if x != x else r
+
+    return sign_float
+
+
+_SIGN_FLOAT = {types.float32: _float_sign(np.float32), types.float64: _float_sign(np.float64)}
+
+
+@njit(**V._OPTS)
+def _sign_other(x):
+    return _sign_generic(x)
+
+
+sign = V.inlined(lambda tx: _SIGN_FLOAT.get(tx, _sign_other), 1)
+
+
+@overload(_sign_generic, **_INLINE)
 def _sign(x):
     if _is_complex(x):
         return lambda x: C.sign(x)
-    if _is_float(x):
-
-        def impl(x):
-            if x != x:
-                return x
-            return (x > 0) * 1.0 - (x < 0) * 1.0
-
-        return impl
     if isinstance(x, types.Integer) and not x.signed:
         return lambda x: (x > 0) * (x - x + 1)
     return lambda x: (x > 0) * (x - x + 1) - (x < 0) * (x - x + 1)
