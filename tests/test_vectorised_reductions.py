@@ -149,3 +149,25 @@ def test_narrow_integers_accumulate_in_the_default_integer(dtype, view, axis):
             want = ref(a, axis=axis)
             assert got.dtype.name == want.dtype.name
             _same(got, want)
+
+
+@pytest.mark.parametrize("perm", [(1, 0, 2), (2, 0, 1), (2, 1, 0)])
+@pytest.mark.parametrize("name", ["sum", "prod", "max", "min", "any", "all"])
+def test_full_reduction_of_a_permuted_dense_array_reads_one_run(name, perm):
+    """Every axis of an array dense in another axis order is reduced as one run over its
+    memory (the fast path of contiguous arrays): NumPy's values, keepdims included, also after
+    the same shape was reduced in C order (plans are kept per layout)."""
+    rng = np.random.default_rng(5)
+    a = rng.uniform(0.5, 1.5, (6, 5, 7))
+    if name in ("any", "all"):
+        a = a > 0.7
+    want = getattr(np, name)(np.transpose(a, perm))
+    c = xp.asarray(np.ascontiguousarray(np.transpose(a, perm)))
+    t = xp.permute_dims(xp.asarray(a), perm)
+    for x in (c, t, c, t):
+        got = getattr(xp, name)(x)
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-13)
+        kept = np.asarray(getattr(xp, name)(x, keepdims=True))
+        assert kept.shape == (1, 1, 1)
+    flipped = xp.flip(t, axis=0)  # negative strides: the general path
+    np.testing.assert_allclose(np.asarray(getattr(xp, name)(flipped)), want, rtol=1e-13)
