@@ -196,6 +196,25 @@ def test_concat_errors():
         xp.stack([xp.zeros(2), xp.zeros(3)])
 
 
+def test_concat_repeated_calls_reuse_checked_plans_correctly():
+    """concat keeps what it checked per input layout: repeated calls give NumPy's results for
+    new data, a different layout or dtype gets its own plan, and bad shapes still raise."""
+    rng = np.random.default_rng(2)
+    for _ in range(3):
+        a, b = rng.standard_normal((4, 3)), rng.standard_normal((2, 3)).astype(np.float32)
+        x, y = xp.asarray(a), xp.asarray(b)
+        got = xp.concat([x, y])
+        assert got.dtype == xp.float64
+        np.testing.assert_array_equal(np.asarray(got), np.concatenate([a, b]))
+        t = xp.concat((x.mT, y.mT), axis=1)
+        np.testing.assert_array_equal(np.asarray(t), np.concatenate([a.T, b.T], axis=1))
+        np.testing.assert_array_equal(np.asarray(xp.concat([x, x], axis=-1)), np.hstack([a, a]))
+        with pytest.raises(ValueError, match="concat"):
+            xp.concat([x, y], axis=1)
+    m = xp.concat([xp.zeros((4, 3), device="meta")] * 2)
+    assert m.shape == (8, 3) and m.device == xp.Device("meta")
+
+
 @pytest.mark.parametrize(
     "d", [sdt.bool, sdt.int8, sdt.uint32, sdt.float32, sdt.complex128], ids=lambda d: d.name
 )

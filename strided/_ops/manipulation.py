@@ -267,9 +267,43 @@ def _result_dtype(op: str, arrays: list[Array]) -> dt.DType:
     return d
 
 
+#: (axis, (dtype, shape, strides, device) of each input) -> (shape, dtype, device, strides,
+#: axis, extent along it of each input): what a concat of such inputs checked and computed
+_CONCAT_PLANS: dict = {}
+_CONCAT_PLANS_MAX = 1024
+
+
+def _concat_key(arrays, axis):
+    if type(axis) is not int or type(arrays) not in (list, tuple):
+        return None
+    key = [axis]
+    for a in arrays:
+        if a.__class__ is not Array:
+            return None
+        key.append((a._dtype, a._shape, a._strides, a._device))
+    return tuple(key)
+
+
+def _concat_parts(out: Array, arrays, axis: int, extents) -> Array:
+    """Copy each of ``arrays`` into its slab of ``out`` along ``axis``."""
+    copy = COPY.kernel(out._device.type)
+    start, strides, step = out._offset, out._strides, out._strides[axis]
+    for a, n in zip(arrays, extents):
+        if n:
+            copy(out._view(a._shape, strides, start), a)
+        start += n * step
+    return out
+
+
 @composite("concat", 1)
 def concat(arrays, /, *, axis: int | None = 0) -> Array:
     """Join arrays along an existing ``axis`` (``None``: flatten first)."""
+    key = _concat_key(arrays, axis)
+    plan = _CONCAT_PLANS.get(key) if key is not None else None
+    if plan is not None:  # inputs like an earlier call's: its checks and layout hold
+        shape, d, device, strides, ax, extents = plan
+        out = empty_on(shape, d, device, strides)
+        return out if device.type == "meta" else _concat_parts(out, arrays, ax, extents)
     arrays = [to_array(a, "concat") for a in arrays]
     if not arrays:
         raise ValueError("concat: needs at least one array")
@@ -294,17 +328,14 @@ def concat(arrays, /, *, axis: int | None = 0) -> Array:
     shape = list(ref)
     shape[axis] = sum(a._shape[axis] for a in arrays)
     shape = tuple(shape)
-    out = empty_on(shape, d, device, _common_order_strides(shape, arrays))
-    if device.type == "meta":
-        return out
-    copy = COPY.kernel(device.type)
-    start, strides, step = out._offset, out._strides, out._strides[axis]
-    for a in arrays:
-        n = a._shape[axis]
-        if n:
-            copy(out._view(a._shape, strides, start), a)
-        start += n * step
-    return out
+    strides = _common_order_strides(shape, arrays)
+    extents = tuple(a._shape[axis] for a in arrays)
+    if key is not None:
+        if len(_CONCAT_PLANS) >= _CONCAT_PLANS_MAX:
+            _CONCAT_PLANS.clear()
+        _CONCAT_PLANS[key] = (shape, d, device, strides, axis, extents)
+    out = empty_on(shape, d, device, strides)
+    return out if device.type == "meta" else _concat_parts(out, arrays, axis, extents)
 
 
 def _common_order_strides(shape: tuple, arrays) -> tuple | None:
