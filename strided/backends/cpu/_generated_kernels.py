@@ -17,7 +17,7 @@ ROW = dict(error_model="numpy", fastmath={"reassoc", "contract"})
 SERIAL = dict(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
 PARALLEL = dict(SERIAL, parallel=True)
 
-SOURCE_HASH = '6bfda7a99cdd6ed8'
+SOURCE_HASH = '3723816d93a2c7cc'
 
 
 @njit(**SERIAL)
