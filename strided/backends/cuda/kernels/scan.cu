@@ -72,46 +72,7 @@ __device__ inline void arg_combine(T& v, long long& i, T v2, long long i2) {
     if (take) { v = v2; i = i2; }
 }
 
-template <bool MAX, class T>
-__global__ void argreduce_rows(long long* out, long long oo, long long os0, long long os1,
-                               const T* x, long long xo, long long ks0, long long ks1,
-                               long long rs, long long kn0, long long kn1, long long n) {
-    __shared__ T pv[STRIDED_REDUCE_BLOCK / 32];
-    __shared__ long long pi[STRIDED_REDUCE_BLOCK / 32];
-    const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    const long long rows = kn0 * kn1;
-    for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
-        long long k0 = row / kn1, k1 = row % kn1;
-        const T* base = x + xo + k0 * ks0 + k1 * ks1;
-        T v = T(0);
-        long long i = -1;
-        for (long long j = threadIdx.x; j < n; j += blockDim.x) arg_combine<MAX>(v, i, base[j * rs], j);
-        for (unsigned d = 16; d > 0; d /= 2) {
-            T v2 = shfl_down(v, d);
-            long long i2 = shfl_down(i, d);
-            arg_combine<MAX>(v, i, v2, i2);
-        }
-        if (lane == 0) { pv[warp] = v; pi[warp] = i; }
-        __syncthreads();
-        if (warp == 0) {
-            v = T(0);
-            i = -1;
-            if (lane < blockDim.x / 32) { v = pv[lane]; i = pi[lane]; }
-            for (unsigned d = 16; d > 0; d /= 2) {
-                T v2 = shfl_down(v, d);
-                long long i2 = shfl_down(i, d);
-                arg_combine<MAX>(v, i, v2, i2);
-            }
-            if (lane == 0) out[oo + k0 * os0 + k1 * os1] = i;
-        }
-        __syncthreads();
-    }
-}
-
-// argmax/argmin of one long dense run (axis=None) in two passes, so that it is not left to one
-// block: argreduce_chunks gives each block a chunk and writes the chunk's (first) best as a
-// position in the run; argreduce_candidates then reduces those positions in one block.  The
-// positions are global, so ties and NaN keep the first-index rule of arg_combine.
+// one block's (value, index) pairs reduced to thread 0 of warp 0 (shuffles, then shared memory)
 template <bool MAX, class T>
 __device__ inline void block_arg_reduce(T& v, long long& i, T* pv, long long* pi) {
     const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -133,6 +94,30 @@ __device__ inline void block_arg_reduce(T& v, long long& i, T* pv, long long* pi
         }
     }
 }
+
+template <bool MAX, class T>
+__global__ void argreduce_rows(long long* out, long long oo, long long os0, long long os1,
+                               const T* x, long long xo, long long ks0, long long ks1,
+                               long long rs, long long kn0, long long kn1, long long n) {
+    __shared__ T pv[STRIDED_REDUCE_BLOCK / 32];
+    __shared__ long long pi[STRIDED_REDUCE_BLOCK / 32];
+    const long long rows = kn0 * kn1;
+    for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
+        long long k0 = row / kn1, k1 = row % kn1;
+        const T* base = x + xo + k0 * ks0 + k1 * ks1;
+        T v = T(0);
+        long long i = -1;
+        for (long long j = threadIdx.x; j < n; j += blockDim.x) arg_combine<MAX>(v, i, base[j * rs], j);
+        block_arg_reduce<MAX>(v, i, pv, pi);
+        if (threadIdx.x == 0) out[oo + k0 * os0 + k1 * os1] = i;
+        __syncthreads();
+    }
+}
+
+// argmax/argmin of one long dense run (axis=None) in two passes, so that it is not left to one
+// block: argreduce_chunks gives each block a chunk and writes the chunk's (first) best as a
+// position in the run; argreduce_candidates then reduces those positions in one block.  The
+// positions are global, so ties and NaN keep the first-index rule of arg_combine.
 
 template <bool MAX, class T>
 __global__ void argreduce_chunks(long long* cand, const T* x, long long xo, long long n,
