@@ -817,6 +817,7 @@ class Reduction(Primitive):
                 and spec[0] is x._device
             ):
                 dense, layout = spec[8], spec[9]
+                # (another layout of the same shape: the general path below finds its own plan)
                 if dense is not None and x._strides == layout[0]:
                     out = _new_object(Array)
                     out._buf = dense(x)
@@ -827,26 +828,29 @@ class Reduction(Primitive):
                     out._device = spec[0]
                     out._ag = out._base = None
                     out._version = 0
-                else:
-                    out = _from_spec(spec, (x,))
-                if (
-                    x._ag is not None or (x._base is not None and x._base._ag is not None)
-                ) and Mode.enabled:
-                    rule = self.vjp
-                    if rule.__class__ is not Rule or out._dtype.kind not in _FLOAT_KINDS:
-                        return out  # not differentiable, or no floating output
-                    if dtype is None:
-                        params = {"axis": axis, "keepdims": keepdims}
-                    else:
-                        params = {"axis": axis, "keepdims": keepdims, "dtype": dtype}
-                    return record_unary(self.name, rule, params, x, out)
-                return out
+                    if (
+                        x._ag is not None or (x._base is not None and x._base._ag is not None)
+                    ) and Mode.enabled:
+                        rule = self.vjp
+                        if rule.__class__ is not Rule or out._dtype.kind not in _FLOAT_KINDS:
+                            return out  # not differentiable, or no floating output
+                        if dtype is None:
+                            params = {"axis": axis, "keepdims": keepdims}
+                        else:
+                            params = {"axis": axis, "keepdims": keepdims, "dtype": dtype}
+                        return record_unary(self.name, rule, params, x, out)
+                    return out
         if dtype is None:
             out = Primitive.__call__(self, x, axis=axis, keepdims=keepdims)
         else:
             out = Primitive.__call__(self, x, axis=axis, keepdims=keepdims, dtype=dtype)
-        if isinstance(x, Array) and type(axis) is not list:
-            spec = self._plans.get((x._dtype, x._shape, axis, keepdims, dtype))
+        key = (
+            None
+            if self.memo_key is None
+            else self.memo_key(x, axis=axis, keepdims=keepdims, dtype=dtype)
+        )
+        if key is not None:
+            spec = self._plans.get(key)  # the plan memoized for x's layout
             if spec is not None:
                 self._last = (x._dtype, x._shape, axis, keepdims, dtype, spec)
         return out

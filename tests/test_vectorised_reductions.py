@@ -171,3 +171,18 @@ def test_full_reduction_of_a_permuted_dense_array_reads_one_run(name, perm):
         assert kept.shape == (1, 1, 1)
     flipped = xp.flip(t, axis=0)  # negative strides: the general path
     np.testing.assert_allclose(np.asarray(getattr(xp, name)(flipped)), want, rtol=1e-13)
+
+
+def test_reduction_remembers_the_plan_of_the_layout_it_just_reduced():
+    """The remembered last call (Reduction._last) follows the layout: after a transpose of the
+    same shape, a C-order array gets its own one-call plan back (not the transpose's general
+    path), which the memo key, holding strides, is what finds."""
+    from strided._ops.reduction import PRIMS
+
+    a = np.random.default_rng(3).standard_normal((16, 8))
+    x = xp.asarray(a)
+    for y, want in ((x.mT, a.T), (x, a), (x.mT, a.T), (x, a)):
+        np.testing.assert_allclose(float(xp.sum(y)), want.sum(), rtol=1e-12)
+        np.testing.assert_allclose(float(xp.sum(y)), want.sum(), rtol=1e-12)
+        spec = PRIMS["sum"]._last[5]
+        assert spec is not None and spec[9] == (y._strides,), "the last plan is another layout's"
