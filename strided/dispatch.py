@@ -817,17 +817,21 @@ class Reduction(Primitive):
                 and spec[0] is x._device
             ):
                 dense, layout = spec[8], spec[9]
-                # (another layout of the same shape: the general path below finds its own plan)
-                if dense is not None and x._strides == layout[0]:
-                    out = _new_object(Array)
-                    out._buf = dense(x)
-                    out._shape = spec[1]
-                    out._strides = spec[2]
-                    out._offset = 0
-                    out._dtype = spec[3]
-                    out._device = spec[0]
-                    out._ag = out._base = None
-                    out._version = 0
+                # a one-call kernel made for another layout of this shape: the general path
+                # below finds (or makes) the plan of x's own layout
+                if dense is None or x._strides == layout[0]:
+                    if dense is None:
+                        out = _from_spec(spec, (x,))
+                    else:
+                        out = _new_object(Array)
+                        out._buf = dense(x)
+                        out._shape = spec[1]
+                        out._strides = spec[2]
+                        out._offset = 0
+                        out._dtype = spec[3]
+                        out._device = spec[0]
+                        out._ag = out._base = None
+                        out._version = 0
                     if (
                         x._ag is not None or (x._base is not None and x._base._ag is not None)
                     ) and Mode.enabled:

@@ -17,7 +17,7 @@ ROW = dict(error_model="numpy", fastmath={"reassoc", "contract"})
 SERIAL = dict(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
 PARALLEL = dict(SERIAL, parallel=True)
 
-SOURCE_HASH = '0c0b81f1b1911f32'
+SOURCE_HASH = 'ec98491c8d4b8d93'
 
 
 @njit(**SERIAL)

@@ -352,6 +352,16 @@ POW_OFF = 0x3FE6A00000000000
 
 
 @njit(**_OPTS)
+def _pow_row(a):
+    """(row, k, z) with a = 2^k z, z in [POW_OFF, 2 POW_OFF), row = z's top 7 mantissa bits, for
+    a positive normal float64 a."""
+    ix = _bits(a)
+    tmp = ix - POW_OFF
+    ke = tmp >> 52
+    return (tmp >> 45) & 127, ke, _from_bits(ix - (ke << 52), a)
+
+
+@njit(**_OPTS)
 def _pow_log(a):
     """log(a) as hi + lo (about 2^-66 relative) for positive finite a, subnormals included.
 
@@ -362,12 +372,8 @@ def _pow_log(a):
     """
     tiny = a < 2.2250738585072014e-308
     a = a * 4503599627370496.0 if tiny else a  # subnormals: scale by 2^52 first
-    ix = _bits(a)
-    tmp = ix - POW_OFF
-    i = (tmp >> 45) & 127
-    ke = tmp >> 52
+    i, ke, z = _pow_row(a)
     k = np.float64(ke) - (52.0 if tiny else 0.0)
-    z = _from_bits(ix - (ke << 52), a)
     invc = POW_INVC[i]
     p = z * invc
     p_lo = _fma(z, invc, -p)  # z * invc == p + p_lo exactly
@@ -387,11 +393,8 @@ def _pow_log(a):
 def _pow_log_f32(a):
     """log(a) within about 2^-44 (absolute, plus 2^-52 relative) for a float32 value a > 0 held
     in a float64 (never subnormal there): pow's table row and log1p(r) to r^5 (|r| < 2^-7)."""
-    ix = _bits(a)
-    tmp = ix - POW_OFF
-    i = (tmp >> 45) & 127
-    ke = tmp >> 52
-    r = _from_bits(ix - (ke << 52), a) * POW_INVC[i] - 1.0
+    i, ke, z = _pow_row(a)
+    r = z * POW_INVC[i] - 1.0
     p = r - 0.5 * r * r + r * r * r * (0.3333333333333333 - 0.25 * r + 0.2 * r * r)
     return np.float64(ke) * LN2 + (POW_LOGC[i] + p)
 
@@ -423,8 +426,7 @@ def pow_f64(x, y):
     t = _clamp(ehi, -746.0, 710.0)
     elo = _fma(y, hi, -ehi) + y * lo
     elo = elo if (finite and t == ehi) else 0.0  # clamped: the result is 0 or inf anyway
-    k = np.rint(t * INV_LN2)
-    rr = (t - k * LN2_HI) - k * LN2_LO
+    k, rr, _ = _exp_reduce(t)  # (its polynomial is for rr alone: redone with the low part)
     rr = rr + elo
     res = _scale(1.0 + (rr + rr * rr * _horner(EXP_P, rr)), k)
     res = res if finite else (0.0 if ts < 0.0 else ts)
@@ -841,9 +843,7 @@ def tanh_f32(x):
     z = a * a
     small = a + a * z * _horner(F_TANH_P, z)
     ac = _clamp_f32(a, F_ZERO, F(10.0))  # tanh(10) is 1 in float32; exp(20) stays finite
-    k, r, q = _exp_reduce_f32(ac + ac)
-    e = _scale_f32(F_ONE + (r + q), k)
-    res = small if a < F(0.55) else F_ONE - F_TWO / (e + F_ONE)
+    res = small if a < F(0.55) else F_ONE - F_TWO / (exp_f32(ac + ac) + F_ONE)
     res = np.copysign(res, x)
     return res if (x == x and x != F_ZERO) else x
 

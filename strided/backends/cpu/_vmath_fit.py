@@ -77,8 +77,25 @@ FITS = {
         lambda z, p: (mp.sqrt(z) + mp.sqrt(z) * z * p, mp.atan(mp.sqrt(z))),
     ),
 }
+
+
+def _odd_p(f):  # f(a) = a + a z P(z), z = a^2: P(z) = (f(a) / a - 1) / z
+    def target(z):
+        a = mp.sqrt(z)
+        return (f(a) / a - 1) / z
+
+    return target
+
+
+def _odd_check(f):
+    return lambda z, p: (mp.sqrt(z) + mp.sqrt(z) * z * p, f(mp.sqrt(z)))
+
+
+FITS["SINH_P"] = (_odd_p(mp.sinh), (mp.mpf(0), mp.mpf(1)), 6, _odd_check(mp.sinh))
 # float32 versions (shorter: the error is measured against float64 ulp, print / 2**29 for float32)
 FITS["F_ATAN_P"] = (FITS["ATAN_P"][0], FITS["ATAN_P"][1], 4, FITS["ATAN_P"][3])
+FITS["F_SINH_P"] = (FITS["SINH_P"][0], FITS["SINH_P"][1], 3, FITS["SINH_P"][3])
+FITS["F_TANH_P"] = (_odd_p(mp.tanh), (mp.mpf(0), mp.mpf("0.55") ** 2), 4, _odd_check(mp.tanh))
 
 
 def fit(fn, lo, hi, degree):
