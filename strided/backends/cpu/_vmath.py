@@ -9,8 +9,7 @@ bits, and special cases chosen with selects, not branches.  LLVM inlines them in
 
 float64 results are within 4 ulp of a long-double reference (``ULP_BOUND`` in
 ``tests/test_transcendentals.py``; measured maxima 1.0-3.7 ulp).  Most functions also have a
-float32 version (see "float32 in float32" below, 1-3.5 ulp); tan widens float32 inputs and
-rounds the float64 result once (within 1 ulp).  The standard's special cases (signed zeros,
+float32 version (see "float32 in float32" below, 1-3 ulp).  The standard's special cases (signed zeros,
 infinities, NaN) hold: each function ends with selects for them.
 
 sin, cos and tan reduce ``|x| <= SINCOS_LIMIT`` with a three-part pi/2 (exact products); larger
@@ -204,6 +203,22 @@ ATAN_P = (
     -0.14285714284666542,
     0.1999999999999552,
     -0.3333333333333333,
+)
+# asin(a) = a + a z P(z) on |a| <= 1/2 (error 0.05 ulp)
+ASIN_P = (
+    0.028757851367421566,
+    -0.014851887071247204,
+    0.01740087944269402,
+    0.005457506718640358,
+    0.01032281435018578,
+    0.011479177415184906,
+    0.013971212973552933,
+    0.017352392720869973,
+    0.02237217294214989,
+    0.030381944138531247,
+    0.04464285714635543,
+    0.07499999999998433,
+    0.16666666666666669,
 )
 
 
@@ -702,14 +717,39 @@ def atan(x):
     return atan2(x, 1.0)
 
 
-@njit(**_OPTS)
-def asin(x):
-    return atan2(x, np.sqrt((1.0 - x) * (1.0 + x)))
+def _asin_functions(F, poly, pio2, pio2_lo, pi, pi_lo):
+    """asin and acos for one float type ``F`` from the polynomial asin(a) = a + a z P(z), z = a^2
+    on |a| <= 1/2; above, asin|x| = pi/2 - 2p with p = asin(sqrt((1 - |x|) / 2)) (the argument
+    exact by Sterbenz): one sqrt, no division (atan2(x, sqrt(1 - x^2)) needs two).  NaN for
+    |x| > 1 comes from the sqrt of a negative number."""
+    half, one, zero = F(0.5), F(1.0), F(0.0)
+    pio2, pio2_lo, pi, pi_lo = F(pio2), F(pio2_lo), F(pi), F(pi_lo)
+
+    @njit(**_OPTS)
+    def parts(x):
+        a = abs(x)
+        big = a > half
+        z = half * (one - a) if big else a * a
+        s = np.sqrt(z) if big else a
+        return big, s + s * z * _horner(poly, z)
+
+    @njit(**_OPTS)
+    def asin(x):
+        big, p = parts(x)
+        r = (pio2 + (pio2_lo - (p + p))) if big else p
+        return np.copysign(r, x)
+
+    @njit(**_OPTS)
+    def acos(x):
+        """pi/2 - asin(x) for |x| <= 1/2, 2p for x > 1/2, pi - 2p for x < -1/2."""
+        big, p = parts(x)
+        small = pio2 + (pio2_lo - np.copysign(p, x))
+        return small if not big else ((p + p) if x > zero else pi + (pi_lo - (p + p)))
+
+    return asin, acos
 
 
-@njit(**_OPTS)
-def acos(x):
-    return atan2(np.sqrt((1.0 - x) * (1.0 + x)), x)
+asin, acos = _asin_functions(np.float64, ASIN_P, PIO2, PIO2_LO, PI, PI_LO)
 
 
 # -- inverse hyperbolic -------------------------------------------------------------------------
@@ -756,8 +796,8 @@ def atanh(x):
 # float32 SIMD; widening to float64 halves the vector width, so they have float32 versions: the
 # same algorithms with float32 constants and shorter polynomials (Taylor terms; truncation error
 # below 0.1 ulp): exp and log within 1 ulp, expm1/log1p/log2/log10/sin/cos/cosh 2 ulp,
-# sinh/tanh/asinh/acosh/atanh/atan/atan2 2.5 ulp, asin/acos 3.5 ulp (measured in
-# tests/test_transcendentals.py).  tan stays in float64 (s / c in float32: 3.4 ulp).
+# sinh/tanh/asinh/acosh/atanh/atan/atan2 2.5 ulp, tan/asin 3 ulp (measured in
+# tests/test_transcendentals.py; sin/cos/tan/asin/acos over every float32 input).
 F = np.float32
 F_INV_LN2 = F(1.4426950408889634)
 F_LN2_HI = F(0.693359375)  # 9 bits: k * F_LN2_HI is exact
@@ -1032,38 +1072,69 @@ def atan_f32(x):
     return atan2_f32(x, F_ONE)
 
 
-@njit(**_OPTS)
-def asin_f32(x):
-    return atan2_f32(x, np.sqrt((F_ONE - x) * (F_ONE + x)))
+# from _vmath_fit.py (F_ASIN_P): approximation error 0.28 float32 ulp on |a| <= 1/2
+F_ASIN_P = tuple(
+    F(c)
+    for c in (
+        0.038085023561092654,
+        0.026554542206161328,
+        0.04500138006991017,
+        0.07498855072600821,
+        0.16666672414795305,
+    )
+)
 
 
-@njit(**_OPTS)
-def acos_f32(x):
-    return atan2_f32(np.sqrt((F_ONE - x) * (F_ONE + x)), x)
+asin_f32, acos_f32 = _asin_functions(F, F_ASIN_P, F_PIO2, F_PIO2_LO, F_PI, F_PI_LO)
 
 
 F_SIN_P = tuple(F(c) for c in (1.0 / 362880.0, -1.0 / 5040.0, 1.0 / 120.0, -1.0 / 6.0))
 F_COS_P = tuple(F(c) for c in (-1.0 / 3628800.0, 1.0 / 40320.0, -1.0 / 720.0, 1.0 / 24.0))
+# from _vmath_fit.py (F_TAN_P): approximation error 0.07 float32 ulp on |r| <= pi/4
+F_TAN_P = tuple(
+    F(c)
+    for c in (
+        0.003843139779255223,
+        0.0011853216520677635,
+        0.00996214699884352,
+        0.021621127411513202,
+        0.053994464722099254,
+        0.13333230944682223,
+        0.33333333979455765,
+    )
+)
+F_INV_PIO2 = F(0.6366197723675814)
+# pi/2 in three float32 parts (the last one rounded from the exact remainder): with fma, x - n
+# PIO2_1 is exact and the other two steps round once each, so |x| <= F_SINCOS_LIMIT (NumPy's
+# bound for the same reduction) reduces to within a float32 rounding of the true r
+F_PIO2_1 = F(1.5707963705062866)
+F_PIO2_2 = F(-4.371138828673793e-08)
+F_PIO2_3 = F(-1.7151245100058819e-15)
+F_SINCOS_LIMIT = F(71476.0625)
+
+
+@njit(**_OPTS)
+def _reduce_pio2_f32(x):
+    """(n, r) with x = n pi/2 + r, |r| <= about pi/4, in float32 for |x| <= F_SINCOS_LIMIT."""
+    n = np.rint(x * F_INV_PIO2)
+    r = _fma(-n, F_PIO2_1, x)
+    r = _fma(-n, F_PIO2_2, r)
+    return n, _fma(-n, F_PIO2_3, r)
 
 
 @njit(**_OPTS)
 def _sincos_f32(x):
-    """(sin(x), cos(x)) for float32 |x| <= SINCOS_LIMIT: the reduction in float64 (two parts of
-    pi/2 are plenty for a float32 result), the polynomials in float32."""
-    xd = np.float64(x)
-    n = np.rint(xd * INV_PIO2)
-    rd = xd - n * PIO2_1
-    rd = rd - n * PIO2_2
-    r = np.float32(rd)
+    """(sin(x), cos(x)) for float32 |x| <= F_SINCOS_LIMIT, all in float32 (16 lanes a vector)."""
+    n, r = _reduce_pio2_f32(x)
     z = r * r
     s = r + r * z * _horner(F_SIN_P, z)
     c = F_ONE - F_HALF * z + z * z * _horner(F_COS_P, z)
-    q = n - 4.0 * np.floor(n * 0.25)
-    odd = q == 1.0 or q == 3.0
+    q = np.int32(n) & 3  # quadrant (n mod 4, also for negative n)
+    odd = (q & 1) == 1
     sn = c if odd else s
     cs = s if odd else c
-    sn = -sn if q >= 2.0 else sn
-    cs = -cs if (q == 1.0 or q == 2.0) else cs
+    sn = -sn if q >= 2 else sn
+    cs = -cs if (q == 1 or q == 2) else cs
     return sn, cs
 
 
@@ -1079,33 +1150,54 @@ def cos_f32(x):
     return c
 
 
-def _is_complex_array(a):
-    pass
-
-
-@overload(_is_complex_array)
-def _ol_is_complex_array(a):
-    flag = isinstance(a.dtype, types.Complex)
-    return lambda a: flag
+@njit(**_OPTS)
+def tan_f32(x):
+    """tan in float32: tan(r) = r + r z P(z) on the reduced argument, -1/tan(r) in odd
+    quadrants (measured 2.91 ulp over every float32 with |x| <= F_SINCOS_LIMIT; NumPy's own
+    float32 tan: 3.5 ulp)."""
+    n, r = _reduce_pio2_f32(x)
+    z = r * r
+    t = r + r * z * _horner(F_TAN_P, z)
+    t = -F_ONE / t if (np.int32(n) & 1) == 1 else t
+    return x if x == F_ZERO else t
 
 
 # -- the second pass of sin/cos/tan over a row -----------------------------------------------
-@njit(nogil=True, cache=True)
 def sincos_fix(o, ob, os, a, ab, as_, n, which):
-    """Redo the elements with |x| > SINCOS_LIMIT (which: 0 sin, 1 cos, 2 tan) with libm.
+    """Redo with libm the elements of one row beyond the vectorised reduction's range (|x| >
+    SINCOS_LIMIT for float64, F_SINCOS_LIMIT for float32; which: 0 sin, 1 cos, 2 tan).  A
+    vectorised count first, so rows without such elements cost one cheap pass.  Real rows
+    only: complex rows never take the reduction (their values come from _complex)."""
 
-    Real rows only: complex rows never take the reduction (their values come from _complex)."""
-    if _is_complex_array(a):
-        return
-    for k in range(n):
-        v = a[ab + k * as_]
-        if not abs(v) <= SINCOS_LIMIT:
-            if which == 0:
-                o[ob + k * os] = np.sin(v)
-            elif which == 1:
-                o[ob + k * os] = np.cos(v)
-            else:
-                o[ob + k * os] = np.tan(v)
+
+@overload(sincos_fix, inline="always")
+def _ol_sincos_fix(o, ob, os, a, ab, as_, n, which):
+    if a.dtype not in (types.float32, types.float64):
+        return lambda o, ob, os, a, ab, as_, n, which: None
+    limit = F_SINCOS_LIMIT if a.dtype == types.float32 else SINCOS_LIMIT
+
+    def impl(o, ob, os, a, ab, as_, n, which):
+        count = 0
+        if as_ == 1:  # a unit-stride row: a slice, so the count vectorises
+            seg = a[ab : ab + n]
+            for k in range(n):
+                count += abs(seg[k]) > limit  # NaN: no (the vectorised NaN stands)
+        else:
+            for k in range(n):
+                count += abs(a[ab + k * as_]) > limit
+        if count == 0:
+            return
+        for k in range(n):
+            v = a[ab + k * as_]
+            if abs(v) > limit:
+                if which == 0:
+                    o[ob + k * os] = np.sin(v)
+                elif which == 1:
+                    o[ob + k * os] = np.cos(v)
+                else:
+                    o[ob + k * os] = np.tan(v)
+
+    return impl
 
 
 # -- reductions ----------------------------------------------------------------------------------
