@@ -2,11 +2,12 @@
 
 float64 results are compared with NumPy evaluated in long double (x87 80-bit: 11 more bits than
 float64, so a reference error well below 0.01 ulp) over wide ranges of inputs, and must stay within
-``ULP_BOUND`` ulp.  float32 results are compared with NumPy's float64 result and must stay within
-``F32_ULP_BOUND`` (1 ulp where not listed).  Special values (signed zeros, infinities, NaN, subnormals, the largest
-finite numbers) must match NumPy exactly, sign of zero included, as the standard's special cases
-require.  The large-argument path of sin/cos/tan, transposed operands, the parallel kernels (1 or 2
-threads, identical results) and the vectorisation of the loops are checked too.
+``ULP_BOUND`` ulp.  float32 results are compared with NumPy's float64 result and must stay
+within ``F32_ULP_BOUND`` (1 ulp where not listed).  Special values (signed zeros, infinities,
+NaN, subnormals, the largest finite numbers) must match NumPy exactly, sign of zero included,
+as the standard's special cases require.  The large-argument path of sin/cos/tan, transposed
+operands, the parallel kernels (1 or 2 threads, identical results) and the vectorisation of the
+loops are checked too.
 """
 
 from __future__ import annotations

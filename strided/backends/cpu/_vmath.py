@@ -9,8 +9,8 @@ bits, and special cases chosen with selects, not branches.  LLVM inlines them in
 
 float64 results are within 4 ulp of a long-double reference (``ULP_BOUND`` in
 ``tests/test_transcendentals.py``; measured maxima 1.0-3.7 ulp).  Most functions also have a
-float32 version (see "float32 in float32" below, 1-3 ulp).  The standard's special cases (signed zeros,
-infinities, NaN) hold: each function ends with selects for them.
+float32 version (see "float32 in float32" below, 1-3 ulp).  The standard's special cases
+(signed zeros, infinities, NaN) hold: each function ends with selects for them.
 
 sin, cos and tan reduce ``|x| <= SINCOS_LIMIT`` with a three-part pi/2 (exact products); larger
 arguments need a long reduction, which the kernels leave to libm in a second pass over the row
