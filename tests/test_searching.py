@@ -310,3 +310,37 @@ def test_long_take_over_threads_matches_numpy_and_reports_the_first_bad_index():
                 xp.take(xp.asarray(a), xp.asarray(bad))
     finally:
         numba.set_num_threads(before)
+
+
+@pytest.mark.parametrize("layout", ["contig", "transposed", "3-d"])
+def test_large_take_of_rows_over_threads_matches_numpy(layout):
+    """take of rows with more than 65,536 elements runs in chunks over threads (strided rows in
+    column tiles): NumPy's values for C-order, transposed and leading-axis layouts, negative
+    indices included, the first out-of-range index named, for one thread or two."""
+    import numba
+
+    rng = np.random.default_rng(23)
+    base = rng.standard_normal((300, 301)).astype(np.float32)
+    if layout == "contig":
+        a, s, axis = base, xp.asarray(base), 0
+    elif layout == "transposed":
+        a, s, axis = base.T, xp.asarray(base).T, 0
+    else:
+        c = rng.standard_normal((3, 200, 150))
+        a, s, axis = c.transpose(0, 2, 1), xp.permute_dims(xp.asarray(c), (0, 2, 1)), 1
+    # the strided operand has NumPy's layout (strides in elements), so the row kernel sees it
+    assert s.strides == tuple(st // a.itemsize for st in a.strides)
+    n_ax = a.shape[axis]
+    idx = rng.integers(-n_ax, n_ax, 400)
+    bad = idx.copy()
+    bad[333] = n_ax + 7
+    before = numba.get_num_threads()
+    try:
+        for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+            numba.set_num_threads(threads)
+            got = xp.take(s, xp.asarray(idx), axis=axis)
+            np.testing.assert_array_equal(np.asarray(got), np.take(a, idx, axis=axis))
+            with pytest.raises(IndexError, match=f"index {n_ax + 7} is out of bounds"):
+                xp.take(s, xp.asarray(bad), axis=axis)
+    finally:
+        numba.set_num_threads(before)

@@ -814,6 +814,12 @@ def take_cpu(out, x, indices, *, axis):
 
         bad = _ix().take1_p(out._buf, xbuf, xoff, st[1], indices._buf, indices._offset,
                             indices._strides[0], n_idx, n_ax, 4 * get_num_threads())  # fmt: skip
+    elif pre * n_idx * post >= PARALLEL_THRESHOLD and post > 1:  # rows: chunks over threads
+        from numba import get_num_threads
+
+        bad = _ix().take3_p(out._buf, xbuf, xoff, *st, indices._buf, indices._offset,
+                            indices._strides[0], pre, n_idx, post, n_ax,
+                            get_num_threads())  # fmt: skip
     else:
         bad = _take3(out, xbuf, xoff, st, indices, pre, post, n_ax)
     if bad >= 0:

@@ -111,6 +111,34 @@ GATHER_P = f"""
                     store(oseg, k, S.{{fn}}(tmp[k]))"""
 
 
+def copy_template() -> str:
+    """UNARY with a unit-stride-output branch for copy (astype, slicing copies, contiguous
+    materialisation): a row read with a stride into a contiguous output.  With the output
+    stride unknown too, LLVM keeps the loop scalar (a[::2] of 1M float32: 790 us; this
+    branch 250 us, NumPy 215)."""
+    serial_else = "\n            else:\n                for k in range(n2):"
+    parallel_else = "\n        else:\n            for k in range(k0, k1):"
+    assert serial_else in UNARY and parallel_else in UNARY
+    t = UNARY.replace(
+        serial_else,
+        """
+            elif os2 == 1:
+                oseg = o[ob : ob + n2]
+                for k in range(n2):
+                    store(oseg, k, S.{fn}(a[ab + k * as2]))"""
+        + serial_else,
+    )
+    return t.replace(
+        parallel_else,
+        """
+        elif os2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.{fn}(a[ab + (k0 + k) * as2]))"""
+        + parallel_else,
+    )
+
+
 def unary_vmath_template() -> str:
     """UNARY with the gathered strided branch (and its buffer) for the _vmath functions."""
     t = UNARY.replace(
@@ -566,7 +594,7 @@ def generate() -> str:
         template = unary_vmath_template() if name in VMATH_OPS else UNARY
         parts.append(template.format(name=name, fn=fn, fix_s=fix_s, fix_p=fix_p))
     # copy (with cast): the identity through store()
-    parts.append(UNARY.format(name="copy", fn="positive", fix_s="", fix_p=""))
+    parts.append(copy_template().format(name="copy", fn="positive", fix_s="", fix_p=""))
     for name, row in (("where", WHERE), ("clip", CLIP)):
         parts.append(row)
         parts.append(TERNARY_LOOPS.format(name=name))

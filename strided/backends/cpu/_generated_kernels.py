@@ -17,7 +17,7 @@ ROW = dict(error_model="numpy", fastmath={"reassoc", "contract"})
 SERIAL = dict(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
 PARALLEL = dict(SERIAL, parallel=True)
 
-SOURCE_HASH = '13f035a1384b64aa'
+SOURCE_HASH = '9f06a979a7ef6dc9'
 
 
 @njit(**SERIAL)
@@ -4035,6 +4035,10 @@ def copy_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.positive(aseg[k]))
+            elif os2 == 1:
+                oseg = o[ob : ob + n2]
+                for k in range(n2):
+                    store(oseg, k, S.positive(a[ab + k * as2]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.positive(a[ab + k * as2]))
@@ -4061,6 +4065,10 @@ def copy_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             v = S.positive(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
+        elif os2 == 1:
+            oseg = o[ob + k0 : ob + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.positive(a[ab + (k0 + k) * as2]))
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.positive(a[ab + k * as2]))

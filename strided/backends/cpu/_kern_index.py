@@ -12,6 +12,47 @@ _OPTS = dict(cache=True, nogil=True, error_model="numpy")
 
 
 @njit(**_OPTS)
+def _first_bad_index(idx, io, i_s, n_idx, n_ax):
+    """The first position of an index outside [-n_ax, n_ax), or -1."""
+    for j in range(n_idx):
+        k = idx[io + j * i_s]
+        if k < -n_ax or k >= n_ax:
+            return j
+    return -1
+
+
+#: columns per tile when the rows taken are strided (a transposed array): the tile's elements of
+#: consecutive rows share cache lines, so one pass over the indices per tile reads each line once
+#: (take of 1000 random rows of a transposed 1000x1000 float64: 3.4 -> 1.2 ms, NumPy 2.0)
+TAKE_TILE = 32
+
+
+@njit(**_OPTS)
+def _take_block(o, x, xo, s_pre, s_ax, s_post, idx, io, i_s, p, j0, j1, n_idx, n_post, n_ax):
+    """Rows j0..j1 of o[p] = x[p, idx[j], :] (indices already checked)."""
+    if s_post == 1:  # dense rows: a straight copy each (vectorised)
+        for j in range(j0, j1):
+            k = idx[io + j * i_s]
+            k = k + n_ax if k < 0 else k
+            src = xo + p * s_pre + k * s_ax
+            dst = (p * n_idx + j) * n_post
+            orow = o[dst : dst + n_post]
+            xrow = x[src : src + n_post]
+            for q in range(n_post):
+                orow[q] = xrow[q]
+        return
+    for q0 in range(0, n_post, TAKE_TILE):
+        q1 = min(q0 + TAKE_TILE, n_post)
+        for j in range(j0, j1):
+            k = idx[io + j * i_s]
+            k = k + n_ax if k < 0 else k
+            src = xo + p * s_pre + k * s_ax
+            dst = (p * n_idx + j) * n_post
+            for q in range(q0, q1):
+                o[dst + q] = x[src + q * s_post]
+
+
+@njit(**_OPTS)
 def take3(o, x, xo, s_pre, s_ax, s_post, idx, io, i_s, n_pre, n_idx, n_post, n_ax):
     """o[p, j, q] = x[p, idx[j], q] with negative indices counted from the end.
 
@@ -28,27 +69,27 @@ def take3(o, x, xo, s_pre, s_ax, s_post, idx, io, i_s, n_pre, n_idx, n_post, n_a
                 return j
             o[j] = x[xo + k * s_ax]
         return -1
-    for j in range(n_idx):
-        k = idx[io + j * i_s]
-        if k < 0:
-            k += n_ax
-        if k < 0 or k >= n_ax:
-            return j
+    bad = _first_bad_index(idx, io, i_s, n_idx, n_ax)
+    if bad >= 0:
+        return bad
     for p in range(n_pre):
-        for j in range(n_idx):
-            k = idx[io + j * i_s]
-            if k < 0:
-                k += n_ax
-            src = xo + p * s_pre + k * s_ax
-            dst = (p * n_idx + j) * n_post
-            if s_post == 1:  # dense rows: a straight copy (vectorised)
-                orow = o[dst : dst + n_post]
-                xrow = x[src : src + n_post]
-                for q in range(n_post):
-                    orow[q] = xrow[q]
-            else:
-                for q in range(n_post):
-                    o[dst + q] = x[src + q * s_post]
+        _take_block(o, x, xo, s_pre, s_ax, s_post, idx, io, i_s, p, 0, n_idx, n_idx, n_post, n_ax)
+    return -1
+
+
+@njit(parallel=True, **_OPTS)
+def take3_p(o, x, xo, s_pre, s_ax, s_post, idx, io, i_s, n_pre, n_idx, n_post, n_ax, parts):
+    """:func:`take3` of rows (``n_post > 1``) over threads: ``parts`` chunks of the indices for
+    each of the ``n_pre`` leading positions."""
+    bad = _first_bad_index(idx, io, i_s, n_idx, n_ax)
+    if bad >= 0:
+        return bad
+    chunk = (n_idx + parts - 1) // parts
+    for t in prange(n_pre * parts):
+        p = t // parts
+        j0 = min((t - p * parts) * chunk, n_idx)
+        j1 = min(j0 + chunk, n_idx)
+        _take_block(o, x, xo, s_pre, s_ax, s_post, idx, io, i_s, p, j0, j1, n_idx, n_post, n_ax)
     return -1
 
 
