@@ -16,7 +16,7 @@ from .._array import Array
 from .._grad_state import Mode
 from .._shapes import broadcast_shapes
 from ..dispatch import Plan, _in_graph_args, declare
-from .core import elementwise_rule
+from .core import astype_to, copy_of, elementwise_rule, to_array
 
 # name: (arity, accepted dtype category, result rule, one-line description)
 ELEMENTWISE: dict[str, tuple[int, str, str, str]] = {
@@ -227,8 +227,6 @@ def clip(x, /, min=None, max=None):
     shape of all three.  Bounds of ``x``'s dtype (or Python scalars of its kind) run one fused
     kernel; other bounds, and calls recording gradients, compose ``maximum`` and ``minimum``.
     """
-    from .core import astype_to, copy_of, to_array
-
     x = to_array(x, "clip")
     if (min is not None or max is not None) and x._dtype.kind in _CLIP_KINDS:
         lo, hi = _fused_bound(x, min, True), _fused_bound(x, max, False)

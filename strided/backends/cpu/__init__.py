@@ -558,15 +558,16 @@ def clip_cpu(out, x, lo, hi):
 
 
 def _clip_dense(out_shape, out_dtype, args, params):
-    """For a small C-contiguous x between two Python-scalar bounds: ``fn(x, lo, hi) -> buffer``,
-    one call of the compiled loop with the bounds passed by value (as x's dtype)."""
+    """For a small dense x (C or another order, which the result follows: clip's plan follows
+    its input's layout) between two Python-scalar bounds: ``fn(x, lo, hi) -> buffer``, one call
+    of the compiled loop over memory order with the bounds passed by value (as x's dtype)."""
     x, lo, hi = args
     total = _size(out_shape)
     if (
         not 0 < total < PARALLEL_THRESHOLD
         or type(lo) not in _PY_SCALARS
         or type(hi) not in _PY_SCALARS
-        or x._strides != _c_strides(out_shape)
+        or (x._strides != _c_strides(out_shape) and dense_order(out_shape, x._strides) is None)
     ):
         return None
     np_dtype, empty = out_dtype.numpy, np.empty
