@@ -58,6 +58,21 @@ def take3(o, x, xo, s_pre, s_ax, s_post, idx, io, i_s, n_pre, n_idx, n_post, n_a
 
     Returns the first out-of-range index position, or -1 when every index was valid.
     """
+    if n_pre == 1 and n_post == 1 and i_s == 1 and s_ax == 1:
+        # unit-stride indices and source: a vectorised count of bad indices, then a gather
+        # loop with no early exit, which LLVM vectorises (4096 float32: 5.3 -> 3.6 us)
+        iseg = idx[io : io + n_idx]
+        bad = 0
+        for j in range(n_idx):
+            k = iseg[j]
+            bad += (k < -n_ax) | (k >= n_ax)
+        if bad:
+            return _first_bad_index(idx, io, i_s, n_idx, n_ax)
+        xseg = x[xo : xo + n_ax]
+        for j in range(n_idx):
+            k = iseg[j]
+            o[j] = xseg[k + n_ax if k < 0 else k]
+        return -1
     if n_pre == 1 and n_post == 1:
         # a gather of single elements: check and copy in one pass (an inner loop of length one
         # and a separate checking pass cost 4x here)
