@@ -306,7 +306,8 @@ def test_loops_vectorise(name, dtype):
 
 def test_pow_float32_accuracy_and_special_values():
     """float32 ** float32 runs exp(y log|x|) in float64 (_vmath.pow_f32): within 1 ulp of the
-    float64 power (correctly rounded at every sampled point here), NumPy's special cases."""
+    float64 power (measured 0.502 ulp: the float64 value is within 2^-31), NumPy's special
+    cases."""
     n = 100_000
     x = np.concatenate(
         [RNG.uniform(0, 3, n), RNG.uniform(-5, 5, n), np.exp(RNG.uniform(-80, 80, n))]

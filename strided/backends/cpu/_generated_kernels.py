@@ -17,7 +17,7 @@ ROW = dict(error_model="numpy", fastmath={"reassoc", "contract"})
 SERIAL = dict(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
 PARALLEL = dict(SERIAL, parallel=True)
 
-SOURCE_HASH = '9f06a979a7ef6dc9'
+SOURCE_HASH = 'dd6c50aef7b3208e'
 
 
 @njit(**SERIAL)

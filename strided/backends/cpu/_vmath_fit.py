@@ -94,6 +94,8 @@ def _odd_check(f):
 FITS["SINH_P"] = (_odd_p(mp.sinh), (mp.mpf(0), mp.mpf(1)), 6, _odd_check(mp.sinh))
 FITS["ASIN_P"] = (_odd_p(mp.asin), (mp.mpf(0), mp.mpf("0.25")), 12, _odd_check(mp.asin))
 # float32 versions (shorter: the error is measured against float64 ulp, print / 2**29 for float32)
+# exp in float64 for float32 results (pow_f32): 2^-32 is far below float32's half ulp
+FITS["EXP_F32_P"] = (_exp_p, (-LN2 / 2, LN2 / 2), 5, FITS["EXP_P"][3])
 FITS["F_ATAN_P"] = (FITS["ATAN_P"][0], FITS["ATAN_P"][1], 4, FITS["ATAN_P"][3])
 FITS["F_SINH_P"] = (FITS["SINH_P"][0], FITS["SINH_P"][1], 3, FITS["SINH_P"][3])
 FITS["F_TANH_P"] = (_odd_p(mp.tanh), (mp.mpf(0), mp.mpf("0.55") ** 2), 4, _odd_check(mp.tanh))
