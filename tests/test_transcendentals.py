@@ -305,22 +305,38 @@ def test_loops_vectorise(name, dtype):
 
 
 def test_pow_float32_accuracy_and_special_values():
-    """float32 ** float32 runs exp(y log|x|) in float64 (_vmath.pow_f32): within 1 ulp of the
-    float64 power (measured 0.502 ulp: the float64 value is within 2^-31), NumPy's special
-    cases."""
+    """float32 ** float32 in float32 arithmetic (_vmath.pow_f32): within 1.5 ulp of the float64
+    power (measured 1.02; NumPy 2.4's own float32 power: 1.31), including |y log2 x| near 128
+    where the double-float32 product matters most; subnormal results within one 2^-149;
+    NumPy's special cases."""
     n = 100_000
     x = np.concatenate(
-        [RNG.uniform(0, 3, n), RNG.uniform(-5, 5, n), np.exp(RNG.uniform(-80, 80, n))]
+        [
+            RNG.uniform(0, 3, n),
+            RNG.uniform(-5, 5, n),
+            np.exp(RNG.uniform(-80, 80, n)),
+            RNG.uniform(0.9, 1.1, n),
+            np.exp(RNG.uniform(-100, 88, n)),
+        ]
     ).astype(np.float32)
     y = np.concatenate(
-        [RNG.uniform(-10, 10, n), RNG.integers(-20, 20, n), RNG.uniform(-1.5, 1.5, n)]
+        [
+            RNG.uniform(-10, 10, n),
+            RNG.integers(-20, 20, n),
+            RNG.uniform(-1.5, 1.5, n),
+            RNG.uniform(-1000, 1000, n),
+            RNG.uniform(-1.2, 1.2, n),
+        ]
     ).astype(np.float32)
     got = np.asarray(xp.pow(xp.asarray(x), xp.asarray(y)))
     with np.errstate(all="ignore"):
         ref = np.power(x.astype(np.float64), y.astype(np.float64))
     normal = np.isfinite(ref) & (np.abs(ref) < 3.4e38) & (np.abs(ref) > 1.2e-38)
     spacing = np.spacing(np.abs(ref[normal]).astype(np.float32)).astype(np.float64)
-    assert (np.abs(got[normal] - ref[normal]) / spacing).max() <= 1.0
+    assert (np.abs(got[normal] - ref[normal]) / spacing).max() <= 1.5
+    sub = (np.abs(ref) <= 1.2e-38) & (ref != 0)
+    assert sub.sum() > 1000
+    assert (np.abs(got[sub] - ref[sub]) / 2.0**-149).max() <= 1.0
     np.testing.assert_array_equal(np.isnan(got), np.isnan(ref))
     sp = [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 2.0, -2.0, 0.5, -0.5, 3.0, -3.0]
     sp = np.array(sp + [1e-45, -1e-45, 3e38, -3e38], np.float32)
@@ -332,6 +348,51 @@ def test_pow_float32_accuracy_and_special_values():
     close = np.isfinite(want) & (np.abs(got - want) <= np.spacing(np.abs(want)))
     ok = same | (close & (np.signbit(got) == np.signbit(want)))
     assert ok.all(), list(zip(a[~ok], b[~ok], got[~ok], want[~ok]))
+
+
+def test_pow_float32_second_pass_on_every_kernel_path():
+    """float32 pow's loop handles positive normal bases and |y| < 1e30 only; the second pass
+    (``_scalar.pow_fix``) redoes the rest.  Specials scattered through large (parallel) and
+    small (serial) arrays, contiguous, transposed and with a scalar exponent or base, give
+    NumPy's results (within one spacing where finite), for one thread or two alike."""
+    import numba
+
+    rng = np.random.default_rng(5)
+    specials = np.array(
+        [0.0, -0.0, np.inf, -np.inf, np.nan, -2.0, -0.5, 1e-45, -1e-45, 1.0, 3e38, 2e30, -2e30],
+        np.float32,
+    )
+    n = 300
+    x = rng.uniform(0.1, 4.0, (n, n)).astype(np.float32)
+    y = rng.uniform(-6.0, 6.0, (n, n)).astype(np.float32)
+    x.flat[rng.integers(0, n * n, 500)] = rng.choice(specials, 500)
+    y.flat[rng.integers(0, n * n, 500)] = rng.choice(np.concatenate([specials, [2.0, 3.0]]), 500)
+
+    def check(got, want):
+        got, want = np.asarray(got), np.asarray(want)
+        same = (got == want) | (np.isnan(got) & np.isnan(want))
+        close = np.isfinite(want) & (np.abs(got - want) <= np.spacing(np.abs(want)))
+        ok = (same | close) & ((np.signbit(got) == np.signbit(want)) | np.isnan(want))
+        assert ok.all(), list(zip(*np.nonzero(~ok)))[:5]
+
+    before = numba.get_num_threads()
+    try:
+        results = []
+        for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+            numba.set_num_threads(threads)
+            with np.errstate(all="ignore"):
+                for a, b in ((x, y), (x[:40, :40], y[:40, :40])):
+                    got = xp.pow(xp.asarray(a), xp.asarray(b))
+                    check(got, np.power(a, b))
+                    got_t = xp.pow(xp.asarray(a).T, xp.asarray(b).T)
+                    check(got_t, np.power(a.T, b.T))
+                    results.append(np.asarray(got))
+                check(xp.pow(xp.asarray(x), -3e38), np.power(x, np.float32(-3e38)))
+                check(xp.pow(xp.asarray(x), 2.5), np.power(x, np.float32(2.5)))
+                check(xp.pow(-2.0, xp.asarray(y)), np.power(np.float32(-2.0), y))
+        np.testing.assert_array_equal(results[0], results[2])
+    finally:
+        numba.set_num_threads(before)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -351,7 +412,10 @@ def test_pow_loop_vectorises(dtype):
     o = np.empty_like(a)
     loop(o, a)
     llvm = loop.inspect_llvm(loop.signatures[0])
-    assert re.search(r"<\d+ x double>", llvm), f"pow {dtype.__name__}: the loop did not vectorise"
+    lane = "double" if dtype == np.float64 else "float"
+    assert re.search(rf"<\d+ x {lane}>", llvm), f"pow {dtype.__name__}: the loop did not vectorise"
+    if dtype == np.float32:  # float32 pow stays in float32 vectors (16 lanes, not 8)
+        assert not re.search(r"<\d+ x double>", llvm)
     np.testing.assert_allclose(o, a**a, rtol=4e-7 if dtype == np.float32 else 1e-15)
 
 

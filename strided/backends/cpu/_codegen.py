@@ -161,12 +161,16 @@ FIX_P = "\n        V.sincos_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1
 
 # floor_divide and remainder of floats are exact in the vectorised loop below a quotient of
 # 2^52 (2^23); a second pass redoes larger quotients with libm (_scalar.divmod_fix)
-DIVMOD_FIX = {"floor_divide": 0, "remainder": 1}
-BINARY_FIX_S = "\n            S.divmod_fix(o, ob, os2, a, ab, as2, b, bb, bs2, n2, {which})"
-BINARY_FIX_P = (
-    "\n        S.divmod_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, b, bb + k0 * bs2, bs2,"
-    " k1 - k0, {which})"
-)
+# the second pass of binary kernels: the call per function (serial row, parallel segment)
+BINARY_FIX = {
+    "floor_divide": "divmod_fix({args}, 0)",
+    "remainder": "divmod_fix({args}, 1)",
+    "pow": "pow_fix({args})",
+}
+BINARY_FIX_S = "\n            S.{call}"
+BINARY_FIX_P = "\n        S.{call}"
+FIX_ARGS_S = "o, ob, os2, a, ab, as2, b, bb, bs2, n2"
+FIX_ARGS_P = "o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, b, bb + k0 * bs2, bs2, k1 - k0"
 
 # Serial kernels (small arrays, and what the tests compile for every dtype) keep two loop variants
 # to stay cheap to compile and cheap to enter (every small dense call runs one); a column
@@ -583,9 +587,9 @@ def generate() -> str:
     for name, arity in elementwise_ops().items():
         fn = SCALAR_NAME.get(name, name)
         if arity == 2:
-            which = DIVMOD_FIX.get(name)
-            fix_s = "" if which is None else BINARY_FIX_S.format(which=which)
-            fix_p = "" if which is None else BINARY_FIX_P.format(which=which)
+            call = BINARY_FIX.get(name)
+            fix_s = "" if call is None else BINARY_FIX_S.format(call=call.format(args=FIX_ARGS_S))
+            fix_p = "" if call is None else BINARY_FIX_P.format(call=call.format(args=FIX_ARGS_P))
             parts.append(BINARY.format(name=name, fn=fn, fix_s=fix_s, fix_p=fix_p))
             continue
         which = SINCOS_FIX.get(name)

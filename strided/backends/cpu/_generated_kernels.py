@@ -17,7 +17,7 @@ ROW = dict(error_model="numpy", fastmath={"reassoc", "contract"})
 SERIAL = dict(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
 PARALLEL = dict(SERIAL, parallel=True)
 
-SOURCE_HASH = 'dd6c50aef7b3208e'
+SOURCE_HASH = 'b530cdea9296ee7e'
 
 
 @njit(**SERIAL)
@@ -2412,6 +2412,7 @@ def pow_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, 
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.pow_(a[ab + k * as2], b[bb + k * bs2]))
+            S.pow_fix(o, ob, os2, a, ab, as2, b, bb, bs2, n2)
 
 
 @njit(**SERIAL)
@@ -2433,6 +2434,7 @@ def pow_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0,
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.pow_(x, bseg[k]))
+            S.pow_fix(o, ob, os2, a, ab, as2, b, bb, bs2, n2)
 
 
 @njit(**PARALLEL)
@@ -2468,6 +2470,7 @@ def pow_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, 
         else:
             for k in range(k0, k1):
                 store(o, ob + k * os2, S.pow_(a[ab + k * as2], b[bb + k * bs2]))
+        S.pow_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, b, bb + k0 * bs2, bs2, k1 - k0)
 
 
 @njit(**SERIAL)

@@ -280,9 +280,47 @@ remainder = V.inlined(
 )
 
 
+def _row_any(pred):
+    """``any_(a, ab, as_, b, bb, bs, n)``: whether ``pred(x, y)`` (a branch-free bool) holds for
+    any element pair of one row, as an or-reduction that vectorises at full width (unit-stride
+    rows and a scalar operand read through slices)."""
+
+    @njit(nogil=True, error_model="numpy")
+    def any_(a, ab, as_, b, bb, bs, n):
+        hit = False
+        if as_ == 1 and bs == 1:
+            aseg = a[ab : ab + n]
+            bseg = b[bb : bb + n]
+            for k in range(n):
+                hit = hit | pred(aseg[k], bseg[k])
+        elif as_ == 1 and bs == 0:
+            aseg = a[ab : ab + n]
+            y = b[bb]
+            for k in range(n):
+                hit = hit | pred(aseg[k], y)
+        elif as_ == 0 and bs == 1:
+            x = a[ab]
+            bseg = b[bb : bb + n]
+            for k in range(n):
+                hit = hit | pred(x, bseg[k])
+        else:
+            for k in range(n):
+                hit = hit | pred(a[ab + k * as_], b[bb + k * bs])
+        return hit
+
+    return any_
+
+
+_DIVMOD_ANY = {
+    types.float32: _row_any(V.divmod_needs_libm_f32),
+    types.float64: _row_any(V.divmod_needs_libm_f64),
+}
+_POW_ANY_F32 = _row_any(V.pow_needs_full_f32)
+
+
 def divmod_fix(o, ob, os, a, ab, as_, b, bb, bs, n, which):
     """Redo with libm the elements of one row whose quotient is too large for the vectorised
-    floor_divide (which 0) or remainder (which 1); nothing for other types.  A vectorised count
+    floor_divide (which 0) or remainder (which 1); nothing for other types.  A vectorised test
     first, so rows without such elements cost one cheap pass."""
 
 
@@ -291,12 +329,10 @@ def _divmod_fix(o, ob, os, a, ab, as_, b, bb, bs, n, which):
     if a.dtype != b.dtype or a.dtype not in (types.float32, types.float64):
         return lambda o, ob, os, a, ab, as_, b, bb, bs, n, which: None
     needs = V.divmod_needs_libm_f32 if a.dtype == types.float32 else V.divmod_needs_libm_f64
+    any_ = _DIVMOD_ANY[a.dtype]
 
     def impl(o, ob, os, a, ab, as_, b, bb, bs, n, which):
-        count = 0
-        for k in range(n):
-            count += needs(a[ab + k * as_], b[bb + k * bs])
-        if count == 0:
+        if not any_(a, ab, as_, b, bb, bs, n):
             return
         for k in range(n):
             x = a[ab + k * as_]
@@ -306,6 +342,30 @@ def _divmod_fix(o, ob, os, a, ab, as_, b, bb, bs, n, which):
                     o[ob + k * os] = _floor_divide_libm(x, y)
                 else:
                     o[ob + k * os] = _remainder_libm(x, y)
+
+    return impl
+
+
+def pow_fix(o, ob, os, a, ab, as_, b, bb, bs, n):
+    """Redo with :func:`_vmath.pow_f32` the elements of one float32 row outside the vectorised
+    loop's case (``_vmath.pow_needs_full_f32``: a base <= 0, subnormal, inf or NaN, an exponent
+    of 1e30 or more in magnitude, or NaN); nothing for other types.  A vectorised test first,
+    so rows without such elements cost one cheap pass."""
+
+
+@overload(pow_fix, **_INLINE)
+def _pow_fix(o, ob, os, a, ab, as_, b, bb, bs, n):
+    if not (a.dtype == b.dtype == types.float32):
+        return lambda o, ob, os, a, ab, as_, b, bb, bs, n: None
+
+    def impl(o, ob, os, a, ab, as_, b, bb, bs, n):
+        if not _POW_ANY_F32(a, ab, as_, b, bb, bs, n):
+            return
+        for k in range(n):
+            x = a[ab + k * as_]
+            y = b[bb + k * bs]
+            if V.pow_needs_full_f32(x, y):
+                o[ob + k * os] = V.pow_f32(x, y)
 
     return impl
 
@@ -349,7 +409,8 @@ def _pow_other(x, y):
 
 # float ** float of one type runs _vmath.pow_f32 / pow_f64 (vectorised: the whole function is
 # inlined into the loop, which an overload's body is not); integers use repeated squaring
-_POW_FLOAT = {types.float32: V.pow_f32, types.float64: V.pow_f64}
+# (float32 runs pow_f32_main, the common case, and the kernels' second pass, pow_fix, the rest)
+_POW_FLOAT = {types.float32: V.pow_f32_main, types.float64: V.pow_f64}
 pow_ = V.inlined(lambda tx, ty: _POW_FLOAT.get(tx, _pow_other) if tx == ty else _pow_other, 2)
 
 

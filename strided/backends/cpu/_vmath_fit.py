@@ -94,8 +94,13 @@ def _odd_check(f):
 FITS["SINH_P"] = (_odd_p(mp.sinh), (mp.mpf(0), mp.mpf(1)), 6, _odd_check(mp.sinh))
 FITS["ASIN_P"] = (_odd_p(mp.asin), (mp.mpf(0), mp.mpf("0.25")), 12, _odd_check(mp.asin))
 # float32 versions (shorter: the error is measured against float64 ulp, print / 2**29 for float32)
-# exp in float64 for float32 results (pow_f32): 2^-32 is far below float32's half ulp
-FITS["EXP_F32_P"] = (_exp_p, (-LN2 / 2, LN2 / 2), 5, FITS["EXP_P"][3])
+# 2^f = 1 + f Q(f) for float32 pow's exp2 (an odd degree: no Chebyshev node at f = 0)
+FITS["F_EXP2_Q"] = (
+    lambda f: (mp.power(2, f) - 1) / f,
+    (mp.mpf("-0.5"), mp.mpf("0.5")),
+    5,
+    lambda f, p: (1 + f * p, mp.power(2, f)),
+)
 FITS["F_ATAN_P"] = (FITS["ATAN_P"][0], FITS["ATAN_P"][1], 4, FITS["ATAN_P"][3])
 FITS["F_SINH_P"] = (FITS["SINH_P"][0], FITS["SINH_P"][1], 3, FITS["SINH_P"][3])
 FITS["F_TANH_P"] = (_odd_p(mp.tanh), (mp.mpf(0), mp.mpf("0.55") ** 2), 4, _odd_check(mp.tanh))
