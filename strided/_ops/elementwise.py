@@ -117,10 +117,18 @@ def _make(name: str):
     if name in _VIEW_OF_REAL:
 
         def fn(x, /):
+            # a real array is its own real part and conjugate: x itself when x is a plain Array
+            # outside the tape (what a view would give, without building one; the attribute
+            # tests are _in_graph_args's, inline: this call costs NumPy's x.real, ~0.2 us),
+            # else a view through indexing, which the tape and subclasses see
+            if (
+                x.__class__ is Array
+                and x._dtype.kind in _REAL_KINDS
+                and x._ag is None
+                and (x._base is None or x._base._ag is None)
+            ):
+                return x
             if isinstance(x, Array) and x._dtype.kind in _REAL_KINDS:
-                # a real array is its own real part and conjugate: x itself when no gradient is
-                # recorded and x is a plain Array (what a view would give, without building
-                # one), else a view through indexing, which the tape and subclasses see
                 if x.__class__ is Array and not (Mode.enabled and _in_graph_args((x,))):
                     return x
                 return x[...]
