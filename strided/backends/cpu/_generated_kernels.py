@@ -17,7 +17,7 @@ ROW = dict(error_model="numpy", fastmath={"reassoc", "contract"})
 SERIAL = dict(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
 PARALLEL = dict(SERIAL, parallel=True)
 
-SOURCE_HASH = 'b530cdea9296ee7e'
+SOURCE_HASH = '4ffc8cdc8f5ebad6'
 
 
 @njit(**SERIAL)

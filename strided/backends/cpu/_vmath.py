@@ -1294,20 +1294,23 @@ def _minmax_row(find_max: bool):
             if acc != seg.dtype:
                 return None
             width = seg.dtype.bitwidth
-            mask = (1 << (width - 1)) - 1
-            inf_bits = 0x7F800000 if width == 32 else 0x7FF0000000000000
-            shift = width - 1
+            # typed constants and a cast after every operation: numba widens int32 arithmetic
+            # to int64, which would halve float32's lanes (argmax float32 ran at float64's speed)
+            ity = np.int32 if width == 32 else np.int64
+            mask = ity((1 << (width - 1)) - 1)
+            inf_bits = ity(0x7F800000 if width == 32 else 0x7FF0000000000000)
+            shift = ity(width - 1)
 
             def impl(acc, seg):
                 i = _bits(acc)
-                best = i ^ ((i >> shift) & mask)
-                mag = i & mask
+                best = ity(i ^ ity(ity(i >> shift) & mask))
+                mag = ity(i & mask)
                 for r in range(seg.shape[0]):
                     i = _bits(seg[r])
-                    k = i ^ ((i >> shift) & mask)
+                    k = ity(i ^ ity(ity(i >> shift) & mask))
                     best = max(best, k) if find_max else min(best, k)
-                    mag = max(mag, i & mask)
-                res = _from_bits(best ^ ((best >> shift) & mask), acc)
+                    mag = max(mag, ity(i & mask))
+                res = _from_bits(ity(best ^ ity(ity(best >> shift) & mask)), acc)
                 if mag > inf_bits:
                     res = (res - res) / (res - res)  # NaN, in acc's dtype
                 return res
