@@ -344,3 +344,30 @@ def test_large_take_of_rows_over_threads_matches_numpy(layout):
                 xp.take(s, xp.asarray(bad), axis=axis)
     finally:
         numba.set_num_threads(before)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint8])
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+def test_large_argmax_of_other_axis_orders_read_in_place(dtype, name):
+    """argmax/argmin over every axis of a large array dense in another axis order (a transpose,
+    a permutation) take the winner from memory order, then the smallest C-order index holding
+    it: NumPy's answer with many ties (small integers), NaNs first in memory but not in C
+    order, and a unique winner."""
+    rng = np.random.default_rng(31)
+    base = (rng.integers(0, 7, (300, 400)) if dtype in (np.int32, np.uint8) else
+            rng.standard_normal((300, 400))).astype(dtype)  # fmt: skip
+    cases = [(base, (1, 0))]
+    if np.issubdtype(dtype, np.floating):
+        nan = base.copy()
+        nan[0, 399] = np.nan  # memory position 399, C-order position 399 * 300
+        nan[250, 2] = np.nan  # C order: 2 * 300 + 250, the first NaN there
+        cases.append((nan, (1, 0)))
+    cases.append((rng.integers(0, 5, (40, 50, 60)).astype(dtype), (2, 0, 1)))
+    for a, axes in cases:
+        s = xp.permute_dims(xp.asarray(a), axes)
+        got = int(getattr(xp, name)(s))
+        assert got == getattr(np, name)(a.transpose(axes)), (a.shape, axes)
+    # a size-1 axis (its stride 0 here) takes no part in the memory-order decomposition
+    s = xp.expand_dims(xp.asarray(base).T, axis=1)
+    assert s.strides[1] == 0 or s.shape[1] == 1
+    assert int(getattr(xp, name)(s)) == getattr(np, name)(np.expand_dims(base.T, 1))

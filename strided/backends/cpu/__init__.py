@@ -745,6 +745,26 @@ def _dense_host(a) -> np.ndarray:
     return np.ascontiguousarray(numpy_view(a))
 
 
+def _argreduce_dense_order(k, x, find_max: bool) -> int:
+    """The flat (C-order) index of the first max (min) of a large array dense in another axis
+    order (a transpose), read in place: the winning value from memory order, then the smallest
+    C-order index holding it (ties and NaNs may come in another order there).  Two vectorised
+    passes instead of a strided copy (1000x1000 transposed float32: 1.25 ms in NumPy)."""
+    from numba import get_num_threads
+
+    n = x.size
+    buf, off = x._buf, x._offset
+    at_mem = int(k.G.argreduce_long_p(buf, off, n, find_max, 4 * get_num_threads()))
+    # size-1 axes never step (their strides may be anything): left out of the decomposition
+    order = sorted(
+        ((st, c) for st, c, m in zip(x._strides, _c_strides(x._shape), x._shape) if m != 1),
+        reverse=True,
+    )
+    strides = np.array([st for st, _ in order], np.int64)
+    c_strides = np.array([c for _, c in order], np.int64)
+    return _ix().first_flat_index_of(buf, off, n, buf[off + at_mem], strides, c_strides)
+
+
 def _argreduce(find_max: bool):
     def kernel(out, x, *, axis):
         if not out.size:
@@ -752,11 +772,14 @@ def _argreduce(find_max: bool):
         k = _k()  # kernels.argreduce: generated, vectorised on contiguous rows
         if axis is None:  # over the flattened array: x's own buffer when it is C-contiguous
             shape = x._shape
+            n = x.size
             if x._strides == _c_strides(shape):
                 buf, off = x._buf, x._offset
             else:
+                if n >= PARALLEL_THRESHOLD and dense_order(shape, x._strides) is not None:
+                    out._buf[out._offset] = _argreduce_dense_order(k, x, find_max)
+                    return
                 buf, off = _dense_host(x).reshape(-1), 0
-            n = x.size
             if n < PARALLEL_THRESHOLD:  # one short row: no blocks to plan
                 k.argreduce(out._buf[out._offset :], buf, off, 0, 0, 1, 1, 1, n, find_max)
                 return

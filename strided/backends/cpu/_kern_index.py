@@ -132,6 +132,39 @@ def take1_p(o, x, xo, s_ax, idx, io, i_s, n_idx, n_ax, parts):
 
 
 @njit(**_OPTS)
+def first_flat_index_of(x, xo, n, v, strides, c_strides):
+    """The smallest C-order flat index among the elements of a dense block x[xo : xo + n] that
+    equal v (are NaN, for a NaN v), where an element's memory position decomposes into
+    coordinates by ``strides`` (decreasing) and those weigh ``c_strides``.  Blocks of 256 are
+    tested by a vectorised count first; only blocks holding v are walked."""
+    best = -1
+    is_nan = v != v
+    for c0 in range(0, n, 256):
+        ch = x[xo + c0 : xo + min(c0 + 256, n)]
+        hit = 0
+        if is_nan:
+            for r in range(ch.shape[0]):
+                hit += ch[r] != ch[r]
+        else:
+            for r in range(ch.shape[0]):
+                hit += ch[r] == v
+        if hit == 0:
+            continue
+        for r in range(ch.shape[0]):
+            w = ch[r]
+            if (w != w) if is_nan else (w == v):
+                rest = c0 + r
+                flat = 0
+                for d in range(strides.shape[0]):
+                    i = rest // strides[d]
+                    rest -= i * strides[d]
+                    flat += i * c_strides[d]
+                if best < 0 or flat < best:
+                    best = flat
+    return best
+
+
+@njit(**_OPTS)
 def take_rows(o, x, xo, xr, xa, idx, io, ir, ia, n_rows, n_idx, n_ax):
     """o[r, j] = x[r, idx[r, j]] (take_along_axis with the axis last); returns -1 or a bad row."""
     for r in range(n_rows):
