@@ -64,6 +64,18 @@ def _dense_strides(shape) -> tuple[tuple, tuple]:
     return r
 
 
+#: (loop, operand dtypes...) -> the compiled loop's entry point: calling it skips the numba
+#: dispatcher's typing of 13-21 arguments (~1 us of a small strided op's ~3-5)
+_ENTRIES: dict = {}
+
+
+def _compiled_call(loop, args, key) -> None:
+    """Run ``loop(*args)`` through its dispatcher and remember the entry point it compiled."""
+    loop(*args)
+    sig = tuple(loop.typeof_pyval(a) for a in args)
+    _ENTRIES[key] = loop.overloads[sig].entry_point
+
+
 def _run_map(name: str, operands, shape) -> None:
     """Run the rank-3 map kernel ``name`` over operands (output first) of a common ``shape``."""
     serial, parallel = _loops(name)
@@ -95,7 +107,13 @@ def _run_map(name: str, operands, shape) -> None:
     if len(plan) == 1 and len(operands) == 2 and small:  # a copy or cast: the common case
         (d0, d1), n0, n1, n2, (s0, s1) = plan[0]
         (b0, o0, _), (b1, o1, _) = operands
-        serial(b0, o0 + d0, s0[0], s0[1], s0[2], b1, o1 + d1, s1[0], s1[1], s1[2], n0, n1, n2)
+        args = (b0, o0 + d0, s0[0], s0[1], s0[2], b1, o1 + d1, s1[0], s1[1], s1[2], n0, n1, n2)
+        key = (serial, b0.dtype, b1.dtype)
+        entry = _ENTRIES.get(key)
+        if entry is not None:
+            entry(*args)
+        else:
+            _compiled_call(serial, args, key)
         return
     for deltas, n0, n1, n2, strides in plan:
         args = []
@@ -105,7 +123,13 @@ def _run_map(name: str, operands, shape) -> None:
             seg = n2 if n0 * n1 >= 64 else SEGMENT
             parallel(*args, n0, n1, n2, seg)
         else:
-            serial(*args, n0, n1, n2)
+            args += (n0, n1, n2)
+            key = (serial, *[op[0].dtype for op in operands])
+            entry = _ENTRIES.get(key)
+            if entry is not None:
+                entry(*args)
+            else:
+                _compiled_call(serial, tuple(args), key)
 
 
 _PLANS: dict = {}
@@ -191,16 +215,6 @@ def reduce(op: str, out, inp, shape, axes) -> None:
 
 
 _REDUCE_PLANS: dict = {}
-#: (loop, output dtype, input dtype) -> the compiled loop's entry point: calling it skips the
-#: dispatcher's typing of 16 arguments (~1 us of a small reduction's ~5)
-_ENTRIES: dict = {}
-
-
-def _compiled_call(loop, args, key) -> None:
-    """Run ``loop(*args)`` through its dispatcher and remember the entry point it compiled."""
-    loop(*args)
-    sig = tuple(loop.typeof_pyval(a) for a in args)
-    _ENTRIES[key] = loop.overloads[sig].entry_point
 
 
 def _reduce_plan(op: str, shape, ostrides, strides, axes) -> tuple:
