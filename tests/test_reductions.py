@@ -170,3 +170,27 @@ def test_reductions_on_meta(name):
     assert r.shape == (1, 3, 1) and r.dtype is real.dtype and r.device == "meta"
     with pytest.raises(IndexError, match=name):
         getattr(xp, name)(x, axis=3)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint8, np.uint16])
+@pytest.mark.parametrize("name", ["cumulative_sum", "cumulative_prod"])
+def test_narrow_integer_scans_accumulate_in_the_default_integer(dtype, name):
+    """Narrow integers are scanned in (u)int64 as the standard says, read in place (no widened
+    copy): sums and products past the input type's range are exact, on contiguous and
+    transposed operands, along either axis, with and without the initial slot."""
+    rng = np.random.default_rng(3)
+    info = np.iinfo(dtype)
+    hi = info.max if name == "cumulative_sum" else 3
+    a = rng.integers(max(info.min, -hi), hi, (37, 29), endpoint=True).astype(dtype)
+    acc = np.uint64 if info.min == 0 else np.int64
+    np_fn = np.cumsum if name == "cumulative_sum" else np.cumprod
+    for arr, s in ((a, xp.asarray(a)), (a.T, xp.asarray(a).T)):
+        for axis in (0, 1):
+            got = getattr(xp, name)(s, axis=axis)
+            want = np_fn(arr.astype(acc), axis=axis)
+            assert np.asarray(got).dtype == acc
+            np.testing.assert_array_equal(np.asarray(got), want)
+            got = np.asarray(getattr(xp, name)(s, axis=axis, include_initial=True))
+            first = np.take(got, [0], axis=axis)
+            assert (first == (0 if name == "cumulative_sum" else 1)).all()
+            np.testing.assert_array_equal(np.delete(got, 0, axis=axis), want)

@@ -464,8 +464,8 @@ def cumulative_{name}_s(o, oo, os0, os1, osx, a, ao, as0, as1, asx, n0, n1, nx):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
             ab = ao + i * as0 + j * as1
-            acc = a[ab]
-            o[ob] = acc
+            o[ob] = a[ab]
+            acc = o[ob]  # the output's dtype: a narrower input (int32, bool) is widened
             for k in range(1, nx):
                 acc = acc {step} a[ab + k * asx]
                 o[ob + k * osx] = acc

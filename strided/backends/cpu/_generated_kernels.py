@@ -17,7 +17,7 @@ ROW = dict(error_model="numpy", fastmath={"reassoc", "contract"})
 SERIAL = dict(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
 PARALLEL = dict(SERIAL, parallel=True)
 
-SOURCE_HASH = '4ffc8cdc8f5ebad6'
+SOURCE_HASH = '182a85f192fc194b'
 
 
 @njit(**SERIAL)
@@ -4687,8 +4687,8 @@ def cumulative_sum_s(o, oo, os0, os1, osx, a, ao, as0, as1, asx, n0, n1, nx):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
             ab = ao + i * as0 + j * as1
-            acc = a[ab]
-            o[ob] = acc
+            o[ob] = a[ab]
+            acc = o[ob]  # the output's dtype: a narrower input (int32, bool) is widened
             for k in range(1, nx):
                 acc = acc + a[ab + k * asx]
                 o[ob + k * osx] = acc
@@ -4714,8 +4714,8 @@ def cumulative_prod_s(o, oo, os0, os1, osx, a, ao, as0, as1, asx, n0, n1, nx):
         for j in range(n1):
             ob = oo + i * os0 + j * os1
             ab = ao + i * as0 + j * as1
-            acc = a[ab]
-            o[ob] = acc
+            o[ob] = a[ab]
+            acc = o[ob]  # the output's dtype: a narrower input (int32, bool) is widened
             for k in range(1, nx):
                 acc = acc * a[ab + k * asx]
                 o[ob + k * osx] = acc

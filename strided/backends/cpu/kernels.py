@@ -324,8 +324,14 @@ def cumulative(op: str, out, inp, shape, axis: int) -> None:
     obuf, ooff, ostr = out
     ibuf, ioff, istr = inp
     osa, isa, n = ostr[axis], istr[axis], shape[axis]
+    key = (kernel, obuf.dtype, ibuf.dtype)
     for o_d, i_d, os0, os1, is0, is1, n0, n1 in _scan_plan(shape, ostr, istr, axis):
-        kernel(obuf, ooff + o_d, os0, os1, osa, ibuf, ioff + i_d, is0, is1, isa, n0, n1, n)
+        args = (obuf, ooff + o_d, os0, os1, osa, ibuf, ioff + i_d, is0, is1, isa, n0, n1, n)
+        entry = _ENTRIES.get(key)
+        if entry is not None:
+            entry(*args)
+        else:
+            _compiled_call(kernel, args, key)
 
 
 _SCAN_PLANS: dict = {}

@@ -312,8 +312,14 @@ def _dense_copy(x, order):
 
 def _scan(op: str):
     def kernel(out, x, *, axis, initial) -> None:
-        if out._dtype.name not in _ops.NUMERIC or x._dtype is not out._dtype:
+        if out._dtype.name not in _ops.NUMERIC:
             raise _unsupported(f"cumulative_{op}", x._dtype)
+        if x._dtype is not out._dtype:  # bool/int inputs of an int64 scan: widened here
+            shape = x._shape
+            buf = runtime().empty(int(np.prod(shape)), out._dtype.numpy)
+            wide = _View(buf, shape, _c_strides(shape), 0, out._dtype)
+            copy_cuda(wide, x)
+            x = wide
         o_off, o_st = out._offset, out._strides
         if initial is not None:  # the first slot along axis holds the identity
             head = out._shape[:axis] + (1,) + out._shape[axis + 1 :]
