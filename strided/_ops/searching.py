@@ -22,6 +22,7 @@ from .core import (
     to_array,
 )
 from .manipulation import broadcast_to, expand_dims
+from .reduction import count_nonzero
 
 __all__ = [
     "argmax",
@@ -84,8 +85,6 @@ def argmin(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> A
 
 
 def _nonzero_rule(x, /) -> Plan:
-    from .reduction import count_nonzero
-
     x = to_array(x, "nonzero")
     if x.ndim == 0:
         raise ValueError("nonzero: zero-dimensional arrays are not allowed")
@@ -109,8 +108,6 @@ def nonzero(x: Array, /) -> tuple[Array, ...]:
 
 
 def _mask_offsets_rule(mask, /, *, strides: tuple, offset: int) -> Plan:
-    from .reduction import count_nonzero
-
     data_dependent("boolean indexing", mask)
     count = int(count_nonzero(mask))
     params = {"strides": strides, "offset": offset}
