@@ -112,23 +112,14 @@ GATHER_P = f"""
 
 
 def copy_template() -> str:
-    """UNARY with a unit-stride-output branch for copy (astype, slicing copies, contiguous
-    materialisation): a row read with a stride into a contiguous output.  With the output
-    stride unknown too, LLVM keeps the loop scalar (a[::2] of 1M float32: 790 us; this
-    branch 250 us, NumPy 215)."""
-    serial_else = "\n            else:\n                for k in range(n2):"
+    """UNARY with a unit-stride-output branch in the parallel copy (astype, slicing copies,
+    contiguous materialisation of large arrays): a row read with a stride into a contiguous
+    output.  With the output stride unknown too, LLVM keeps the loop scalar (a[::2] of 1M
+    float32: 790 us; this branch 250 us, NumPy 215).  The serial kernel, compiled for every
+    pair of dtypes the program casts between, stays without it (compile time)."""
     parallel_else = "\n        else:\n            for k in range(k0, k1):"
-    assert serial_else in UNARY and parallel_else in UNARY
-    t = UNARY.replace(
-        serial_else,
-        """
-            elif os2 == 1:
-                oseg = o[ob : ob + n2]
-                for k in range(n2):
-                    store(oseg, k, S.{fn}(a[ab + k * as2]))"""
-        + serial_else,
-    )
-    return t.replace(
+    assert parallel_else in UNARY
+    return UNARY.replace(
         parallel_else,
         """
         elif os2 == 1:

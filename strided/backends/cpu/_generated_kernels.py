@@ -17,7 +17,7 @@ ROW = dict(error_model="numpy", fastmath={"reassoc", "contract"})
 SERIAL = dict(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
 PARALLEL = dict(SERIAL, parallel=True)
 
-SOURCE_HASH = '182a85f192fc194b'
+SOURCE_HASH = 'bfc56a0f14a19bf6'
 
 
 @njit(**SERIAL)
@@ -4038,10 +4038,6 @@ def copy_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
                     store(oseg, k, S.positive(aseg[k]))
-            elif os2 == 1:
-                oseg = o[ob : ob + n2]
-                for k in range(n2):
-                    store(oseg, k, S.positive(a[ab + k * as2]))
             else:
                 for k in range(n2):
                     store(o, ob + k * os2, S.positive(a[ab + k * as2]))
