@@ -371,3 +371,24 @@ def test_large_argmax_of_other_axis_orders_read_in_place(dtype, name):
     s = xp.expand_dims(xp.asarray(base).T, axis=1)
     assert s.strides[1] == 0 or s.shape[1] == 1
     assert int(getattr(xp, name)(s)) == getattr(np, name)(np.expand_dims(base.T, 1))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int8])
+@pytest.mark.parametrize("shape", [(64, 64), (300, 2500), (1, 7), (7, 1)])
+def test_argmax_along_a_strided_axis_with_a_unit_stride_kept_axis(dtype, shape):
+    """A transposed matrix reduced along its (strided) rows reads whole rows of memory and keeps
+    the best value per column with selects: NumPy's answer with ties (the first wins), NaNs (the
+    first NaN wins, also after a larger value), keepdims, small and large (threaded) sizes."""
+    rng = np.random.default_rng(41)
+    floating = np.issubdtype(dtype, np.floating)
+    base = (rng.standard_normal(shape) if floating else rng.integers(-3, 4, shape)).astype(dtype)
+    if floating and base.size > 10:
+        flat = base.reshape(-1)
+        flat[rng.integers(0, flat.size, max(3, flat.size // 500))] = np.nan
+    a = base.T  # (n, m) with unit stride along axis 0
+    s = xp.asarray(base).T
+    for name in ("argmax", "argmin"):
+        for keepdims in (False, True):
+            got = getattr(xp, name)(s, axis=-1, keepdims=keepdims)
+            want = getattr(np, name)(a, axis=-1, keepdims=keepdims)
+            np.testing.assert_array_equal(np.asarray(got), want)

@@ -790,6 +790,12 @@ def _argreduce(find_max: bool):
         # the reduced axis is last; the kept dims are walked in blocks of rank 2
         kept, n = shape[:-1], shape[-1]
         big = x.size >= PARALLEL_THRESHOLD
+        if len(kept) == 1 and strides[0] == 1 and strides[-1] != 1 and n > 1:
+            # one kept axis with unit stride (a transposed matrix): whole rows of memory, the
+            # best value per column kept with selects, instead of a strided scan per column
+            run = _ix().argreduce_columns_p if big else _ix().argreduce_columns
+            run(out._buf[out._offset :], buf, off, strides[-1], kept[0], n, find_max)
+            return
         if not kept and big and strides[-1] == 1:  # one long run: its parts over threads
             from numba import get_num_threads
 

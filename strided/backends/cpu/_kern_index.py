@@ -165,6 +165,44 @@ def first_flat_index_of(x, xo, n, v, strides, c_strides):
 
 
 @njit(**_OPTS)
+def _argreduce_columns(o, x, xo, sr, j0, j1, nr, find_max):
+    """o[j] = the first r of the max (min) of x[xo + r * sr + j] over r, for j in j0..j1: rows
+    read whole (unit stride along j), the best value and its row kept per column with selects
+    (vectorised); a NaN wins at its first row, as in NumPy."""
+    n = j1 - j0
+    best = x[xo + j0 : xo + j1].copy()
+    at = np.zeros(n, np.int64)
+    for r in range(1, nr):
+        row = x[xo + r * sr + j0 : xo + r * sr + j1]
+        for j in range(n):
+            v = row[j]
+            b = best[j]
+            better = (v > b) if find_max else (v < b)
+            take = better | ((v != v) & (b == b))
+            best[j] = v if take else b
+            at[j] = r if take else at[j]
+    for j in range(n):
+        o[j0 + j] = at[j]
+
+
+@njit(**_OPTS)
+def argreduce_columns(o, x, xo, sr, nk, nr, find_max):
+    """argmax/argmin along a strided axis of an array whose one kept axis has unit stride (a
+    transposed matrix reduced along its rows): every row of memory read once, in column blocks
+    that stay in cache."""
+    for j0 in range(0, nk, 1024):
+        _argreduce_columns(o, x, xo, sr, j0, min(j0 + 1024, nk), nr, find_max)
+
+
+@njit(parallel=True, **_OPTS)
+def argreduce_columns_p(o, x, xo, sr, nk, nr, find_max):
+    """:func:`argreduce_columns` with its column blocks over threads."""
+    nb = (nk + 1023) // 1024
+    for b in prange(nb):
+        _argreduce_columns(o, x, xo, sr, b * 1024, min(b * 1024 + 1024, nk), nr, find_max)
+
+
+@njit(**_OPTS)
 def take_rows(o, x, xo, xr, xa, idx, io, ir, ia, n_rows, n_idx, n_ax):
     """o[r, j] = x[r, idx[r, j]] (take_along_axis with the axis last); returns -1 or a bad row."""
     for r in range(n_rows):
