@@ -25,19 +25,22 @@ def test_floor_divide_matches_numpy(dtype):
 
 @pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "uint8", "uint16", "uint32", "int64"])
 def test_large_int_array_by_python_int(dtype):
-    """Large arrays over a Python int take the float64 route (exact for <= 32-bit integers):
-    every quotient, extremes included, equals NumPy's integer floor division."""
+    """Arrays over a Python int take the float64 route (a multiplication by 1/d corrected by
+    the exact remainder; exact for <= 32-bit integers): every quotient, extremes and exact
+    multiples included, equals NumPy's integer floor division, for the threaded (200,000
+    elements) and the serial (1000) loop."""
     info = np.iinfo(dtype)
     rng = np.random.default_rng(3)
     a = rng.integers(info.min, info.max, 200_000, endpoint=True).astype(dtype)
     a[:6] = [info.min, info.max, 0, 1, info.min + 1, info.max - 1]
-    for d in (1, 2, 3, 7, 1000, -2, -3, -7, -1, int(info.max), int(info.min)):
+    for d in (1, 2, 3, 7, 1000, -2, -3, -7, -1, int(info.max), int(info.min), 12345, -12345):
         if not info.min <= d <= info.max or (d == -1 and info.min == 0):
             continue
-        got = np.asarray(xp.asarray(a) // d)
-        with np.errstate(all="ignore"):
-            want = a // np.array(d, dtype)
-        np.testing.assert_array_equal(got, want, err_msg=f"{dtype} // {d}")
+        for part in (a, a[:1000]):
+            got = np.asarray(xp.asarray(part) // d)
+            with np.errstate(all="ignore"):
+                want = part // np.array(d, dtype)
+            np.testing.assert_array_equal(got, want, err_msg=f"{dtype} // {d}")
 
 
 def _bits_equal(got: np.ndarray, want: np.ndarray) -> np.ndarray:

@@ -12,7 +12,9 @@ Here the quotient is computed in float64, which is exact for operands of up to 3
     uint32, int16, uint16, int8 and uint8 x and d, d not 0.
 
 d == -1 (INT_MIN // -1 wraps around in NumPy; the float quotient would not fit) and d == 0 stay
-with the generic loop.  Float division vectorises (8 lanes per AVX-512 instruction).
+with the generic loop.  The loop multiplies by 1/d and corrects the quotient by the exact
+remainder (``_fdiv_run``), which vectorises (8 lanes per AVX-512 instruction) and costs less than
+a float division per element.
 """
 
 from __future__ import annotations
@@ -30,9 +32,27 @@ _PARALLEL_MIN = 1 << 16
 
 @njit(**_OPTS)
 def _fdiv_run(o, x, n, d):
+    """o[k] = x[k] // d by a multiplication: q = floor(x * (1/d)) is within one of the quotient
+    (the product's relative error is below 2^-52, so its absolute error below 2^32 2^-52), and
+    the remainder x - q d, exact in float64 (|q d| < 2^33), says which way: for d > 0 it must
+    lie in [0, d), for d < 0 in (d, 0].  One correction each way, no division (vdivpd costs
+    about four times the multiply, compare and select steps)."""
     df = np.float64(d)
-    for k in range(n):
-        o[k] = np.floor(np.float64(x[k]) / df)
+    inv = 1.0 / df
+    if d > 0:
+        for k in range(n):
+            xf = np.float64(x[k])
+            q = np.floor(xf * inv)
+            r = xf - q * df
+            q = q - 1.0 if r < 0.0 else q
+            o[k] = q + 1.0 if r >= df else q
+    else:
+        for k in range(n):
+            xf = np.float64(x[k])
+            q = np.floor(xf * inv)
+            r = xf - q * df
+            q = q - 1.0 if r > 0.0 else q
+            o[k] = q + 1.0 if r <= df else q
 
 
 @njit(parallel=True, **_OPTS)
