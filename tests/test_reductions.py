@@ -172,7 +172,7 @@ def test_reductions_on_meta(name):
         getattr(xp, name)(x, axis=3)
 
 
-@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint8, np.uint16])
+@pytest.mark.parametrize("dtype", [np.int8, np.uint16])  # signed and unsigned, 8 and 16 bits
 @pytest.mark.parametrize("name", ["cumulative_sum", "cumulative_prod"])
 def test_narrow_integer_scans_accumulate_in_the_default_integer(dtype, name):
     """Narrow integers are scanned in (u)int64 as the standard says, read in place (no widened

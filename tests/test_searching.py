@@ -346,7 +346,7 @@ def test_large_take_of_rows_over_threads_matches_numpy(layout):
         numba.set_num_threads(before)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint8])
+@pytest.mark.parametrize("dtype", [np.float64, np.uint8])
 @pytest.mark.parametrize("name", ["argmax", "argmin"])
 def test_large_argmax_of_other_axis_orders_read_in_place(dtype, name):
     """argmax/argmin over every axis of a large array dense in another axis order (a transpose,
@@ -373,7 +373,8 @@ def test_large_argmax_of_other_axis_orders_read_in_place(dtype, name):
     assert int(getattr(xp, name)(s)) == getattr(np, name)(np.expand_dims(base.T, 1))
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int8])
+# one float and one integer type: the kernels are the same code for every dtype (compile time)
+@pytest.mark.parametrize("dtype", [np.float32, np.int8])
 @pytest.mark.parametrize("shape", [(64, 64), (300, 2500), (1, 7), (7, 1)])
 def test_argmax_along_a_strided_axis_with_a_unit_stride_kept_axis(dtype, shape):
     """A transposed matrix reduced along its (strided) rows reads whole rows of memory and keeps
