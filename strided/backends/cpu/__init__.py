@@ -866,23 +866,14 @@ def take_cpu(out, x, indices, *, axis):
         )
 
 
-_TAKE3_ENTRIES: dict = {}  # (out, x, index dtypes) -> take3's compiled entry point
-
-
 def _take3(out, xbuf, xoff, st, indices, pre, post, n_ax) -> int:
     """take3 through its compiled entry point (the dispatcher's typing of 13 arguments is ~2 us
     of a 4096-element take)."""
     ibuf = indices._buf
     args = (out._buf, xbuf, xoff, *st, ibuf, indices._offset, indices._strides[0], pre,
             indices._shape[0], post, n_ax)  # fmt: skip
-    key = (out._buf.dtype, xbuf.dtype, ibuf.dtype)
-    entry = _TAKE3_ENTRIES.get(key)
-    if entry is not None:
-        return entry(*args)
     loop = _ix().take3
-    bad = loop(*args)
-    _TAKE3_ENTRIES[key] = loop.overloads[tuple(loop.typeof_pyval(a) for a in args)].entry_point
-    return bad
+    return _k().call_compiled(loop, (loop, out._buf.dtype, xbuf.dtype, ibuf.dtype), args)
 
 
 def take_along_axis_cpu(out, x, idx, *, axis):

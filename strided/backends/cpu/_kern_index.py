@@ -8,6 +8,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from . import _vmath as V
+
 _OPTS = dict(cache=True, nogil=True, error_model="numpy")
 
 
@@ -141,14 +143,7 @@ def first_flat_index_of(x, xo, n, v, strides, c_strides):
     is_nan = v != v
     for c0 in range(0, n, 256):
         ch = x[xo + c0 : xo + min(c0 + 256, n)]
-        hit = 0
-        if is_nan:
-            for r in range(ch.shape[0]):
-                hit += ch[r] != ch[r]
-        else:
-            for r in range(ch.shape[0]):
-                hit += ch[r] == v
-        if hit == 0:
+        if (V.count_nan(ch) if is_nan else V.count_equal(ch, v)) == 0:
             continue
         for r in range(ch.shape[0]):
             w = ch[r]

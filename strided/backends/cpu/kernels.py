@@ -69,11 +69,15 @@ def _dense_strides(shape) -> tuple[tuple, tuple]:
 _ENTRIES: dict = {}
 
 
-def _compiled_call(loop, args, key) -> None:
-    """Run ``loop(*args)`` through its dispatcher and remember the entry point it compiled."""
-    loop(*args)
-    sig = tuple(loop.typeof_pyval(a) for a in args)
-    _ENTRIES[key] = loop.overloads[sig].entry_point
+def call_compiled(loop, key, args):
+    """``loop(*args)`` through the entry point remembered under ``key`` (the loop and its array
+    operands' dtypes); the first call goes through the dispatcher and remembers it."""
+    entry = _ENTRIES.get(key)
+    if entry is not None:
+        return entry(*args)
+    result = loop(*args)
+    _ENTRIES[key] = loop.overloads[tuple(loop.typeof_pyval(a) for a in args)].entry_point
+    return result
 
 
 def _run_map(name: str, operands, shape) -> None:
@@ -108,12 +112,7 @@ def _run_map(name: str, operands, shape) -> None:
         (d0, d1), n0, n1, n2, (s0, s1) = plan[0]
         (b0, o0, _), (b1, o1, _) = operands
         args = (b0, o0 + d0, s0[0], s0[1], s0[2], b1, o1 + d1, s1[0], s1[1], s1[2], n0, n1, n2)
-        key = (serial, b0.dtype, b1.dtype)
-        entry = _ENTRIES.get(key)
-        if entry is not None:
-            entry(*args)
-        else:
-            _compiled_call(serial, args, key)
+        call_compiled(serial, (serial, b0.dtype, b1.dtype), args)
         return
     for deltas, n0, n1, n2, strides in plan:
         args = []
@@ -124,12 +123,7 @@ def _run_map(name: str, operands, shape) -> None:
             parallel(*args, n0, n1, n2, seg)
         else:
             args += (n0, n1, n2)
-            key = (serial, *[op[0].dtype for op in operands])
-            entry = _ENTRIES.get(key)
-            if entry is not None:
-                entry(*args)
-            else:
-                _compiled_call(serial, tuple(args), key)
+            call_compiled(serial, (serial, *[op[0].dtype for op in operands]), tuple(args))
 
 
 _PLANS: dict = {}
@@ -198,11 +192,7 @@ def reduce(op: str, out, inp, shape, axes) -> None:
             args = (obuf, ooff + k_oo, ok0, ok1, buf, off + r_ao, ak0, ak1, rk0, rk1,
                     nk0, nk1, nr0, nr1, first, ident)  # fmt: skip
             if how == 0:
-                entry = _ENTRIES.get((serial, obuf.dtype, buf.dtype))
-                if entry is not None:
-                    entry(*args)
-                else:
-                    _compiled_call(serial, args, (serial, obuf.dtype, buf.dtype))
+                call_compiled(serial, (serial, obuf.dtype, buf.dtype), args)
             elif how == 1:
                 parallel(*args)
             else:
@@ -327,11 +317,7 @@ def cumulative(op: str, out, inp, shape, axis: int) -> None:
     key = (kernel, obuf.dtype, ibuf.dtype)
     for o_d, i_d, os0, os1, is0, is1, n0, n1 in _scan_plan(shape, ostr, istr, axis):
         args = (obuf, ooff + o_d, os0, os1, osa, ibuf, ioff + i_d, is0, is1, isa, n0, n1, n)
-        entry = _ENTRIES.get(key)
-        if entry is not None:
-            entry(*args)
-        else:
-            _compiled_call(kernel, args, key)
+        call_compiled(kernel, key, args)
 
 
 _SCAN_PLANS: dict = {}
