@@ -138,9 +138,11 @@ def test_one_or_two_threads_identical(op):
 @pytest.mark.parametrize("axis", [None, 0, 1])
 def test_narrow_integers_accumulate_in_the_default_integer(dtype, view, axis):
     """sum/prod of narrow integers read the input as it is and add in int64/uint64 (no widened
-    copy): wrap-around, dtype and values as NumPy's, in every layout and at the parallel size."""
+    copy): wrap-around, dtype and values as NumPy's, in every layout, and at the parallel size
+    for a signed and an unsigned one (the same kernels for each dtype: compiling the parallel
+    ones for all eight cost ~13 s of a cold make test)."""
     info = np.iinfo(dtype)
-    for shape in ((37, 53), (700, 800)):
+    for shape in ((37, 53), (700, 800)) if dtype in (np.int8, np.uint32) else ((37, 53),):
         a = RNG.integers(max(info.min, -100), min(info.max, 100), shape, endpoint=True)
         a = a.astype(dtype)
         a = {"contiguous": a, "transposed": a.T, "reversed-strided": a[::-1, ::2]}[view]

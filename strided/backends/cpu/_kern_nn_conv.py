@@ -5,7 +5,9 @@ copy): an image batch is ``N*C`` dense planes of ``H*W`` elements (im2col's plan
 of its columns, may lie anywhere in their buffers).  Each kernel is a per-plane body inlined
 into two drivers: a serial loop (``*_s``) for small batches, and a ``prange`` over planes
 (``*_p``) for large ones (no two planes write the same output element, so the scatter-style
-kernels need no atomics).  Only the driver a call needs is compiled.
+kernels need no atomics).  Only the driver a call needs is compiled.  The convolutions' drivers
+call one per-chunk function instead (``_forward_chunk`` ...): their bodies are large, and numba
+compiles a large body inside a ``prange`` several times more slowly than the same function.
 
 Rows of small images are 4-8 elements long, so per-row work (array slicing) would dominate:
 indices are computed directly.  A stride-1 tap whose output rows are as long as the input's
@@ -306,37 +308,98 @@ def _gather_out(t, g, n0, m, gi, Og, O, L):
             t[dst : dst + L] = g[src : src + L]
 
 
+# Per-chunk bodies of the three kernels (``nb`` images from ``n0``), plain functions called by the
+# serial loops and by the parallel ones' prange: compiled once, and the parallel kernels stay
+# small (a prange around the inlined im2col took numba 7-13 s to compile per kernel and dtype).
+# ``blas``: the large products go to BLAS (serial only: see the parallel kernels' comment).
+
+
 @njit(**_OPTS)
-def conv2d_forward(y, x, xsn, xsc, w, N, C, H, W, O, G, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW, nb):
-    """``y`` (N, O, OH, OW) = the grouped convolution of ``x`` (image (n, c) a dense plane at
-    ``n*xsn + c*xsc``) with ``w``, ``nb`` images per matrix product."""
+def _forward_chunk(y, x, xsn, xsc, wm, cols, n0, m, C, H, W, O, G, kh, kw, dh, dw, pt, pl, sh, sw,
+                   OH, OW, tmap, blas):  # fmt: skip
     L = OH * OW
     Cg = C // G
     Og = O // G
     Kg = Cg * kh * kw
-    wm = w.reshape((G, Og, Kg))
-    cols = np.empty(Kg * nb * L, dtype=y.dtype)
+    for gi in range(G):
+        xs = x[n0 * xsn + gi * Cg * xsc :]
+        for p in range(m * Cg):
+            _im2col_plane(
+                p, cols, L, m * L, xs, xsn, xsc, Cg, H, W, kh, kw, dh, dw, pt, pl, sh, sw,
+                OH, OW, tmap,
+            )  # fmt: skip
+        cm = cols[: Kg * m * L].reshape((Kg, m * L))
+        if blas and Og * Kg * m * L > SMALL_GEMM:
+            t = np.dot(wm[gi], cm)
+        else:
+            t = _loop_nn(wm[gi], cm)
+        tf = t.reshape(-1)
+        for i in range(m):
+            for o in range(Og):
+                dst = ((n0 + i) * O + gi * Og + o) * L
+                src = (o * m + i) * L
+                y[dst : dst + L] = tf[src : src + L]
+
+
+@njit(**_OPTS)
+def _input_grad_chunk(gx, g, wm, t, n0, m, C, H, W, O, G, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW,
+                      tmap, blas):  # fmt: skip
+    L = OH * OW
+    Cg = C // G
+    Og = O // G
+    Kg = Cg * kh * kw
+    for gi in range(G):
+        _gather_out(t, g, n0, m, gi, Og, O, L)
+        tm = t[: Og * m * L].reshape((Og, m * L))
+        if blas and Og * Kg * m * L > SMALL_GEMM:
+            cols = np.dot(wm[gi].T, tm).reshape(-1)
+        else:
+            cols = _loop_tn(wm[gi], tm).reshape(-1)
+        gxs = gx[(n0 * C + gi * Cg) * H * W :]
+        for p in range(m * Cg):
+            _col2im_plane(
+                p, gxs, C * H * W, H * W, cols, L, m * L, Cg, H, W, kh, kw, dh, dw, pt, pl,
+                sh, sw, OH, OW, True, tmap,
+            )  # fmt: skip
+
+
+@njit(**_OPTS)
+def _weight_grad_chunk(gwm, x, xsn, xsc, g, cols, t, n0, m, C, H, W, O, G, kh, kw, dh, dw, pt, pl,
+                       sh, sw, OH, OW, tmap, blas, fresh):  # fmt: skip
+    """gwm (G, O/G, K) += this chunk's products (= where ``fresh``)."""
+    L = OH * OW
+    Cg = C // G
+    Og = O // G
+    Kg = Cg * kh * kw
+    if fresh:
+        gwm[:] = 0
+    for gi in range(G):
+        xs = x[n0 * xsn + gi * Cg * xsc :]
+        for p in range(m * Cg):
+            _im2col_plane(
+                p, cols, L, m * L, xs, xsn, xsc, Cg, H, W, kh, kw, dh, dw, pt, pl, sh, sw,
+                OH, OW, tmap,
+            )  # fmt: skip
+        _gather_out(t, g, n0, m, gi, Og, O, L)
+        tm = t[: Og * m * L].reshape((Og, m * L))
+        cm = cols[: Kg * m * L].reshape((Kg, m * L))
+        if blas and Og * Kg * m * L > SMALL_GEMM:
+            gwm[gi] += np.dot(tm, cm.T)
+        else:
+            gwm[gi] += _loop_nt(tm, cm)
+
+
+@njit(**_OPTS)
+def conv2d_forward(y, x, xsn, xsc, w, N, C, H, W, O, G, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW, nb):
+    """``y`` (N, O, OH, OW) = the grouped convolution of ``x`` (image (n, c) a dense plane at
+    ``n*xsn + c*xsc``) with ``w``, ``nb`` images per matrix product."""
+    Kg = (C // G) * kh * kw
+    wm = w.reshape((G, O // G, Kg))
+    cols = np.empty(Kg * nb * OH * OW, dtype=y.dtype)
     tmap = _tap_map(H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
     for n0 in range(0, N, nb):
-        m = min(N - n0, nb)
-        for gi in range(G):
-            xs = x[n0 * xsn + gi * Cg * xsc :]
-            for p in range(m * Cg):
-                _im2col_plane(
-                    p, cols, L, m * L, xs, xsn, xsc, Cg, H, W, kh, kw, dh, dw, pt, pl, sh, sw,
-                    OH, OW, tmap,
-                )  # fmt: skip
-            cm = cols[: Kg * m * L].reshape((Kg, m * L))
-            if Og * Kg * m * L <= SMALL_GEMM:
-                t = _loop_nn(wm[gi], cm)
-            else:
-                t = np.dot(wm[gi], cm)
-            tf = t.reshape(-1)
-            for i in range(m):
-                for o in range(Og):
-                    dst = ((n0 + i) * O + gi * Og + o) * L
-                    src = (o * m + i) * L
-                    y[dst : dst + L] = tf[src : src + L]
+        _forward_chunk(y, x, xsn, xsc, wm, cols, n0, min(N - n0, nb), C, H, W, O, G, kh, kw, dh,
+                       dw, pt, pl, sh, sw, OH, OW, tmap, True)  # fmt: skip
 
 
 @njit(**_OPTS)
@@ -344,28 +407,12 @@ def conv2d_input_grad(gx, g, w, N, C, H, W, O, G, kh, kw, dh, dw, pt, pl, sh, sw
     """``gx`` (N, C, H, W) = the adjoint of :func:`conv2d_forward` applied to ``g``
     (N, O, OH, OW): col2im of w^T g, ``nb`` images per matrix product (also the transposed
     convolution)."""
-    L = OH * OW
-    Cg = C // G
-    Og = O // G
-    Kg = Cg * kh * kw
-    wm = w.reshape((G, Og, Kg))
-    t = np.empty(Og * nb * L, dtype=gx.dtype)
+    wm = w.reshape((G, O // G, (C // G) * kh * kw))
+    t = np.empty((O // G) * nb * OH * OW, dtype=gx.dtype)
     tmap = _tap_map(H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
     for n0 in range(0, N, nb):
-        m = min(N - n0, nb)
-        for gi in range(G):
-            _gather_out(t, g, n0, m, gi, Og, O, L)
-            tm = t[: Og * m * L].reshape((Og, m * L))
-            if Og * Kg * m * L <= SMALL_GEMM:
-                cols = _loop_tn(wm[gi], tm).reshape(-1)
-            else:
-                cols = np.dot(wm[gi].T, tm).reshape(-1)
-            gxs = gx[(n0 * C + gi * Cg) * H * W :]
-            for p in range(m * Cg):
-                _col2im_plane(
-                    p, gxs, C * H * W, H * W, cols, L, m * L, Cg, H, W, kh, kw, dh, dw, pt, pl,
-                    sh, sw, OH, OW, True, tmap,
-                )  # fmt: skip
+        _input_grad_chunk(gx, g, wm, t, n0, min(N - n0, nb), C, H, W, O, G, kh, kw, dh, dw, pt,
+                          pl, sh, sw, OH, OW, tmap, True)  # fmt: skip
 
 
 @njit(**_OPTS)
@@ -375,31 +422,15 @@ def conv2d_weight_grad(
     """``gw`` (G, O/G, C/G*kh*kw) = sum over images of g_n im2col(x_n)^T (the gradient of
     :func:`conv2d_forward` with respect to the weight), ``nb`` images per matrix product."""
     L = OH * OW
-    Cg = C // G
-    Og = O // G
-    Kg = Cg * kh * kw
+    Kg = (C // G) * kh * kw
     gw[:] = 0
-    gwm = gw.reshape((G, Og, Kg))
+    gwm = gw.reshape((G, O // G, Kg))
     cols = np.empty(Kg * nb * L, dtype=gw.dtype)
-    t = np.empty(Og * nb * L, dtype=gw.dtype)
+    t = np.empty((O // G) * nb * L, dtype=gw.dtype)
     tmap = _tap_map(H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
     for n0 in range(0, N, nb):
-        m = min(N - n0, nb)
-        for gi in range(G):
-            xs = x[n0 * xsn + gi * Cg * xsc :]
-            for p in range(m * Cg):
-                _im2col_plane(
-                    p, cols, L, m * L, xs, xsn, xsc, Cg, H, W, kh, kw, dh, dw, pt, pl, sh, sw,
-                    OH, OW, tmap,
-                )  # fmt: skip
-            _gather_out(t, g, n0, m, gi, Og, O, L)
-            tm = t[: Og * m * L].reshape((Og, m * L))
-            cm = cols[: Kg * m * L].reshape((Kg, m * L))
-            if Og * Kg * m * L <= SMALL_GEMM:
-                part = _loop_nt(tm, cm)
-            else:
-                part = np.dot(tm, cm.T)
-            gwm[gi] += part
+        _weight_grad_chunk(gwm, x, xsn, xsc, g, cols, t, n0, min(N - n0, nb), C, H, W, O, G, kh,
+                           kw, dh, dw, pt, pl, sh, sw, OH, OW, tmap, True, False)  # fmt: skip
 
 
 # The same three kernels over chunks of images in parallel, every product in the loops above:
@@ -414,53 +445,28 @@ def conv2d_forward_p(
     y, x, xsn, xsc, w, N, C, H, W, O, G, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW, nb
 ):
     """:func:`conv2d_forward` over chunks of images in parallel."""
-    L = OH * OW
-    Cg = C // G
-    Og = O // G
-    Kg = Cg * kh * kw
-    wm = w.reshape((G, Og, Kg))
+    Kg = (C // G) * kh * kw
+    wm = w.reshape((G, O // G, Kg))
     tmap = _tap_map(H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
     for ci in prange((N + nb - 1) // nb):
         n0 = ci * nb
         m = min(N - n0, nb)
-        cols = np.empty(Kg * m * L, dtype=y.dtype)
-        for gi in range(G):
-            xs = x[n0 * xsn + gi * Cg * xsc :]
-            for p in range(m * Cg):
-                _im2col_plane(
-                    p, cols, L, m * L, xs, xsn, xsc, Cg, H, W, kh, kw, dh, dw, pt, pl, sh, sw,
-                    OH, OW, tmap,
-                )  # fmt: skip
-            tf = _loop_nn(wm[gi], cols.reshape((Kg, m * L))).reshape(-1)
-            for i in range(m):
-                for o in range(Og):
-                    dst = ((n0 + i) * O + gi * Og + o) * L
-                    src = (o * m + i) * L
-                    y[dst : dst + L] = tf[src : src + L]
+        cols = np.empty(Kg * m * OH * OW, dtype=y.dtype)
+        _forward_chunk(y, x, xsn, xsc, wm, cols, n0, m, C, H, W, O, G, kh, kw, dh, dw, pt, pl,
+                       sh, sw, OH, OW, tmap, False)  # fmt: skip
 
 
 @njit(parallel=True, **_OPTS)
 def conv2d_input_grad_p(gx, g, w, N, C, H, W, O, G, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW, nb):
     """:func:`conv2d_input_grad` over chunks of images in parallel."""
-    L = OH * OW
-    Cg = C // G
-    Og = O // G
-    Kg = Cg * kh * kw
-    wm = w.reshape((G, Og, Kg))
+    wm = w.reshape((G, O // G, (C // G) * kh * kw))
     tmap = _tap_map(H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
     for ci in prange((N + nb - 1) // nb):
         n0 = ci * nb
         m = min(N - n0, nb)
-        t = np.empty(Og * m * L, dtype=gx.dtype)
-        for gi in range(G):
-            _gather_out(t, g, n0, m, gi, Og, O, L)
-            cols = _loop_tn(wm[gi], t.reshape((Og, m * L))).reshape(-1)
-            gxs = gx[(n0 * C + gi * Cg) * H * W :]
-            for p in range(m * Cg):
-                _col2im_plane(
-                    p, gxs, C * H * W, H * W, cols, L, m * L, Cg, H, W, kh, kw, dh, dw, pt, pl,
-                    sh, sw, OH, OW, True, tmap,
-                )  # fmt: skip
+        t = np.empty((O // G) * m * OH * OW, dtype=gx.dtype)
+        _input_grad_chunk(gx, g, wm, t, n0, m, C, H, W, O, G, kh, kw, dh, dw, pt, pl, sh, sw, OH,
+                          OW, tmap, False)  # fmt: skip
 
 
 @njit(parallel=True, **_OPTS)
@@ -470,30 +476,31 @@ def conv2d_weight_grad_p(
     """:func:`conv2d_weight_grad` over chunks of images in parallel (a partial sum per chunk,
     added up at the end)."""
     L = OH * OW
-    Cg = C // G
     Og = O // G
-    Kg = Cg * kh * kw
+    Kg = (C // G) * kh * kw
     nchunks = (N + nb - 1) // nb
-    parts = np.zeros((nchunks, G, Og, Kg), dtype=gw.dtype)
+    parts = np.empty((nchunks, G, Og, Kg), dtype=gw.dtype)
     tmap = _tap_map(H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW)
     for ci in prange(nchunks):
         n0 = ci * nb
         m = min(N - n0, nb)
         cols = np.empty(Kg * m * L, dtype=gw.dtype)
         t = np.empty(Og * m * L, dtype=gw.dtype)
-        for gi in range(G):
-            xs = x[n0 * xsn + gi * Cg * xsc :]
-            for p in range(m * Cg):
-                _im2col_plane(
-                    p, cols, L, m * L, xs, xsn, xsc, Cg, H, W, kh, kw, dh, dw, pt, pl, sh, sw,
-                    OH, OW, tmap,
-                )  # fmt: skip
-            _gather_out(t, g, n0, m, gi, Og, O, L)
-            parts[ci, gi] = _loop_nt(t.reshape((Og, m * L)), cols.reshape((Kg, m * L)))
-    gwm = gw.reshape((G, Og, Kg))
-    gwm[:] = 0
-    for ci in range(nchunks):
-        gwm += parts[ci]
+        _weight_grad_chunk(parts[ci], x, xsn, xsc, g, cols, t, n0, m, C, H, W, O, G, kh, kw, dh,
+                           dw, pt, pl, sh, sw, OH, OW, tmap, False, True)  # fmt: skip
+    _sum_parts(gw, parts)
+
+
+@njit(**_OPTS)
+def _sum_parts(gw, parts):
+    """gw = the sum of parts[0], parts[1], ... in order (outside the parallel kernel: array
+    expressions there become parallel loops of their own, each compiled separately)."""
+    flat = parts.reshape((parts.shape[0], -1))
+    gw[:] = 0
+    for ci in range(flat.shape[0]):
+        row = flat[ci]
+        for k in range(gw.size):
+            gw[k] += row[k]
 
 
 # -- max pooling ---------------------------------------------------------------------------------
