@@ -133,7 +133,8 @@ def _serial(name, *args):
     give the same bits is test_parallel_kernels_match_serial_and_threads'; compiling each
     function's parallel loop for these samples cost ~45 s of a cold make test)."""
     fn, chunk = getattr(xp, name), 1 << 15
-    parts = [fn(*[xp.asarray(a[i : i + chunk]) for a in args]) for i in range(0, args[0].size, chunk)]
+    starts = range(0, args[0].size, chunk)
+    parts = [fn(*[xp.asarray(a[i : i + chunk]) for a in args]) for i in starts]
     return np.concatenate([np.asarray(p) for p in parts])
 
 
