@@ -142,7 +142,7 @@ def _build(source: str, names: tuple[str, ...]) -> tuple[Path, bool]:
         prelude = _PRELUDE.read_text()
         pch = _precompiled_prelude() if source.startswith(prelude) else None
         if pch is not None:  # the same text, its first part precompiled
-            text = f'#include "{pch}"\n{source[len(prelude):]}\n{_wrapper(list(names), fibers)}'
+            text = f'#include "{pch}"\n{source[len(prelude) :]}\n{_wrapper(list(names), fibers)}'
         with tempfile.TemporaryDirectory() as tmp:
             src = Path(tmp) / "kernel.cpp"
             src.write_text(text)
