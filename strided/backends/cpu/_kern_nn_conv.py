@@ -299,13 +299,29 @@ def _loop_nt(a, b):
 
 
 @njit(inline="always")
-def _gather_out(t, g, n0, m, gi, Og, O, L):
-    """``t`` (Og, m*L) <- rows gi*Og.. of images n0..n0+m of ``g`` (N, O, L)."""
+def _move_rows(t, g, n0, m, gi, Og, O, L, gather):
+    """Rows gi*Og.. of images n0..n0+m of ``g`` (N, O, L) into ``t`` (Og, m*L) where ``gather``,
+    else ``t`` back into them."""
     for i in range(m):
         for o in range(Og):
-            src = ((n0 + i) * O + gi * Og + o) * L
-            dst = (o * m + i) * L
-            t[dst : dst + L] = g[src : src + L]
+            a = ((n0 + i) * O + gi * Og + o) * L
+            b = (o * m + i) * L
+            if gather:
+                t[b : b + L] = g[a : a + L]
+            else:
+                g[a : a + L] = t[b : b + L]
+
+
+@njit(inline="always")
+def _im2col_group(cols, x, xsn, xsc, n0, m, gi, Cg, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW,
+                  tmap):  # fmt: skip
+    """im2col of group ``gi`` of images n0..n0+m into ``cols`` (Cg*kh*kw, m*L)."""
+    L = OH * OW
+    xs = x[n0 * xsn + gi * Cg * xsc :]
+    for p in range(m * Cg):
+        _im2col_plane(
+            p, cols, L, m * L, xs, xsn, xsc, Cg, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH, OW, tmap
+        )
 
 
 # Per-chunk bodies of the three kernels (``nb`` images from ``n0``), plain functions called by the
@@ -322,23 +338,14 @@ def _forward_chunk(y, x, xsn, xsc, wm, cols, n0, m, C, H, W, O, G, kh, kw, dh, d
     Og = O // G
     Kg = Cg * kh * kw
     for gi in range(G):
-        xs = x[n0 * xsn + gi * Cg * xsc :]
-        for p in range(m * Cg):
-            _im2col_plane(
-                p, cols, L, m * L, xs, xsn, xsc, Cg, H, W, kh, kw, dh, dw, pt, pl, sh, sw,
-                OH, OW, tmap,
-            )  # fmt: skip
+        _im2col_group(cols, x, xsn, xsc, n0, m, gi, Cg, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH,
+                      OW, tmap)  # fmt: skip
         cm = cols[: Kg * m * L].reshape((Kg, m * L))
         if blas and Og * Kg * m * L > SMALL_GEMM:
             t = np.dot(wm[gi], cm)
         else:
             t = _loop_nn(wm[gi], cm)
-        tf = t.reshape(-1)
-        for i in range(m):
-            for o in range(Og):
-                dst = ((n0 + i) * O + gi * Og + o) * L
-                src = (o * m + i) * L
-                y[dst : dst + L] = tf[src : src + L]
+        _move_rows(t.reshape(-1), y, n0, m, gi, Og, O, L, False)
 
 
 @njit(**_OPTS)
@@ -349,7 +356,7 @@ def _input_grad_chunk(gx, g, wm, t, n0, m, C, H, W, O, G, kh, kw, dh, dw, pt, pl
     Og = O // G
     Kg = Cg * kh * kw
     for gi in range(G):
-        _gather_out(t, g, n0, m, gi, Og, O, L)
+        _move_rows(t, g, n0, m, gi, Og, O, L, True)
         tm = t[: Og * m * L].reshape((Og, m * L))
         if blas and Og * Kg * m * L > SMALL_GEMM:
             cols = np.dot(wm[gi].T, tm).reshape(-1)
@@ -374,13 +381,9 @@ def _weight_grad_chunk(gwm, x, xsn, xsc, g, cols, t, n0, m, C, H, W, O, G, kh, k
     if fresh:
         gwm[:] = 0
     for gi in range(G):
-        xs = x[n0 * xsn + gi * Cg * xsc :]
-        for p in range(m * Cg):
-            _im2col_plane(
-                p, cols, L, m * L, xs, xsn, xsc, Cg, H, W, kh, kw, dh, dw, pt, pl, sh, sw,
-                OH, OW, tmap,
-            )  # fmt: skip
-        _gather_out(t, g, n0, m, gi, Og, O, L)
+        _im2col_group(cols, x, xsn, xsc, n0, m, gi, Cg, H, W, kh, kw, dh, dw, pt, pl, sh, sw, OH,
+                      OW, tmap)  # fmt: skip
+        _move_rows(t, g, n0, m, gi, Og, O, L, True)
         tm = t[: Og * m * L].reshape((Og, m * L))
         cm = cols[: Kg * m * L].reshape((Kg, m * L))
         if blas and Og * Kg * m * L > SMALL_GEMM:
