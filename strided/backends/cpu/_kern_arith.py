@@ -36,23 +36,18 @@ def _fdiv_run(o, x, n, d):
     (the product's relative error is below 2^-52, so its absolute error below 2^32 2^-52), and
     the remainder x - q d, exact in float64 (|q d| < 2^33), says which way: for d > 0 it must
     lie in [0, d), for d < 0 in (d, 0].  One correction each way, no division (vdivpd costs
-    about four times the multiply, compare and select steps)."""
+    about four times the multiply, compare and select steps).  Both signs in one loop: r and d
+    times sign(d) are exact, so s*r < 0 and s*r >= |d| are those two tests."""
     df = np.float64(d)
     inv = 1.0 / df
-    if d > 0:
-        for k in range(n):
-            xf = np.float64(x[k])
-            q = np.floor(xf * inv)
-            r = xf - q * df
-            q = q - 1.0 if r < 0.0 else q
-            o[k] = q + 1.0 if r >= df else q
-    else:
-        for k in range(n):
-            xf = np.float64(x[k])
-            q = np.floor(xf * inv)
-            r = xf - q * df
-            q = q - 1.0 if r > 0.0 else q
-            o[k] = q + 1.0 if r <= df else q
+    s = 1.0 if d > 0 else -1.0
+    ad = abs(df)
+    for k in range(n):
+        xf = np.float64(x[k])
+        q = np.floor(xf * inv)
+        r = (xf - q * df) * s
+        q = q - 1.0 if r < 0.0 else q
+        o[k] = q + 1.0 if r >= ad else q
 
 
 @njit(parallel=True, **_OPTS)
