@@ -9,6 +9,7 @@ import pytest
 
 import strided as xp
 import strided.autograd as ag
+from strided.backends.cpu.kernels import PARALLEL_THRESHOLD
 
 # (shape, axes of the permutation): transposes of 2-, 3- and 4-d arrays, small and large enough
 # for the parallel kernels (>= 65536 elements)
@@ -45,7 +46,7 @@ def test_unary_binary_scalar_and_comparison_outputs_follow_the_operands_order(sh
     _check(xp.exp(x), np.exp(a), rtol=4e-7)  # within 2 ulp of NumPy's float32 exp
     _check(x + y, a + b)
     _check(x * 2.5, a * np.float32(2.5))
-    if a.size >= 65536:
+    if a.size >= PARALLEL_THRESHOLD:
         # the parallel kernels get the order the dispatcher chose like the serial ones: three of
         # them show it (each further one cost ~2 s of compilation in a cold make test)
         return

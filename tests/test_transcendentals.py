@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import strided as xp
+from strided.backends.cpu.kernels import PARALLEL_THRESHOLD
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
@@ -132,7 +133,7 @@ def _serial(name, *args):
     check the math, which the serial and the parallel loops share (that the parallel loops
     give the same bits is test_parallel_kernels_match_serial_and_threads'; compiling each
     function's parallel loop for these samples cost ~45 s of a cold make test)."""
-    fn, chunk = getattr(xp, name), 1 << 15
+    fn, chunk = getattr(xp, name), PARALLEL_THRESHOLD // 2
     starts = range(0, args[0].size, chunk)
     parts = [fn(*[xp.asarray(a[i : i + chunk]) for a in args]) for i in starts]
     return np.concatenate([np.asarray(p) for p in parts])

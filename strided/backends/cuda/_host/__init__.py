@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import hashlib
 import os
 import re
@@ -105,6 +106,11 @@ _INCLUDES = ["-I", str(_HEADER.parent), "-I", str(_PRELUDE.parent)]
 _precompiled: list = []  # [header name or None], once per process
 
 
+@functools.cache
+def _read(path: Path) -> str:
+    return path.read_text()
+
+
 def _precompiled_prelude() -> str | None:
     """The name of a header in the cache folder that includes cuda_host.h and the kernels'
     prelude, precompiled by g++ beside it (parsing the two is ~0.4 s of every module's ~1 s
@@ -113,7 +119,7 @@ def _precompiled_prelude() -> str | None:
         return _precompiled[0]
     flags = [f for f in _CXXFLAGS if f != "-shared"]
     text = f'#include "{_HEADER.name}"\n#include "{_PRELUDE.name}"\n'
-    parts = [_HEADER.read_text(), _PRELUDE.read_text(), text, " ".join(flags)]
+    parts = [_read(_HEADER), _read(_PRELUDE), text, " ".join(flags)]
     name = f"prelude_{hashlib.sha256(chr(0).join(parts).encode()).hexdigest()[:24]}.h"
     header, gch = cache_dir() / name, cache_dir() / f"{name}.gch"
     if not gch.exists():
@@ -134,12 +140,12 @@ def _precompiled_prelude() -> str | None:
 
 def _build(source: str, names: tuple[str, ...]) -> tuple[Path, bool]:
     fibers = bool(_BARRIERS.search(source))
-    header = _HEADER.read_text()
+    header = _read(_HEADER)
     text = f'#include "{_HEADER.name}"\n{source}\n{_wrapper(list(names), fibers)}'
     key = hashlib.sha256("\0".join([header, text, " ".join(_CXXFLAGS)]).encode()).hexdigest()[:24]
     target = cache_dir() / f"k{key}.so"
     if not target.exists():
-        prelude = _PRELUDE.read_text()
+        prelude = _read(_PRELUDE)
         pch = _precompiled_prelude() if source.startswith(prelude) else None
         if pch is not None:  # the same text, its first part precompiled
             text = f'#include "{pch}"\n{source[len(prelude) :]}\n{_wrapper(list(names), fibers)}'
