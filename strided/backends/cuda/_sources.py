@@ -25,6 +25,13 @@ CTYPE = {
 ALL = tuple(CTYPE)
 INDEX = ("i32", "i64")  # 32-bit index math where a launch's indices fit, 64-bit otherwise
 
+
+def wide_index(name: str) -> bool:
+    """Whether ``name`` is the 64-bit-index twin of a map or ``where`` kernel (the only kernels
+    with an index-type parameter, always the last one); its 32-bit twin is in the same module."""
+    return name.startswith(("map", "where_3d<")) and name.endswith(f", {INDEX[1]}>")
+
+
 #: bool and integers summed/multiplied in the default integers without a widened copy
 _WIDENING = [("int64", d) for d in ("bool", "int8", "int16", "int32")]
 _WIDENING += [("uint64", d) for d in ("uint8", "uint16", "uint32")]
