@@ -64,5 +64,21 @@ del _name_errors, _DIRECT, _shared, _n
 # outside the standard, above the namespace: PyTorch-style samplers (strided.random) and layers
 # (strided.nn, as torch.nn); optimizers and schedulers (strided.optim), datasets and loaders
 # (strided.utils.data) and safetensors checkpoints (strided.save_file / load_file)
-from . import nn, optim, random, utils  # noqa: E402
+from . import random  # noqa: E402
 from .serialization import load_file, save_file  # noqa: E402
+
+#: imported on first use (``strided.nn`` or ``import strided.nn``): ~0.2 s of ``import strided``
+#: that array code does not need (the optimizers' numba kernels import numba itself)
+_LAZY_SUBMODULES = ("nn", "optim", "utils")
+
+
+def __getattr__(name: str):
+    if name in _LAZY_SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)  # also sets the attribute
+    raise AttributeError(f"module 'strided' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY_SUBMODULES))

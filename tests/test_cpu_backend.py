@@ -104,3 +104,23 @@ def test_isnan_family_of_large_integer_arrays_is_a_fill(name, dtype):
         want = getattr(np, name)(ref)
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_array_equal(got, want)
+
+
+def test_generated_loops_become_dispatchers_once_on_first_lookup():
+    import threading
+
+    from numba.core.registry import CPUDispatcher
+
+    G = kernels.G
+    with pytest.raises(AttributeError, match="no_such_loop_s"):
+        _ = G.no_such_loop_s
+    assert getattr(G, "positive_sb", None) is None  # unary ops have no broadcast kernel
+    name = "bitwise_xor_p"  # rarely used elsewhere: likely not made yet in this process
+    seen = []
+    threads = [threading.Thread(target=lambda: seen.append(getattr(G, name))) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(seen) == 4 and all(s is seen[0] for s in seen)
+    assert isinstance(seen[0], CPUDispatcher) and G.bitwise_xor_p is seen[0]

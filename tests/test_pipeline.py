@@ -261,3 +261,30 @@ def test_int_scalars_with_integer_arrays_are_memoized_and_still_range_checked():
             with pytest.raises(OverflowError, match="out of range"):
                 v * x
     assert (x.T + 1)._strides == x.T._strides
+
+
+def test_import_loads_neither_numba_nor_nn_until_they_are_used():
+    """``import strided`` stays light (cold start): numba comes with the first kernel call,
+    ``nn``/``optim``/``utils`` on first use, and both routes give the same modules."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, strided as xp\n"
+        "assert 'numba' not in sys.modules and 'strided.nn' not in sys.modules, 'eager'\n"
+        "assert {'nn', 'optim', 'utils'} <= set(dir(xp))\n"
+        "import strided.nn as nn_module\n"
+        "assert xp.nn is nn_module and xp.optim.SGD and xp.utils.data.DataLoader\n"
+        "xp.exp(xp.ones(3))\n"
+        "assert 'numba' in sys.modules\n"
+        "try:\n"
+        "    xp.no_such_thing\n"
+        "except AttributeError as e:\n"
+        "    assert 'no_such_thing' in str(e)\n"
+        "else:\n"
+        "    raise AssertionError('no AttributeError')\n"
+        "print('ok')\n"
+    )
+    root = pathlib.Path(__file__).resolve().parents[1]
+    r = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr[-3000:]

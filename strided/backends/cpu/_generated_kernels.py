@@ -3,9 +3,14 @@
 Each elementwise op has a row function (the inner loop, specialised at run time on unit, zero and
 other strides, slicing the buffer first so numba emits plain vector loads), a serial kernel over a
 rank-3 layout and a parallel one over row segments.  Reductions and scans follow.
+
+The serial and parallel loops become numba dispatchers when first looked up (the module's
+``__getattr__``): making all ~200 at import was ~0.1 s of a process's first kernel call.
 """
 
 # ruff: noqa
+import threading
+
 import numpy as np
 from numba import njit, prange
 
@@ -17,10 +22,20 @@ ROW = dict(error_model="numpy", fastmath={"reassoc", "contract"})
 SERIAL = dict(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
 PARALLEL = dict(SERIAL, parallel=True)
 
-SOURCE_HASH = 'bfc56a0f14a19bf6'
+_LOOPS = {}  # name -> (Python function, numba options) of the loops not yet made dispatchers
 
 
-@njit(**SERIAL)
+def _loop(options):
+    def register(fn):
+        _LOOPS[fn.__name__] = (fn, options)
+        return fn
+
+    return register
+
+SOURCE_HASH = '2ebe6d95a3d5b928'
+
+
+@_loop(SERIAL)
 def abs_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -36,7 +51,7 @@ def abs_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.abs_(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def abs_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -62,7 +77,7 @@ def abs_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.abs_(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def negative_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -78,7 +93,7 @@ def negative_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.negative(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def negative_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -104,7 +119,7 @@ def negative_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.negative(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def positive_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -120,7 +135,7 @@ def positive_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.positive(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def positive_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -146,7 +161,7 @@ def positive_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.positive(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def square_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -162,7 +177,7 @@ def square_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.square(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def square_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -188,7 +203,7 @@ def square_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.square(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def sign_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -204,7 +219,7 @@ def sign_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.sign(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def sign_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -230,7 +245,7 @@ def sign_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.sign(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def reciprocal_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -246,7 +261,7 @@ def reciprocal_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.reciprocal(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def reciprocal_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -272,7 +287,7 @@ def reciprocal_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.reciprocal(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def exp_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
@@ -297,7 +312,7 @@ def exp_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.exp(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def exp_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -332,7 +347,7 @@ def exp_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.exp(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def expm1_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
@@ -357,7 +372,7 @@ def expm1_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.expm1(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def expm1_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -392,7 +407,7 @@ def expm1_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.expm1(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def log_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
@@ -417,7 +432,7 @@ def log_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.log(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def log_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -452,7 +467,7 @@ def log_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.log(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def log1p_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
@@ -477,7 +492,7 @@ def log1p_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.log1p(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def log1p_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -512,7 +527,7 @@ def log1p_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.log1p(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def log2_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
@@ -537,7 +552,7 @@ def log2_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.log2(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def log2_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -572,7 +587,7 @@ def log2_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.log2(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def log10_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
@@ -597,7 +612,7 @@ def log10_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.log10(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def log10_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -632,7 +647,7 @@ def log10_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.log10(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def sqrt_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -648,7 +663,7 @@ def sqrt_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.sqrt(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def sqrt_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -674,7 +689,7 @@ def sqrt_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.sqrt(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def sin_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
@@ -700,7 +715,7 @@ def sin_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
             V.sincos_fix(o, ob, os2, a, ab, as2, n2, 0)
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def sin_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -736,7 +751,7 @@ def sin_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
         V.sincos_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1 - k0, 0)
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def cos_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
@@ -762,7 +777,7 @@ def cos_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
             V.sincos_fix(o, ob, os2, a, ab, as2, n2, 1)
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def cos_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -798,7 +813,7 @@ def cos_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
         V.sincos_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1 - k0, 1)
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def tan_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
@@ -824,7 +839,7 @@ def tan_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
             V.sincos_fix(o, ob, os2, a, ab, as2, n2, 2)
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def tan_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -860,7 +875,7 @@ def tan_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
         V.sincos_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1 - k0, 2)
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def asin_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
@@ -885,7 +900,7 @@ def asin_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.asin(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def asin_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -920,7 +935,7 @@ def asin_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.asin(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def acos_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
@@ -945,7 +960,7 @@ def acos_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.acos(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def acos_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -980,7 +995,7 @@ def acos_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.acos(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def atan_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
@@ -1005,7 +1020,7 @@ def atan_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.atan(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def atan_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -1040,7 +1055,7 @@ def atan_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.atan(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def sinh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
@@ -1065,7 +1080,7 @@ def sinh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.sinh(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def sinh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -1100,7 +1115,7 @@ def sinh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.sinh(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def cosh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
@@ -1125,7 +1140,7 @@ def cosh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.cosh(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def cosh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -1160,7 +1175,7 @@ def cosh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.cosh(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def tanh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
@@ -1185,7 +1200,7 @@ def tanh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.tanh(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def tanh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -1220,7 +1235,7 @@ def tanh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.tanh(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def asinh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
@@ -1245,7 +1260,7 @@ def asinh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.asinh(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def asinh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -1280,7 +1295,7 @@ def asinh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.asinh(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def acosh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
@@ -1305,7 +1320,7 @@ def acosh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.acosh(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def acosh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -1340,7 +1355,7 @@ def acosh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.acosh(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def atanh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     tmp = np.empty(256 if as2 != 1 else 1, a.dtype)
     for i in range(n0):
@@ -1365,7 +1380,7 @@ def atanh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.atanh(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def atanh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -1400,7 +1415,7 @@ def atanh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.atanh(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def floor_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -1416,7 +1431,7 @@ def floor_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.floor(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def floor_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -1442,7 +1457,7 @@ def floor_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.floor(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def ceil_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -1458,7 +1473,7 @@ def ceil_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.ceil(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def ceil_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -1484,7 +1499,7 @@ def ceil_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.ceil(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def trunc_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -1500,7 +1515,7 @@ def trunc_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.trunc(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def trunc_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -1526,7 +1541,7 @@ def trunc_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.trunc(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def round_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -1542,7 +1557,7 @@ def round_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.round_(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def round_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -1568,7 +1583,7 @@ def round_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.round_(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def signbit_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -1584,7 +1599,7 @@ def signbit_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.signbit(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def signbit_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -1610,7 +1625,7 @@ def signbit_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.signbit(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def isnan_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -1626,7 +1641,7 @@ def isnan_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.isnan(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def isnan_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -1652,7 +1667,7 @@ def isnan_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.isnan(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def isinf_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -1668,7 +1683,7 @@ def isinf_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.isinf(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def isinf_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -1694,7 +1709,7 @@ def isinf_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.isinf(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def isfinite_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -1710,7 +1725,7 @@ def isfinite_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.isfinite(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def isfinite_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -1736,7 +1751,7 @@ def isfinite_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.isfinite(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def conj_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -1752,7 +1767,7 @@ def conj_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.conj(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def conj_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -1778,7 +1793,7 @@ def conj_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.conj(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def real_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -1794,7 +1809,7 @@ def real_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.real(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def real_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -1820,7 +1835,7 @@ def real_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.real(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def imag_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -1836,7 +1851,7 @@ def imag_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.imag(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def imag_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -1862,7 +1877,7 @@ def imag_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.imag(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def logical_not_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -1878,7 +1893,7 @@ def logical_not_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.logical_not(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def logical_not_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -1904,7 +1919,7 @@ def logical_not_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(o, ob + k * os2, S.logical_not(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def bitwise_invert_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -1920,7 +1935,7 @@ def bitwise_invert_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.bitwise_invert(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def bitwise_invert_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -1946,7 +1961,7 @@ def bitwise_invert_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg
                 store(o, ob + k * os2, S.bitwise_invert(a[ab + k * as2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def add_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -1964,7 +1979,7 @@ def add_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, 
                     store(o, ob + k * os2, S.add(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def add_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
     for i in range(n0):
@@ -1985,7 +2000,7 @@ def add_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0,
                     store(oseg, k, S.add(x, bseg[k]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def add_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -2020,7 +2035,7 @@ def add_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, 
                 store(o, ob + k * os2, S.add(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def subtract_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -2038,7 +2053,7 @@ def subtract_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
                     store(o, ob + k * os2, S.subtract(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def subtract_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
     for i in range(n0):
@@ -2059,7 +2074,7 @@ def subtract_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
                     store(oseg, k, S.subtract(x, bseg[k]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def subtract_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -2094,7 +2109,7 @@ def subtract_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
                 store(o, ob + k * os2, S.subtract(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def multiply_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -2112,7 +2127,7 @@ def multiply_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
                     store(o, ob + k * os2, S.multiply(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def multiply_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
     for i in range(n0):
@@ -2133,7 +2148,7 @@ def multiply_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
                     store(oseg, k, S.multiply(x, bseg[k]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def multiply_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -2168,7 +2183,7 @@ def multiply_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
                 store(o, ob + k * os2, S.multiply(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def divide_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -2186,7 +2201,7 @@ def divide_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n
                     store(o, ob + k * os2, S.divide(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def divide_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
     for i in range(n0):
@@ -2207,7 +2222,7 @@ def divide_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, 
                     store(oseg, k, S.divide(x, bseg[k]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def divide_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -2242,7 +2257,7 @@ def divide_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n
                 store(o, ob + k * os2, S.divide(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def floor_divide_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -2261,7 +2276,7 @@ def floor_divide_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, 
             S.divmod_fix(o, ob, os2, a, ab, as2, b, bb, bs2, n2, 0)
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def floor_divide_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
     for i in range(n0):
@@ -2283,7 +2298,7 @@ def floor_divide_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1,
             S.divmod_fix(o, ob, os2, a, ab, as2, b, bb, bs2, n2, 0)
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def floor_divide_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -2319,7 +2334,7 @@ def floor_divide_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, 
         S.divmod_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, b, bb + k0 * bs2, bs2, k1 - k0, 0)
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def remainder_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -2338,7 +2353,7 @@ def remainder_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
             S.divmod_fix(o, ob, os2, a, ab, as2, b, bb, bs2, n2, 1)
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def remainder_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
     for i in range(n0):
@@ -2360,7 +2375,7 @@ def remainder_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
             S.divmod_fix(o, ob, os2, a, ab, as2, b, bb, bs2, n2, 1)
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def remainder_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -2396,7 +2411,7 @@ def remainder_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
         S.divmod_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, b, bb + k0 * bs2, bs2, k1 - k0, 1)
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def pow_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -2415,7 +2430,7 @@ def pow_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, 
             S.pow_fix(o, ob, os2, a, ab, as2, b, bb, bs2, n2)
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def pow_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
     for i in range(n0):
@@ -2437,7 +2452,7 @@ def pow_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0,
             S.pow_fix(o, ob, os2, a, ab, as2, b, bb, bs2, n2)
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def pow_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -2473,7 +2488,7 @@ def pow_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, 
         S.pow_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, b, bb + k0 * bs2, bs2, k1 - k0)
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def maximum_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -2491,7 +2506,7 @@ def maximum_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, 
                     store(o, ob + k * os2, S.maximum(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def maximum_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
     for i in range(n0):
@@ -2512,7 +2527,7 @@ def maximum_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
                     store(oseg, k, S.maximum(x, bseg[k]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def maximum_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -2547,7 +2562,7 @@ def maximum_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, 
                 store(o, ob + k * os2, S.maximum(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def minimum_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -2565,7 +2580,7 @@ def minimum_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, 
                     store(o, ob + k * os2, S.minimum(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def minimum_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
     for i in range(n0):
@@ -2586,7 +2601,7 @@ def minimum_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
                     store(oseg, k, S.minimum(x, bseg[k]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def minimum_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -2621,7 +2636,7 @@ def minimum_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, 
                 store(o, ob + k * os2, S.minimum(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def logaddexp_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -2639,7 +2654,7 @@ def logaddexp_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
                     store(o, ob + k * os2, S.logaddexp(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def logaddexp_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
     for i in range(n0):
@@ -2660,7 +2675,7 @@ def logaddexp_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
                     store(oseg, k, S.logaddexp(x, bseg[k]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def logaddexp_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -2695,7 +2710,7 @@ def logaddexp_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
                 store(o, ob + k * os2, S.logaddexp(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def hypot_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -2713,7 +2728,7 @@ def hypot_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0
                     store(o, ob + k * os2, S.hypot(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def hypot_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
     for i in range(n0):
@@ -2734,7 +2749,7 @@ def hypot_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n
                     store(oseg, k, S.hypot(x, bseg[k]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def hypot_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -2769,7 +2784,7 @@ def hypot_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0
                 store(o, ob + k * os2, S.hypot(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def atan2_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -2787,7 +2802,7 @@ def atan2_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0
                     store(o, ob + k * os2, S.atan2(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def atan2_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
     for i in range(n0):
@@ -2808,7 +2823,7 @@ def atan2_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n
                     store(oseg, k, S.atan2(x, bseg[k]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def atan2_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -2843,7 +2858,7 @@ def atan2_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0
                 store(o, ob + k * os2, S.atan2(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def copysign_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -2861,7 +2876,7 @@ def copysign_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
                     store(o, ob + k * os2, S.copysign(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def copysign_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
     for i in range(n0):
@@ -2882,7 +2897,7 @@ def copysign_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
                     store(oseg, k, S.copysign(x, bseg[k]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def copysign_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -2917,7 +2932,7 @@ def copysign_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
                 store(o, ob + k * os2, S.copysign(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def nextafter_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -2935,7 +2950,7 @@ def nextafter_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
                     store(o, ob + k * os2, S.nextafter(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def nextafter_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
     for i in range(n0):
@@ -2956,7 +2971,7 @@ def nextafter_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
                     store(oseg, k, S.nextafter(x, bseg[k]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def nextafter_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -2991,7 +3006,7 @@ def nextafter_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
                 store(o, ob + k * os2, S.nextafter(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def equal_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -3009,7 +3024,7 @@ def equal_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0
                     store(o, ob + k * os2, S.equal(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def equal_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
     for i in range(n0):
@@ -3030,7 +3045,7 @@ def equal_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n
                     store(oseg, k, S.equal(x, bseg[k]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def equal_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -3065,7 +3080,7 @@ def equal_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0
                 store(o, ob + k * os2, S.equal(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def not_equal_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -3083,7 +3098,7 @@ def not_equal_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
                     store(o, ob + k * os2, S.not_equal(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def not_equal_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
     for i in range(n0):
@@ -3104,7 +3119,7 @@ def not_equal_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
                     store(oseg, k, S.not_equal(x, bseg[k]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def not_equal_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -3139,7 +3154,7 @@ def not_equal_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
                 store(o, ob + k * os2, S.not_equal(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def less_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -3157,7 +3172,7 @@ def less_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0,
                     store(o, ob + k * os2, S.less(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def less_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
     for i in range(n0):
@@ -3178,7 +3193,7 @@ def less_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0
                     store(oseg, k, S.less(x, bseg[k]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def less_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -3213,7 +3228,7 @@ def less_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0,
                 store(o, ob + k * os2, S.less(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def less_equal_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -3231,7 +3246,7 @@ def less_equal_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
                     store(o, ob + k * os2, S.less_equal(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def less_equal_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
     for i in range(n0):
@@ -3252,7 +3267,7 @@ def less_equal_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                     store(oseg, k, S.less_equal(x, bseg[k]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def less_equal_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -3287,7 +3302,7 @@ def less_equal_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
                 store(o, ob + k * os2, S.less_equal(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def greater_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -3305,7 +3320,7 @@ def greater_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, 
                     store(o, ob + k * os2, S.greater(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def greater_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
     for i in range(n0):
@@ -3326,7 +3341,7 @@ def greater_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
                     store(oseg, k, S.greater(x, bseg[k]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def greater_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -3361,7 +3376,7 @@ def greater_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, 
                 store(o, ob + k * os2, S.greater(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def greater_equal_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -3379,7 +3394,7 @@ def greater_equal_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1,
                     store(o, ob + k * os2, S.greater_equal(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def greater_equal_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
     for i in range(n0):
@@ -3400,7 +3415,7 @@ def greater_equal_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1
                     store(oseg, k, S.greater_equal(x, bseg[k]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def greater_equal_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -3435,7 +3450,7 @@ def greater_equal_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1,
                 store(o, ob + k * os2, S.greater_equal(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def logical_and_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -3453,7 +3468,7 @@ def logical_and_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                     store(o, ob + k * os2, S.logical_and(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def logical_and_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
     for i in range(n0):
@@ -3474,7 +3489,7 @@ def logical_and_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, 
                     store(oseg, k, S.logical_and(x, bseg[k]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def logical_and_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -3509,7 +3524,7 @@ def logical_and_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                 store(o, ob + k * os2, S.logical_and(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def logical_or_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -3527,7 +3542,7 @@ def logical_or_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
                     store(o, ob + k * os2, S.logical_or(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def logical_or_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
     for i in range(n0):
@@ -3548,7 +3563,7 @@ def logical_or_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                     store(oseg, k, S.logical_or(x, bseg[k]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def logical_or_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -3583,7 +3598,7 @@ def logical_or_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
                 store(o, ob + k * os2, S.logical_or(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def logical_xor_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -3601,7 +3616,7 @@ def logical_xor_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                     store(o, ob + k * os2, S.logical_xor(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def logical_xor_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
     for i in range(n0):
@@ -3622,7 +3637,7 @@ def logical_xor_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, 
                     store(oseg, k, S.logical_xor(x, bseg[k]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def logical_xor_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -3657,7 +3672,7 @@ def logical_xor_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                 store(o, ob + k * os2, S.logical_xor(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def bitwise_and_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -3675,7 +3690,7 @@ def bitwise_and_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                     store(o, ob + k * os2, S.bitwise_and(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def bitwise_and_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
     for i in range(n0):
@@ -3696,7 +3711,7 @@ def bitwise_and_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, 
                     store(oseg, k, S.bitwise_and(x, bseg[k]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def bitwise_and_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -3731,7 +3746,7 @@ def bitwise_and_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                 store(o, ob + k * os2, S.bitwise_and(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def bitwise_or_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -3749,7 +3764,7 @@ def bitwise_or_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
                     store(o, ob + k * os2, S.bitwise_or(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def bitwise_or_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
     for i in range(n0):
@@ -3770,7 +3785,7 @@ def bitwise_or_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                     store(oseg, k, S.bitwise_or(x, bseg[k]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def bitwise_or_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -3805,7 +3820,7 @@ def bitwise_or_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
                 store(o, ob + k * os2, S.bitwise_or(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def bitwise_xor_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -3823,7 +3838,7 @@ def bitwise_xor_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                     store(o, ob + k * os2, S.bitwise_xor(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def bitwise_xor_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
     for i in range(n0):
@@ -3844,7 +3859,7 @@ def bitwise_xor_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, 
                     store(oseg, k, S.bitwise_xor(x, bseg[k]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def bitwise_xor_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -3879,7 +3894,7 @@ def bitwise_xor_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                 store(o, ob + k * os2, S.bitwise_xor(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def bitwise_left_shift_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -3897,7 +3912,7 @@ def bitwise_left_shift_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0,
                     store(o, ob + k * os2, S.bitwise_left_shift(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def bitwise_left_shift_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
     for i in range(n0):
@@ -3918,7 +3933,7 @@ def bitwise_left_shift_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0
                     store(oseg, k, S.bitwise_left_shift(x, bseg[k]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def bitwise_left_shift_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -3953,7 +3968,7 @@ def bitwise_left_shift_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0,
                 store(o, ob + k * os2, S.bitwise_left_shift(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def bitwise_right_shift_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -3971,7 +3986,7 @@ def bitwise_right_shift_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0
                     store(o, ob + k * os2, S.bitwise_right_shift(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def bitwise_right_shift_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     # one operand constant along the inner loop: x - mean(x, axis=-1, keepdims=True)
     for i in range(n0):
@@ -3992,7 +4007,7 @@ def bitwise_right_shift_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs
                     store(oseg, k, S.bitwise_right_shift(x, bseg[k]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def bitwise_right_shift_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -4027,7 +4042,7 @@ def bitwise_right_shift_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0
                 store(o, ob + k * os2, S.bitwise_right_shift(a[ab + k * as2], b[bb + k * bs2]))
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def copy_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -4043,7 +4058,7 @@ def copy_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, ob + k * os2, S.positive(a[ab + k * as2]))
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def copy_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
     for t in prange(n0 * n1 * nseg):
@@ -4087,7 +4102,7 @@ def _where_row(o, ob, os, c, cb, cs, a, ab, as_, b, bb, bs, k0, k1):
             o[ob + k * os] = a[ab + k * as_] if c[cb + k * cs] else b[bb + k * bs]
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def where_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
              c, co, cs0, cs1, cs2, n0, n1, n2):
     for i in range(n0):
@@ -4098,7 +4113,7 @@ def where_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
             )
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def where_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
              c, co, cs0, cs1, cs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -4134,7 +4149,7 @@ def _clip_row(o, ob, os, a, ab, as_, l, lb, ls, h, hb, hs, k0, k1):
             o[ob + k * os] = S.minimum(S.maximum(a[ab + k * as_], l[lb + k * ls]), h[hb + k * hs])
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def clip_scalars_s(o, a, ao, n, lo, hi):
     # a dense run between two scalar bounds (typed like a's elements by the caller)
     oseg = o[:n]
@@ -4143,7 +4158,7 @@ def clip_scalars_s(o, a, ao, n, lo, hi):
         oseg[k] = S.minimum(S.maximum(aseg[k], lo), hi)
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def clip_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
              c, co, cs0, cs1, cs2, n0, n1, n2):
     for i in range(n0):
@@ -4154,7 +4169,7 @@ def clip_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
             )
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def clip_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
              c, co, cs0, cs1, cs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -4192,7 +4207,7 @@ def _sum_inner_one(o, idx, a, base, ar0, ar1, nr0, nr1, init, ident):
     o[idx] = acc
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def sum_inner_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
     for i0 in range(nk0):
         for i1 in range(nk1):
@@ -4202,7 +4217,7 @@ def sum_inner_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, 
             )
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def sum_inner_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
     for t in prange(nk0 * nk1):
         i0 = t // nk1
@@ -4231,7 +4246,7 @@ def _sum_outer_block(o, ob, os1, a, ab, ak1, ar0, ar1, c0, c1, nr0, nr1, init, i
                     o[ob + i1 * os1] = _sum_combine(o[ob + i1 * os1], a[rb + i1 * ak1])
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def sum_outer_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
     for i0 in range(nk0):
         _sum_outer_block(
@@ -4239,7 +4254,7 @@ def sum_outer_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, 
         )
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def sum_outer_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident,
                    seg):
     nseg = (nk1 + seg - 1) // seg
@@ -4275,7 +4290,7 @@ def _prod_inner_one(o, idx, a, base, ar0, ar1, nr0, nr1, init, ident):
     o[idx] = acc
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def prod_inner_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
     for i0 in range(nk0):
         for i1 in range(nk1):
@@ -4285,7 +4300,7 @@ def prod_inner_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1,
             )
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def prod_inner_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
     for t in prange(nk0 * nk1):
         i0 = t // nk1
@@ -4314,7 +4329,7 @@ def _prod_outer_block(o, ob, os1, a, ab, ak1, ar0, ar1, c0, c1, nr0, nr1, init, 
                     o[ob + i1 * os1] = _prod_combine(o[ob + i1 * os1], a[rb + i1 * ak1])
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def prod_outer_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
     for i0 in range(nk0):
         _prod_outer_block(
@@ -4322,7 +4337,7 @@ def prod_outer_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1,
         )
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def prod_outer_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident,
                    seg):
     nseg = (nk1 + seg - 1) // seg
@@ -4357,7 +4372,7 @@ def _max_inner_one(o, idx, a, base, ar0, ar1, nr0, nr1, init, ident):
     o[idx] = acc
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def max_inner_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
     for i0 in range(nk0):
         for i1 in range(nk1):
@@ -4367,7 +4382,7 @@ def max_inner_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, 
             )
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def max_inner_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
     for t in prange(nk0 * nk1):
         i0 = t // nk1
@@ -4396,7 +4411,7 @@ def _max_outer_block(o, ob, os1, a, ab, ak1, ar0, ar1, c0, c1, nr0, nr1, init, i
                     o[ob + i1 * os1] = _max_combine(o[ob + i1 * os1], a[rb + i1 * ak1])
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def max_outer_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
     for i0 in range(nk0):
         _max_outer_block(
@@ -4404,7 +4419,7 @@ def max_outer_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, 
         )
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def max_outer_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident,
                    seg):
     nseg = (nk1 + seg - 1) // seg
@@ -4439,7 +4454,7 @@ def _min_inner_one(o, idx, a, base, ar0, ar1, nr0, nr1, init, ident):
     o[idx] = acc
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def min_inner_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
     for i0 in range(nk0):
         for i1 in range(nk1):
@@ -4449,7 +4464,7 @@ def min_inner_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, 
             )
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def min_inner_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
     for t in prange(nk0 * nk1):
         i0 = t // nk1
@@ -4478,7 +4493,7 @@ def _min_outer_block(o, ob, os1, a, ab, ak1, ar0, ar1, c0, c1, nr0, nr1, init, i
                     o[ob + i1 * os1] = _min_combine(o[ob + i1 * os1], a[rb + i1 * ak1])
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def min_outer_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
     for i0 in range(nk0):
         _min_outer_block(
@@ -4486,7 +4501,7 @@ def min_outer_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, 
         )
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def min_outer_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident,
                    seg):
     nseg = (nk1 + seg - 1) // seg
@@ -4521,7 +4536,7 @@ def _any_inner_one(o, idx, a, base, ar0, ar1, nr0, nr1, init, ident):
     o[idx] = acc
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def any_inner_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
     for i0 in range(nk0):
         for i1 in range(nk1):
@@ -4531,7 +4546,7 @@ def any_inner_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, 
             )
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def any_inner_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
     for t in prange(nk0 * nk1):
         i0 = t // nk1
@@ -4560,7 +4575,7 @@ def _any_outer_block(o, ob, os1, a, ab, ak1, ar0, ar1, c0, c1, nr0, nr1, init, i
                     o[ob + i1 * os1] = _any_combine(o[ob + i1 * os1], a[rb + i1 * ak1])
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def any_outer_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
     for i0 in range(nk0):
         _any_outer_block(
@@ -4568,7 +4583,7 @@ def any_outer_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, 
         )
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def any_outer_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident,
                    seg):
     nseg = (nk1 + seg - 1) // seg
@@ -4603,7 +4618,7 @@ def _all_inner_one(o, idx, a, base, ar0, ar1, nr0, nr1, init, ident):
     o[idx] = acc
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def all_inner_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
     for i0 in range(nk0):
         for i1 in range(nk1):
@@ -4613,7 +4628,7 @@ def all_inner_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, 
             )
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def all_inner_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
     for t in prange(nk0 * nk1):
         i0 = t // nk1
@@ -4642,7 +4657,7 @@ def _all_outer_block(o, ob, os1, a, ab, ak1, ar0, ar1, c0, c1, nr0, nr1, init, i
                     o[ob + i1 * os1] = _all_combine(o[ob + i1 * os1], a[rb + i1 * ak1])
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def all_outer_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
     for i0 in range(nk0):
         _all_outer_block(
@@ -4650,7 +4665,7 @@ def all_outer_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, 
         )
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def all_outer_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident,
                    seg):
     nseg = (nk1 + seg - 1) // seg
@@ -4663,7 +4678,7 @@ def all_outer_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, 
         )
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def cumulative_sum_s(o, oo, os0, os1, osx, a, ao, as0, as1, asx, n0, n1, nx):
     for i in range(n0):
         if os1 == 1 and as1 == 1 and n1 > 1:
@@ -4690,7 +4705,7 @@ def cumulative_sum_s(o, oo, os0, os1, osx, a, ao, as0, as1, asx, n0, n1, nx):
                 o[ob + k * osx] = acc
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def cumulative_prod_s(o, oo, os0, os1, osx, a, ao, as0, as1, asx, n0, n1, nx):
     for i in range(n0):
         if os1 == 1 and as1 == 1 and n1 > 1:
@@ -4762,7 +4777,7 @@ def _arg_row(x, base, sr, nr, find_max):
     return at
 
 
-@njit(**SERIAL)
+@_loop(SERIAL)
 def argreduce(o, x, xo, s0, s1, sr, n0, n1, nr, find_max):
     """o[i, j] = first index of the max (min) of x[i, j, :] (the first NaN if any)."""
     for i in range(n0):
@@ -4770,7 +4785,7 @@ def argreduce(o, x, xo, s0, s1, sr, n0, n1, nr, find_max):
             o[i * n1 + j] = _arg_row(x, xo + i * s0 + j * s1, sr, nr, find_max)
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def argreduce_p(o, x, xo, s0, s1, sr, n0, n1, nr, find_max):
     """:func:`argreduce` with the rows over threads."""
     for t in prange(n0 * n1):
@@ -4779,7 +4794,7 @@ def argreduce_p(o, x, xo, s0, s1, sr, n0, n1, nr, find_max):
         o[t] = _arg_row(x, xo + i * s0 + j * s1, sr, nr, find_max)
 
 
-@njit(**PARALLEL)
+@_loop(PARALLEL)
 def argreduce_long_p(x, xo, n, find_max, parts):
     """The first index of the max (min) of one long contiguous run, its parts over threads: each
     part's own answer, then the first part holding a NaN, else the best value's first part."""
@@ -4798,3 +4813,20 @@ def argreduce_long_p(x, xo, n, find_max, parts):
         if (v > w) if find_max else (v < w):
             best = p
     return idx[best]
+
+
+for _name in _LOOPS:  # looked up through __getattr__ from here on
+    del globals()[_name]
+del _name
+_MAKING = threading.Lock()
+
+
+def __getattr__(name):
+    spec = _LOOPS.get(name)
+    if spec is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    with _MAKING:
+        loop = globals().get(name)
+        if loop is None:
+            loop = globals()[name] = njit(**spec[1])(spec[0])
+    return loop
