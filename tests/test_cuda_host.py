@@ -409,3 +409,20 @@ def test_flat_argmax_argmin_in_two_passes(monkeypatch, dtype, case):
     for fn, ref in ((xp.argmax, np.argmax), (xp.argmin, np.argmin)):
         assert int(_host(fn(x))) == int(ref(a)), (fn.__name__, case)
         assert int(_host(fn(x[::-1]))) == int(ref(a[::-1])), (fn.__name__, case, "reversed")
+
+
+def test_modules_built_into_another_cache_folder_get_their_own_precompiled_prelude(
+    tmp_path, monkeypatch
+):
+    """The precompiled prelude lives in the cache folder the build uses: a process that points
+    STRIDED_CUDA_HOST_CACHE elsewhere builds it there too (the modules include it by name)."""
+    from strided.backends.cuda import _sources
+    from strided.backends.cuda._host import HostModule
+
+    source, names = _sources.where()
+    for sub in ("one", "two"):
+        folder = tmp_path / sub
+        monkeypatch.setenv("STRIDED_CUDA_HOST_CACHE", str(folder))
+        mod = HostModule(source + f"\n// {sub}\n", names[:1])  # a new module key per folder
+        assert mod.get_function(names[0]) is not None
+        assert list(folder.glob("prelude_*.h.gch")) and list(folder.glob("k*.so"))

@@ -103,7 +103,6 @@ _LOCK = threading.Lock()
 
 _PRELUDE = Path(__file__).parents[1] / "kernels" / "prelude.cuh"
 _INCLUDES = ["-I", str(_HEADER.parent), "-I", str(_PRELUDE.parent)]
-_precompiled: list = []  # [header name or None], once per process
 
 
 @functools.cache
@@ -111,30 +110,28 @@ def _read(path: Path) -> str:
     return path.read_text()
 
 
-def _precompiled_prelude() -> str | None:
-    """The name of a header in the cache folder that includes cuda_host.h and the kernels'
-    prelude, precompiled by g++ beside it (parsing the two is ~0.4 s of every module's ~1 s
-    build).  None where the precompiled header cannot be built: modules then include both."""
-    if _precompiled:
-        return _precompiled[0]
+@functools.cache
+def _precompiled_prelude(folder: Path) -> str | None:
+    """The name of a header in ``folder`` (the cache folder) that includes cuda_host.h and the
+    kernels' prelude, precompiled by g++ beside it (parsing the two is ~0.4 s of every module's
+    ~1 s build); once per process and folder.  None where the precompiled header cannot be
+    built: modules then include both."""
     flags = [f for f in _CXXFLAGS if f != "-shared"]
     text = f'#include "{_HEADER.name}"\n#include "{_PRELUDE.name}"\n'
     parts = [_read(_HEADER), _read(_PRELUDE), text, " ".join(flags)]
     name = f"prelude_{hashlib.sha256(chr(0).join(parts).encode()).hexdigest()[:24]}.h"
-    header, gch = cache_dir() / name, cache_dir() / f"{name}.gch"
+    header, gch = folder / name, folder / f"{name}.gch"
     if not gch.exists():
         with tempfile.TemporaryDirectory() as tmp:
             src, out = Path(tmp) / name, Path(tmp) / f"{name}.gch"
             src.write_text(text)
             cmd = ["g++", *flags, *_INCLUDES, "-x", "c++-header", str(src), "-o", str(out)]
             if subprocess.run(cmd, capture_output=True).returncode:
-                _precompiled.append(None)
                 return None
             os.replace(src, header)
             os.replace(out, gch)  # after the header: a reader that sees the .gch sees both
     elif not header.exists():
         header.write_text(text)
-    _precompiled.append(name)
     return name
 
 
@@ -143,17 +140,18 @@ def _build(source: str, names: tuple[str, ...]) -> tuple[Path, bool]:
     header = _read(_HEADER)
     text = f'#include "{_HEADER.name}"\n{source}\n{_wrapper(list(names), fibers)}'
     key = hashlib.sha256("\0".join([header, text, " ".join(_CXXFLAGS)]).encode()).hexdigest()[:24]
-    target = cache_dir() / f"k{key}.so"
+    folder = cache_dir()
+    target = folder / f"k{key}.so"
     if not target.exists():
         prelude = _read(_PRELUDE)
-        pch = _precompiled_prelude() if source.startswith(prelude) else None
+        pch = _precompiled_prelude(folder) if source.startswith(prelude) else None
         if pch is not None:  # the same text, its first part precompiled
             text = f'#include "{pch}"\n{source[len(prelude) :]}\n{_wrapper(list(names), fibers)}'
         with tempfile.TemporaryDirectory() as tmp:
             src = Path(tmp) / "kernel.cpp"
             src.write_text(text)
             out = Path(tmp) / "kernel.so"
-            includes = ["-I", str(cache_dir()), *_INCLUDES]
+            includes = ["-I", str(folder), *_INCLUDES]
             cmd = ["g++", *_CXXFLAGS, *includes, str(src), "-o", str(out)]
             r = subprocess.run(cmd, capture_output=True, text=True)
             if r.returncode:
