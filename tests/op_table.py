@@ -2371,6 +2371,7 @@ OTHER_OPS = {
     "qr": "test_linalg",
     "sum": "test_reductions",
     "prod": "test_reductions",
+    "var": "test_reductions",
     "max": "test_reductions",
     "min": "test_reductions",
     "any": "test_reductions",

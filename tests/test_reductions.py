@@ -194,3 +194,53 @@ def test_narrow_integer_scans_accumulate_in_the_default_integer(dtype, name):
             first = np.take(got, [0], axis=axis)
             assert (first == (0 if name == "cumulative_sum" else 1)).all()
             np.testing.assert_array_equal(np.delete(got, 0, axis=axis), want)
+
+
+@pytest.mark.parametrize("d", ["float32", "float64", "complex128"])
+def test_var_paths_match_numpy_and_do_not_depend_on_threads(d):
+    """var's kernel paths: dense runs reduced serially, many runs shared among threads (one row
+    each), one long run cut into fixed segments, dense columns (the reduced axis outermost), a
+    layout copied with its reduced axes last; the
+    same bits with one thread or two; correction and N - correction <= 0 (NaN)."""
+    import numba
+
+    from strided.backends.cpu.kernels import PARALLEL_THRESHOLD
+
+    rng = np.random.default_rng(3)
+    big = 2 * PARALLEL_THRESHOLD  # past the parallel threshold
+    cases = [
+        ((5, 7), (1,)),
+        ((3, 4, 5), (0, 2)),  # not trailing: copied with the reduced axes last
+        ((big // 64, 64), (1,)),  # many runs in parallel
+        ((big + 3,), None),  # one long run in segments
+        ((2, big // 2), (1,)),
+        ((big // 64, 64), (0,)),  # reduced axis outermost: columns, serially
+        ((big // 2048 + 1, 2053), (0,)),  # columns in blocks shared among threads
+    ]
+    rtol = 1e-4 if d == "float32" else 1e-11
+    for shape, axis in cases:
+        v = rng.standard_normal(shape) * 3 + 1
+        if d == "complex128":
+            v = v + 1j * rng.standard_normal(shape)
+        v = v.astype(d)
+        for correction in (0, 1.5):
+            for layout in (v, v.T) if v.ndim == 2 else (v,):
+                ax = axis if layout is v or axis is None else tuple(v.ndim - 1 - a for a in axis)
+                want = np.var(layout, axis=ax, ddof=correction)
+                before = numba.get_num_threads()
+                try:
+                    got = []
+                    for threads in (1, before):
+                        numba.set_num_threads(threads)
+                        got.append(np.asarray(xp.var(xp.asarray(layout), axis=ax,
+                                                     correction=correction)))  # fmt: skip
+                finally:
+                    numba.set_num_threads(before)
+                assert got[0].dtype == want.dtype
+                np.testing.assert_allclose(got[0], want, rtol=rtol)
+                np.testing.assert_array_equal(got[0], got[1])
+    got = xp.var(xp.asarray(np.ones((4, 1))), axis=1, correction=1, keepdims=True)
+    assert got.shape == (4, 1) and bool(xp.all(xp.isnan(got)))
+    assert bool(xp.isnan(xp.var(xp.asarray(np.zeros(0)))))
+    with pytest.raises(TypeError, match="var"):
+        xp.var(xp.asarray(np.ones(3)), correction="1")

@@ -10,6 +10,7 @@ from .._shapes import normalize_axes, normalize_axis
 from .._shapes import prod as shape_prod
 from ..dispatch import Plan, declare
 from .core import astype_to, check_dtype, to_array
+from .elementwise import divide, sqrt
 
 __all__ = [
     "sum",
@@ -185,15 +186,14 @@ def all(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:
 
 def mean(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:
     """Arithmetic mean over ``axis`` (a composition: sum / count); integers give float64."""
-    from .elementwise import divide
-
     x = to_array(x, "mean")
-    check_dtype("mean", x._dtype, "numeric")
     if x._dtype.kind not in dt.FLOAT_KINDS:
+        check_dtype("mean", x._dtype, "numeric")
         x = astype_to(x, dt.default_float)
-    axes = normalize_axes(axis, x.ndim, "mean")
-    n = shape_prod(x._shape[a] for a in axes)
-    total = _reduce("sum", x, axes, keepdims)
+    total = _SUM(x, axis=axis, keepdims=keepdims)
+    kept = total.size
+    # the count of reduced elements; none: the standard's NaN (an empty result divides anything)
+    n = x.size // kept if kept else 1
     return divide(total, float(n)) if n else divide(total, float("nan"))
 
 
@@ -211,27 +211,43 @@ def cumulative_prod(x: Array, /, *, axis=None, dtype=None, include_initial: bool
     return _scan("prod", x, axis, dtype, include_initial)
 
 
-def var(x: Array, /, *, axis=None, correction: float = 0.0, keepdims: bool = False) -> Array:
-    """Variance over ``axis``: sum(|x - mean|**2) / (N - correction) (a composition)."""
-    from .elementwise import conj, divide, multiply, real, subtract
-
+def _var_rule(x, /, *, axis=None, correction: float = 0.0, keepdims: bool = False):
     x = to_array(x, "var")
     check_dtype("var", x._dtype, "floating")
     axes = normalize_axes(axis, x.ndim, "var")
-    n = shape_prod(x._shape[a] for a in axes)
-    d = subtract(x, mean(x, axis=axes, keepdims=True))
-    sq = real(multiply(d, conj(d))) if x._dtype.kind == dt.COMPLEX else multiply(d, d)
-    total = _reduce("sum", sq, axes, keepdims)
-    dof = n - correction
-    # N - correction <= 0: the standard says NaN (NumPy divides by zero and gives inf)
-    return divide(total, float(dof) if dof > 0 else float("nan"))
+    if isinstance(correction, bool) or not isinstance(correction, (int, float)):
+        raise TypeError(f"var: correction must be a real number, got {type(correction).__name__}")
+    if keepdims:
+        shape = tuple(1 if i in axes else s for i, s in enumerate(x._shape))
+    else:
+        shape = tuple(s for i, s in enumerate(x._shape) if i not in axes)
+    out_dtype = dt.real_of(x._dtype)
+    params = {"axes": axes, "keepdims": keepdims, "correction": float(correction)}
+    return Plan(x._device, (shape, out_dtype), (x,), None, params)
+
+
+def _var_key(x, /, *, axis=None, correction=0.0, keepdims=False):
+    """What var's rule depends on (None: not memoized)."""
+    if x.__class__ is not Array or type(axis) is list or type(correction) not in (int, float):
+        return None
+    return (x._dtype, x._shape, axis, keepdims, correction)
+
+
+# one primitive, both passes of the two-pass algorithm in one kernel where the backend has one
+# (six calls and three temporaries as a composition)
+VAR = declare("var", "moment", "floating", rule=_var_rule)
+VAR.memoize(_var_key)
+
+
+def var(x: Array, /, *, axis=None, correction: float = 0.0, keepdims: bool = False) -> Array:
+    """Variance over ``axis``: sum(|x - mean|**2) / (N - correction); NaN where N - correction
+    <= 0 (NumPy divides by zero and gives inf)."""
+    return VAR(x, axis=axis, correction=correction, keepdims=keepdims)
 
 
 def std(x: Array, /, *, axis=None, correction: float = 0.0, keepdims: bool = False) -> Array:
     """Standard deviation over ``axis``: sqrt(var) (a composition)."""
-    from .elementwise import sqrt
-
-    return sqrt(var(x, axis=axis, correction=correction, keepdims=keepdims))
+    return sqrt(VAR(x, axis=axis, correction=correction, keepdims=keepdims))
 
 
 def count_nonzero(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:

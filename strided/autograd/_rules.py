@@ -387,6 +387,21 @@ def _sum(ctx, g):
     return (_xp.broadcast_to(g, ctx.input_meta[0][0]),)
 
 
+@rule("var")
+def _var(ctx, g):
+    """d var / dx = 2 (x - mean) / (N - correction) (for complex x the same, in PyTorch's
+    convention for a real function of complex input)."""
+    xp = _xp
+    (x,) = ctx.inputs
+    g, axes = _expand_reduced(g, ctx)
+    n = 1
+    for a in axes:
+        n *= x.shape[a]
+    dof = n - ctx.params.get("correction", 0.0)
+    dev = x - xp.mean(x, axis=axes, keepdims=True)
+    return (g * dev * (2.0 / dof if dof > 0 else math.nan),)
+
+
 def _exclusive_products(xr: Array) -> Array:
     """Product of all other elements along the last axis (exact with zeros): left * right
     exclusive cumulative products."""

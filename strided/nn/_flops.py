@@ -100,6 +100,11 @@ def _pool(args, params, out) -> int:
     return _size(out) * prod(k if isinstance(k, (tuple, list)) else (k,))
 
 
+def _var(args, params, out) -> int:
+    # per input element: an add for the mean; a subtract, multiply and add for the squares
+    return 4 * _size(args[0])
+
+
 _BY_KIND = {
     "unary": _elementwise,
     "binary": _elementwise,
@@ -128,6 +133,7 @@ _BY_NAME = {
     "avg_pool2d": _pool,
     "max_pool2d_backward": _pool,
     "avg_pool2d_backward": _pool,
+    "var": _var,
 }
 
 

@@ -421,6 +421,91 @@ def _reduction(name: str):
     return kernel
 
 
+def _moment():
+    from . import _kern_moment
+
+    return _kern_moment
+
+
+_VAR_ENTRIES: dict = {}  # (output dtype, input dtype) -> compiled entry of the serial var loop
+
+
+def var_cpu(out, x, *, axes, keepdims, correction):
+    """out = var of x over ``axes``: one kernel call over dense runs (``_kern_moment``).  A
+    layout whose reduced elements are not one dense run per output element is first copied with
+    the reduced axes last."""
+    runs = _trailing_runs(x._shape, x._strides, axes)
+    if runs is None:
+        kept_axes = [d for d in range(len(x._shape)) if d not in axes]
+        leading = _leading_runs(x, axes, kept_axes)
+        if leading is not None:
+            _var_columns(out, x, leading, correction)
+            return
+        order = kept_axes + list(axes)
+        shape = tuple(x._shape[d] for d in order)
+        dense = _Out(np.empty(_size(shape), x._dtype.numpy), shape, x._dtype)
+        copy_cpu(dense, _Operand(x._buf, shape, tuple(x._strides[d] for d in order),
+                                 x._offset, x._dtype))  # fmt: skip
+        n = _size(x._shape[d] for d in axes)
+        buf, off = dense._buf, 0
+        kept = _size(shape) // n if n else _size(shape[: len(kept_axes)])
+    else:
+        kept, n = runs
+        buf, off = x._buf, x._offset
+    if kept == 0:
+        return
+    real = out._buf.dtype.type
+    dof = n - correction
+    args = (out._buf, buf, off, kept, n, x._buf.dtype.type(0), real(0), real(n),
+            real(dof) if dof > 0 else real(np.nan))  # fmt: skip
+    if kept * n < PARALLEL_THRESHOLD:
+        key = (out._dtype, x._dtype)
+        entry = _VAR_ENTRIES.get(key)
+        if entry is None:
+            loop = _moment().var_rows
+            loop(*args)
+            _VAR_ENTRIES[key] = loop.overloads[tuple(map(loop.typeof_pyval, args))].entry_point
+        else:
+            entry(*args)
+    elif kept == 1:
+        _moment().var_long_p(out._buf, buf, off, n, *args[5:])
+    else:
+        _moment().var_rows_p(*args)
+
+
+def _leading_runs(x, axes, kept_axes):
+    """(kept, n) when x's reduced axes are outermost in memory and its kept elements dense and
+    innermost (x[r kept + j] is element r of output j's run: a C array reduced over axis 0, a
+    transpose over its last axis), else None."""
+    order = list(axes) + kept_axes
+    shape = tuple(x._shape[d] for d in order)
+    if tuple(x._strides[d] for d in order) != _c_strides(shape) or not kept_axes:
+        return None
+    n = _size(shape[: len(axes)])
+    return (_size(shape) // n, n) if n else None
+
+
+def _var_columns(out, x, leading, correction):
+    kept, n = leading
+    real = out._buf.dtype.type
+    dof = n - correction
+    args = (out._buf, x._buf, x._offset, kept, n, x._buf.dtype.type(0), real(0), real(n),
+            real(dof) if dof > 0 else real(np.nan))  # fmt: skip
+    k = _moment()
+    parallel = kept * n >= PARALLEL_THRESHOLD and kept > k.COLUMNS
+    (k.var_cols_p if parallel else k.var_cols)(*args)
+
+
+class _Operand:
+    """A strided operand as kernels see it (buffer, shape, strides, offset, dtype)."""
+
+    __slots__ = ("_buf", "_shape", "_strides", "_offset", "_dtype")
+
+    def __init__(self, buf, shape, strides, offset, dtype):
+        self._buf, self._shape, self._strides = buf, shape, strides
+        self._offset, self._dtype = offset, dtype
+
+
 class _Out:
     """A fresh dense output as kernels see it (buffer, shape, C strides, offset 0)."""
 
@@ -429,6 +514,10 @@ class _Out:
     def __init__(self, buf, shape, dtype):
         self._buf, self._shape, self._dtype = buf, shape, dtype
         self._strides, self._offset = _c_strides(shape), 0
+
+    @property
+    def size(self) -> int:
+        return self._buf.size
 
 
 def _scan(name: str):
@@ -1131,6 +1220,7 @@ def _special_kernels() -> dict:
         "full": full_cpu,
         "where": where_cpu,
         "clip": clip_cpu,
+        "var": var_cpu,
         "matmul": matmul_cpu,
         "arange": arange_cpu,
         "linspace": linspace_cpu,

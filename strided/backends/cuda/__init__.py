@@ -193,6 +193,39 @@ def clip_cuda(out, x, lo, hi) -> None:
     kernel_for("minimum", "binary")(out, out, hi)
 
 
+def var_cuda(out, x, *, axes, keepdims, correction) -> None:
+    """out = var of x over ``axes`` from this backend's own kernels (no fused kernel yet): the
+    mean with the reduced axes kept, the squared deviations from it, their sum, divided by
+    N - correction (NaN where that is not positive)."""
+    rt = runtime()
+    shape = x._shape
+    n = size = 1
+    for i, s in enumerate(shape):
+        size *= s
+        n *= s if i in axes else 1
+    mshape = tuple(1 if i in axes else s for i, s in enumerate(shape))
+    mean = _View(rt.empty(_count(mshape), x._dtype.numpy), mshape, _c_strides(mshape), 0, x._dtype)
+    kernel_for("sum", "reduction")(mean, x, axes=axes, keepdims=True)
+    kernel_for("divide", "binary")(mean, mean, float(n) if n else float("nan"))
+    dev = _View(rt.empty(size, x._dtype.numpy), shape, _c_strides(shape), 0, x._dtype)
+    kernel_for("subtract", "binary")(dev, x, mean)
+    squares = dev
+    if out._dtype is not x._dtype:  # complex: |d|^2 in the real dtype
+        squares = _View(rt.empty(size, out._dtype.numpy), shape, dev._strides, 0, out._dtype)
+        kernel_for("abs", "unary")(squares, dev)
+    kernel_for("multiply", "binary")(squares, squares, squares)
+    kernel_for("sum", "reduction")(out, squares, axes=axes, keepdims=keepdims)
+    dof = n - correction
+    kernel_for("divide", "binary")(out, out, float(dof) if dof > 0 else float("nan"))
+
+
+def _count(shape) -> int:
+    size = 1
+    for s in shape:
+        size *= s
+    return size
+
+
 # -- reductions -----------------------------------------------------------------------------------
 _IDENTITY = {"sum": 0, "prod": 1, "any": False, "all": True}
 
@@ -867,6 +900,7 @@ _SPECIAL = {
     "full": full_cuda,
     "where": where_cuda,
     "clip": clip_cuda,
+    "var": var_cuda,
     "arange": arange_cuda,
     "linspace": linspace_cuda,
     "to_device": to_device_cuda,
