@@ -521,7 +521,24 @@ class _Out:
 
 
 def _scan(name: str):
+    entries: dict = {}  # (output dtype, input dtype) -> compiled entry of the serial scan loop
+
     def kernel(out, x, *, axis, initial):
+        shape = x._shape
+        if initial is None and axis == len(shape) - 1 and x._strides == _c_strides(shape):
+            # the per-call fast path: C-ordered rows scanned along the last axis, one call to
+            # the compiled loop without layout planning (out is fresh: C order, offset 0)
+            nx = shape[axis]
+            rows = _size(shape[:-1])
+            if nx and rows:
+                args = (out._buf, 0, nx, 0, 1, x._buf, x._offset, nx, 0, 1, rows, 1, nx)
+                key = (out._dtype, x._dtype)
+                entry = entries.get(key)
+                if entry is None:
+                    entries[key] = _entry_point(f"cumulative_{name}", args)
+                else:
+                    entry(*args)
+            return
         k = _k()
         buf, off, st = _out(out)
         if initial is not None:  # the first slot along axis holds the identity

