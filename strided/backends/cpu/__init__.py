@@ -394,7 +394,9 @@ def _reduction(name: str):
         """For a dense input reduced over trailing axes: ``fn(x) -> output buffer``."""
         (x,) = args
         runs = _trailing_runs(x._shape, x._strides, params["axes"])
-        if runs is None or runs[0] * runs[1] >= PARALLEL_THRESHOLD:
+        if runs is None:
+            return _planned(out_shape, out_dtype, x, params)
+        if runs[0] * runs[1] >= PARALLEL_THRESHOLD:
             return None
         kept, reduced = runs
         key = (out_dtype, x._dtype)
@@ -412,6 +414,42 @@ def _reduction(name: str):
                     return buf
             compiled[0](buf, 0, 0, 1, x._buf, x._offset, 0, reduced, 0, 1, 1, kept, 1, reduced,
                         True, compiled[1])  # fmt: skip
+            return buf
+
+        return fn
+
+    def _planned(out_shape, out_dtype, x, params):
+        """For another small layout whose plan is one serial call (a transpose reduced along
+        an axis): ``fn(x) -> output buffer`` through that call's compiled entry, the layout
+        planned once here instead of on every call."""
+        size = _size(x._shape)
+        if not 0 < size < PARALLEL_THRESHOLD:
+            return None
+        axes = params["axes"]
+        ost = _c_strides(out_shape)
+        if params["keepdims"]:
+            ost = tuple(st for i, st in enumerate(ost) if i not in axes)
+        k = _k()
+        plan = k._reduce_plan(name, x._shape, ost, x._strides, axes)
+        if plan[0] != "calls" or len(plan[3]) != 1 or plan[3][0][-1] != 0:
+            return None
+        _, serial, _, ((k_oo, r_ao, ok0, ok1, ak0, ak1, rk0, rk1, nk0, nk1, nr0, nr1, first,
+                        _),) = plan  # fmt: skip
+        out_np, empty, n_out = out_dtype.numpy, np.empty, _size(out_shape)
+        ident = out_np.type(identity)
+        entry = None
+
+        def fn(x):
+            nonlocal entry
+            buf = empty(n_out, out_np)
+            args = (buf, k_oo, ok0, ok1, x._buf, x._offset + r_ao, ak0, ak1, rk0, rk1, nk0, nk1,
+                    nr0, nr1, first, ident)  # fmt: skip
+            if entry is None:
+                key = (serial, buf.dtype, x._buf.dtype)
+                k.call_compiled(serial, key, args)
+                entry = k._ENTRIES[key]
+            else:
+                entry(*args)
             return buf
 
         return fn
