@@ -124,3 +124,35 @@ def test_generated_loops_become_dispatchers_once_on_first_lookup():
         t.join()
     assert len(seen) == 4 and all(s is seen[0] for s in seen)
     assert isinstance(seen[0], CPUDispatcher) and G.bitwise_xor_p is seen[0]
+
+
+def test_small_fast_paths_match_numpy_in_every_layout():
+    """The per-call fast paths that skip layout planning: a 1-D slice with a step copied (into
+    a dense array and into another stepped slice), reductions of a transpose or over axis 0
+    (the memoized plan's one call; the second call of a layout takes it), scans of C-ordered
+    rows along the last axis, of int32 input widened to int64."""
+    a = np.arange(40, dtype=np.float32) * 1.5 - 7
+    x = xp.asarray(a)
+    for sl in (slice(None, None, 2), slice(None, None, -3), slice(3, 37, 4), slice(39, None, -1)):
+        np.testing.assert_array_equal(np.asarray(xp.asarray(x[sl], copy=True)), a[sl])
+        y = xp.zeros(80, dtype=xp.float32)
+        y[1 : 1 + 2 * len(a[sl]) : 2] = x[sl]
+        want = np.zeros(80, np.float32)
+        want[1 : 1 + 2 * len(a[sl]) : 2] = a[sl]
+        np.testing.assert_array_equal(np.asarray(y), want)
+    m = np.random.default_rng(1).standard_normal((12, 9))
+    for v in (m, m.T, m[::-1, ::2]):
+        for name in ("sum", "max", "min", "prod"):
+            for axis, keepdims in ((0, False), (1, True), (-1, False)):
+                for _ in range(2):
+                    got = getattr(xp, name)(xp.asarray(v), axis=axis, keepdims=keepdims)
+                    want = getattr(np, name)(v, axis=axis, keepdims=keepdims)
+                    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)
+    ints = np.arange(24, dtype=np.int32).reshape(4, 6) - 9
+    for _ in range(2):
+        got = xp.cumulative_sum(xp.asarray(ints), axis=1)
+        assert got.dtype is xp.int64
+        np.testing.assert_array_equal(np.asarray(got), np.cumsum(ints, axis=1))
+        np.testing.assert_allclose(
+            np.asarray(xp.cumulative_prod(xp.asarray(m), axis=-1)), np.cumprod(m, axis=-1)
+        )

@@ -626,6 +626,16 @@ def copy_cpu(out, x):
             else:
                 entry(*args)
             return
+    elif len(shape) == 1 and x._shape == shape and 0 < shape[0] < PARALLEL_THRESHOLD:
+        # a 1-D strided operand (a slice with a step): one loop with its stride, no planning
+        args = (out._buf, out._offset, 0, 0, st[0], x._buf, x._offset, 0, 0, x._strides[0], 1,
+                1, shape[0])  # fmt: skip
+        entry = _COPY_ENTRIES.get((out._dtype, x._dtype))
+        if entry is None:
+            _COPY_ENTRIES[(out._dtype, x._dtype)] = _entry_point("copy", list(args))
+        else:
+            entry(*args)
+        return
     else:
         st = x._strides if x._shape == shape else broadcast_strides(x._shape, x._strides, shape)
     _k()._run_map("copy", [(out._buf, out._offset, out._strides), (x._buf, x._offset, st)], shape)
