@@ -32,7 +32,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = 'fefc0cf5522316e4'
+SOURCE_HASH = 'eae0191e9540289b'
 
 
 @_loop(SERIAL)
