@@ -156,3 +156,16 @@ def test_small_fast_paths_match_numpy_in_every_layout():
         np.testing.assert_allclose(
             np.asarray(xp.cumulative_prod(xp.asarray(m), axis=-1)), np.cumprod(m, axis=-1)
         )
+    # a cast keeps a transpose's layout: both dense in one memory order, one flat copy
+    t = np.random.default_rng(2).standard_normal((5, 7, 3))
+    for perm in ((1, 0, 2), (2, 1, 0), (0, 2, 1)):
+        v = xp.permute_dims(xp.asarray(t), perm)
+        for d in (xp.float32, xp.int32, xp.float64):
+            got = xp.astype(v, d)
+            want = np.transpose(t, perm).astype(np.dtype(d.name))
+            np.testing.assert_array_equal(np.asarray(got), want)
+        reversed_view = xp.flip(v, axis=0)  # negative strides: not a flat copy
+        np.testing.assert_array_equal(
+            np.asarray(xp.astype(reversed_view, xp.float32)),
+            np.flip(np.transpose(t, perm), axis=0).astype(np.float32),
+        )

@@ -615,10 +615,11 @@ def copy_cpu(out, x):
     shape = out._shape
     st = out._strides
     if x._strides == st and x._shape == shape:
-        # the per-call fast path (concat's parts, assignments of equal layouts): both operands
-        # dense in C order, one flat loop through the compiled entry
+        # the per-call fast path (concat's parts, assignments of equal layouts, casts of a
+        # transpose into its own layout): both operands dense in one memory order, one flat
+        # loop through the compiled entry
         size = out.size
-        if 0 < size < PARALLEL_THRESHOLD and st == _c_strides(shape):
+        if 0 < size < PARALLEL_THRESHOLD and (st == _c_strides(shape) or _dense_order(shape, st)):
             args = (out._buf, out._offset, 0, 0, 1, x._buf, x._offset, 0, 0, 1, 1, 1, size)
             entry = _COPY_ENTRIES.get((out._dtype, x._dtype))
             if entry is None:
@@ -1059,6 +1060,24 @@ def take_along_axis_cpu(out, x, idx, *, axis):
     if not last_axis:  # rows were written with the axis last: move them into place
         o_shape, o_st = _axis_last(out, axis)
         _k().copy((out._buf, out._offset, o_st), (target, 0, _c_strides(o_shape)), o_shape)
+
+
+_DENSE_ORDER: dict = {}  # (shape, strides) -> dense in some axis order (positive strides)
+
+
+def _dense_order(shape, strides) -> bool:
+    """Whether an array of ``shape`` and ``strides`` holds its elements in one dense run, in some
+    axis order, with the first element lowest in memory (a transpose of a C array); cached."""
+    key = (shape, strides)
+    r = _DENSE_ORDER.get(key)
+    if r is None:
+        dims = sorted(zip(strides, shape), reverse=True)
+        r = min(strides, default=1) > 0 and tuple(st for st, _ in dims) == _c_strides(
+            tuple(n for _, n in dims)
+        )
+        if len(_DENSE_ORDER) < 4096:
+            _DENSE_ORDER[key] = r
+    return r
 
 
 _C_STRIDES: dict = {}
