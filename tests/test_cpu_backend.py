@@ -169,3 +169,14 @@ def test_small_fast_paths_match_numpy_in_every_layout():
             np.asarray(xp.astype(reversed_view, xp.float32)),
             np.flip(np.transpose(t, perm), axis=0).astype(np.float32),
         )
+    # copies of other small layouts (the memoized plan's one call): stepped, reversed, broadcast
+    for view, want in (
+        (xp.asarray(t)[1::2, ::-3], t[1::2, ::-3]),
+        (
+            xp.permute_dims(xp.asarray(t), (2, 0, 1))[:, 1:, ::2],
+            np.transpose(t, (2, 0, 1))[:, 1:, ::2],
+        ),
+        (xp.broadcast_to(xp.asarray(t[0, :, :1]), (7, 3)), np.broadcast_to(t[0, :, :1], (7, 3))),
+    ):
+        for _ in range(2):
+            np.testing.assert_array_equal(np.asarray(xp.asarray(view, copy=True)), want)

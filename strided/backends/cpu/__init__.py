@@ -619,7 +619,8 @@ def copy_cpu(out, x):
         # transpose into its own layout): both operands dense in one memory order, one flat
         # loop through the compiled entry
         size = out.size
-        if 0 < size < PARALLEL_THRESHOLD and (st == _c_strides(shape) or _dense_order(shape, st)):
+        dense = st == _c_strides(shape) or dense_order(shape, st) is not None
+        if 0 < size < PARALLEL_THRESHOLD and dense:
             args = (out._buf, out._offset, 0, 0, 1, x._buf, x._offset, 0, 0, 1, 1, 1, size)
             entry = _COPY_ENTRIES.get((out._dtype, x._dtype))
             if entry is None:
@@ -669,9 +670,31 @@ def _copy_dense(out_shape, out_dtype, args, params):
     of the compiled loop, no numba type dispatch after the first call)."""
     (x,) = args
     total = _size(out_shape)
-    if not 0 < total < PARALLEL_THRESHOLD or x._strides != _c_strides(out_shape):
+    if not 0 < total < PARALLEL_THRESHOLD:
         return None
-    return _flat_loop("copy", total, out_dtype.numpy)
+    if x._strides == _c_strides(out_shape):
+        return _flat_loop("copy", total, out_dtype.numpy)
+    if dense_order(out_shape, x._strides) is not None:
+        return None  # the output's layout depends on the call's order: the kernel decides
+    # another layout (a stepped slice, a broadcast, a transposed block): the output is C-ordered
+    # and the map plan one call, planned here once instead of on every call
+    k = _k()
+    plan = k._map_plan(out_shape, (_c_strides(out_shape), x._strides))
+    if len(plan) != 1:
+        return None
+    (d0, d1), n0, n1, n2, (s0, s1) = plan[0]
+    serial = k._loops("copy")[0]
+    np_dtype, empty, call = out_dtype.numpy, np.empty, k.call_compiled
+
+    def fn(x):
+        buf = empty(total, np_dtype)
+        xbuf = x._buf
+        args = (buf, d0, s0[0], s0[1], s0[2], xbuf, x._offset + d1, s1[0], s1[1], s1[2], n0, n1,
+                n2)  # fmt: skip
+        call(serial, (serial, np_dtype, xbuf.dtype), args)
+        return buf
+
+    return fn
 
 
 copy_cpu.dense = _copy_dense
@@ -1060,24 +1083,6 @@ def take_along_axis_cpu(out, x, idx, *, axis):
     if not last_axis:  # rows were written with the axis last: move them into place
         o_shape, o_st = _axis_last(out, axis)
         _k().copy((out._buf, out._offset, o_st), (target, 0, _c_strides(o_shape)), o_shape)
-
-
-_DENSE_ORDER: dict = {}  # (shape, strides) -> dense in some axis order (positive strides)
-
-
-def _dense_order(shape, strides) -> bool:
-    """Whether an array of ``shape`` and ``strides`` holds its elements in one dense run, in some
-    axis order, with the first element lowest in memory (a transpose of a C array); cached."""
-    key = (shape, strides)
-    r = _DENSE_ORDER.get(key)
-    if r is None:
-        dims = sorted(zip(strides, shape), reverse=True)
-        r = min(strides, default=1) > 0 and tuple(st for st, _ in dims) == _c_strides(
-            tuple(n for _, n in dims)
-        )
-        if len(_DENSE_ORDER) < 4096:
-            _DENSE_ORDER[key] = r
-    return r
 
 
 _C_STRIDES: dict = {}
