@@ -180,3 +180,9 @@ def test_small_fast_paths_match_numpy_in_every_layout():
     ):
         for _ in range(2):
             np.testing.assert_array_equal(np.asarray(xp.asarray(view, copy=True)), want)
+    # scans of other small layouts (the memoized plan's one call): a transpose, reversed rows
+    for view, want in ((xp.asarray(m).T, m.T), (xp.asarray(m)[:, ::-1], m[:, ::-1])):
+        for axis in (0, 1):
+            for _ in range(2):
+                got = xp.cumulative_sum(view, axis=axis)
+                np.testing.assert_allclose(np.asarray(got), np.cumsum(want, axis=axis))

@@ -586,7 +586,36 @@ def _scan(name: str):
         if _size(x._shape):
             k.cumulative(name, (buf, off, st), _out(x), x._shape, axis)
 
+    def dense(out_shape, out_dtype, args, params):
+        """For a small scan without an initial slot whose layout plans to one call of the loop
+        (C-ordered rows, a transpose): ``fn(x) -> output buffer`` through that call's compiled
+        entry, planned once here instead of on every call."""
+        (x,) = args
+        total = _size(out_shape)
+        if params["initial"] is not None or not 0 < total < PARALLEL_THRESHOLD:
+            return None
+        k = _k()
+        axis = params["axis"]
+        ost = _c_strides(out_shape)
+        plan = k._scan_plan(out_shape, ost, x._strides, axis)
+        if len(plan) != 1:
+            return None
+        o_d, i_d, os0, os1, is0, is1, n0, n1 = plan[0]
+        osa, isa, n = ost[axis], x._strides[axis], out_shape[axis]
+        loop = getattr(k.G, f"cumulative_{name}_s")
+        np_dtype, empty, call = out_dtype.numpy, np.empty, k.call_compiled
+
+        def fn(x):
+            buf = empty(total, np_dtype)
+            xbuf = x._buf
+            args = (buf, o_d, os0, os1, osa, xbuf, x._offset + i_d, is0, is1, isa, n0, n1, n)
+            call(loop, (loop, np_dtype, xbuf.dtype), args)
+            return buf
+
+        return fn
+
     kernel.__name__ = f"cumulative_{name}_cpu"
+    kernel.dense = dense
     return kernel
 
 
