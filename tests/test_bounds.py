@@ -188,7 +188,7 @@ def _calls(name):
         "scatter_add": _scatter_add,
         **_NN_CALLS,
     }
-    if name in ("sum", "prod", "max", "min", "any", "all", "argmax", "argmin"):
+    if name in ("sum", "prod", "max", "min", "any", "all", "argmax", "argmin", "var"):
         fn = getattr(xp, name)
 
         def reduce(x):

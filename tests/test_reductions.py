@@ -242,5 +242,8 @@ def test_var_paths_match_numpy_and_do_not_depend_on_threads(d):
     got = xp.var(xp.asarray(np.ones((4, 1))), axis=1, correction=1, keepdims=True)
     assert got.shape == (4, 1) and bool(xp.all(xp.isnan(got)))
     assert bool(xp.isnan(xp.var(xp.asarray(np.zeros(0)))))
+    # nothing reduced, complex too (a complex division by zero raised inside the kernel)
+    got = xp.var(xp.asarray(np.zeros((0, 3), complex)), axis=0)
+    assert got.dtype is xp.float64 and bool(xp.all(xp.isnan(got)))
     with pytest.raises(TypeError, match="var"):
         xp.var(xp.asarray(np.ones(3)), correction="1")

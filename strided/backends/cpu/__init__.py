@@ -472,6 +472,9 @@ def var_cpu(out, x, *, axes, keepdims, correction):
     """out = var of x over ``axes``: one kernel call over dense runs (``_kern_moment``).  A
     layout whose reduced elements are not one dense run per output element is first copied with
     the reduced axes last."""
+    if _size(x._shape[d] for d in axes) == 0:  # the variance of nothing: NaN
+        _k().fill(_out(out), out._shape, np.nan)
+        return
     runs = _trailing_runs(x._shape, x._strides, axes)
     if runs is None:
         kept_axes = [d for d in range(len(x._shape)) if d not in axes]
@@ -486,7 +489,7 @@ def var_cpu(out, x, *, axes, keepdims, correction):
                                  x._offset, x._dtype))  # fmt: skip
         n = _size(x._shape[d] for d in axes)
         buf, off = dense._buf, 0
-        kept = _size(shape) // n if n else _size(shape[: len(kept_axes)])
+        kept = _size(shape) // n
     else:
         kept, n = runs
         buf, off = x._buf, x._offset
