@@ -653,26 +653,26 @@ def copy_cpu(out, x):
         size = out.size
         dense = st == _c_strides(shape) or dense_order(shape, st) is not None
         if 0 < size < PARALLEL_THRESHOLD and dense:
-            args = (out._buf, out._offset, 0, 0, 1, x._buf, x._offset, 0, 0, 1, 1, 1, size)
-            entry = _COPY_ENTRIES.get((out._dtype, x._dtype))
-            if entry is None:
-                _COPY_ENTRIES[(out._dtype, x._dtype)] = _entry_point("copy", list(args))
-            else:
-                entry(*args)
+            _copy_run(out, 1, x, 1, size)
             return
     elif len(shape) == 1 and x._shape == shape and 0 < shape[0] < PARALLEL_THRESHOLD:
         # a 1-D strided operand (a slice with a step): one loop with its stride, no planning
-        args = (out._buf, out._offset, 0, 0, st[0], x._buf, x._offset, 0, 0, x._strides[0], 1,
-                1, shape[0])  # fmt: skip
-        entry = _COPY_ENTRIES.get((out._dtype, x._dtype))
-        if entry is None:
-            _COPY_ENTRIES[(out._dtype, x._dtype)] = _entry_point("copy", list(args))
-        else:
-            entry(*args)
+        _copy_run(out, st[0], x, x._strides[0], shape[0])
         return
     else:
         st = x._strides if x._shape == shape else broadcast_strides(x._shape, x._strides, shape)
     _k()._run_map("copy", [(out._buf, out._offset, out._strides), (x._buf, x._offset, st)], shape)
+
+
+def _copy_run(out, out_step: int, x, x_step: int, n: int) -> None:
+    """n elements of x (every ``x_step``-th from its offset) into out (every ``out_step``-th)
+    through the copy loop's compiled entry."""
+    args = (out._buf, out._offset, 0, 0, out_step, x._buf, x._offset, 0, 0, x_step, 1, 1, n)
+    entry = _COPY_ENTRIES.get((out._dtype, x._dtype))
+    if entry is None:
+        _COPY_ENTRIES[(out._dtype, x._dtype)] = _entry_point("copy", list(args))
+    else:
+        entry(*args)
 
 
 def _flat_loop(name: str, total: int, np_dtype):

@@ -115,14 +115,18 @@ COLUMNS = 1 << 10
 def var_cols(o, x, xo, kept, n, zero, rzero, count, dof):
     """var over the leading run of a layout whose kept elements are dense and innermost: x[xo +
     r kept + j] is element r of output j's run (a transposed matrix reduced along its rows)."""
-    for c0 in range(0, kept, COLUMNS):
-        _cols(o, x, xo, kept, c0, min(c0 + COLUMNS, kept), n, zero, rzero, count, dof)
+    for b in range((kept + COLUMNS - 1) // COLUMNS):
+        _col_block(o, x, xo, kept, b, n, zero, rzero, count, dof)
 
 
 @njit(parallel=True, **_OPTS)
 def var_cols_p(o, x, xo, kept, n, zero, rzero, count, dof):
     """var_cols with the column blocks shared among the threads."""
-    nblocks = (kept + COLUMNS - 1) // COLUMNS
-    for b in prange(nblocks):
-        c0 = b * COLUMNS
-        _cols(o, x, xo, kept, c0, min(c0 + COLUMNS, kept), n, zero, rzero, count, dof)
+    for b in prange((kept + COLUMNS - 1) // COLUMNS):
+        _col_block(o, x, xo, kept, b, n, zero, rzero, count, dof)
+
+
+@njit(**_ROW)
+def _col_block(o, x, xo, kept, b, n, zero, rzero, count, dof):
+    c0 = b * COLUMNS
+    _cols(o, x, xo, kept, c0, min(c0 + COLUMNS, kept), n, zero, rzero, count, dof)
