@@ -10,7 +10,7 @@ from .._shapes import normalize_axes, normalize_axis
 from .._shapes import prod as shape_prod
 from ..dispatch import Plan, declare
 from .core import astype_to, check_dtype, to_array
-from .elementwise import divide, sqrt
+from .elementwise import divide
 
 __all__ = [
     "sum",
@@ -211,30 +211,32 @@ def cumulative_prod(x: Array, /, *, axis=None, dtype=None, include_initial: bool
     return _scan("prod", x, axis, dtype, include_initial)
 
 
-def _var_rule(x, /, *, axis=None, correction: float = 0.0, keepdims: bool = False):
-    x = to_array(x, "var")
-    check_dtype("var", x._dtype, "floating")
-    axes = normalize_axes(axis, x.ndim, "var")
+def _var_rule(x, /, *, axis=None, correction: float = 0.0, keepdims: bool = False, root=False):
+    op = "std" if root else "var"
+    x = to_array(x, op)
+    check_dtype(op, x._dtype, "floating")
+    axes = normalize_axes(axis, x.ndim, op)
     if isinstance(correction, bool) or not isinstance(correction, (int, float)):
-        raise TypeError(f"var: correction must be a real number, got {type(correction).__name__}")
+        raise TypeError(f"{op}: correction must be a real number, got {type(correction).__name__}")
     if keepdims:
         shape = tuple(1 if i in axes else s for i, s in enumerate(x._shape))
     else:
         shape = tuple(s for i, s in enumerate(x._shape) if i not in axes)
     out_dtype = dt.real_of(x._dtype)
-    params = {"axes": axes, "keepdims": keepdims, "correction": float(correction)}
+    params = {"axes": axes, "keepdims": keepdims, "correction": float(correction), "root": root}
     return Plan(x._device, (shape, out_dtype), (x,), None, params)
 
 
-def _var_key(x, /, *, axis=None, correction=0.0, keepdims=False):
+def _var_key(x, /, *, axis=None, correction=0.0, keepdims=False, root=False):
     """What var's rule depends on (None: not memoized)."""
     if x.__class__ is not Array or type(axis) is list or type(correction) not in (int, float):
         return None
-    return (x._dtype, x._shape, axis, keepdims, correction)
+    return (x._dtype, x._shape, axis, keepdims, correction, root is True)
 
 
 # one primitive, both passes of the two-pass algorithm in one kernel where the backend has one
-# (six calls and three temporaries as a composition)
+# (six calls and three temporaries as a composition); ``root=True`` is std, the square root
+# taken in the same kernel
 VAR = declare("var", "moment", "floating", rule=_var_rule)
 VAR.memoize(_var_key)
 
@@ -246,8 +248,8 @@ def var(x: Array, /, *, axis=None, correction: float = 0.0, keepdims: bool = Fal
 
 
 def std(x: Array, /, *, axis=None, correction: float = 0.0, keepdims: bool = False) -> Array:
-    """Standard deviation over ``axis``: sqrt(var) (a composition)."""
-    return sqrt(VAR(x, axis=axis, correction=correction, keepdims=keepdims))
+    """Standard deviation over ``axis``: sqrt(var), in var's kernel."""
+    return VAR(x, axis=axis, correction=correction, keepdims=keepdims, root=True)
 
 
 def count_nonzero(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:

@@ -387,10 +387,10 @@ def _sum(ctx, g):
     return (_xp.broadcast_to(g, ctx.input_meta[0][0]),)
 
 
-@rule("var")
+@rule("var", output=True)
 def _var(ctx, g):
     """d var / dx = 2 (x - mean) / (N - correction) (for complex x the same, in PyTorch's
-    convention for a real function of complex input)."""
+    convention for a real function of complex input); std = sqrt(var): d std = d var / (2 std)."""
     xp = _xp
     (x,) = ctx.inputs
     g, axes = _expand_reduced(g, ctx)
@@ -399,6 +399,11 @@ def _var(ctx, g):
         n *= x.shape[a]
     dof = n - ctx.params.get("correction", 0.0)
     dev = x - xp.mean(x, axis=axes, keepdims=True)
+    if ctx.params.get("root", False):
+        (out,) = ctx.outputs
+        if not ctx.params["keepdims"] and axes:
+            out = xp.expand_dims(out, axis=axes)
+        return (g * dev / (out * dof) if dof > 0 else g * dev * math.nan,)
     return (g * dev * (2.0 / dof if dof > 0 else math.nan),)
 
 

@@ -468,8 +468,9 @@ def _moment():
 _VAR_ENTRIES: dict = {}  # (output dtype, input dtype) -> compiled entry of the serial var loop
 
 
-def var_cpu(out, x, *, axes, keepdims, correction):
-    """out = var of x over ``axes``: one kernel call over dense runs (``_kern_moment``).  A
+def var_cpu(out, x, *, axes, keepdims, correction, root):
+    """out = var of x over ``axes`` (std with ``root``): one kernel call over dense runs
+    (``_kern_moment``).  A
     layout whose reduced elements are not one dense run per output element is first copied with
     the reduced axes last."""
     if _size(x._shape[d] for d in axes) == 0:  # the variance of nothing: NaN
@@ -480,7 +481,7 @@ def var_cpu(out, x, *, axes, keepdims, correction):
         kept_axes = [d for d in range(len(x._shape)) if d not in axes]
         leading = _leading_runs(x, axes, kept_axes)
         if leading is not None:
-            _var_columns(out, x, leading, correction)
+            _var_columns(out, x, leading, correction, root)
             return
         order = kept_axes + list(axes)
         shape = tuple(x._shape[d] for d in order)
@@ -498,7 +499,7 @@ def var_cpu(out, x, *, axes, keepdims, correction):
     real = out._buf.dtype.type
     dof = n - correction
     args = (out._buf, buf, off, kept, n, x._buf.dtype.type(0), real(0), real(n),
-            real(dof) if dof > 0 else real(np.nan))  # fmt: skip
+            real(dof) if dof > 0 else real(np.nan), root)  # fmt: skip
     if kept * n < PARALLEL_THRESHOLD:
         key = (out._dtype, x._dtype)
         entry = _VAR_ENTRIES.get(key)
@@ -526,12 +527,12 @@ def _leading_runs(x, axes, kept_axes):
     return (_size(shape) // n, n) if n else None
 
 
-def _var_columns(out, x, leading, correction):
+def _var_columns(out, x, leading, correction, root):
     kept, n = leading
     real = out._buf.dtype.type
     dof = n - correction
     args = (out._buf, x._buf, x._offset, kept, n, x._buf.dtype.type(0), real(0), real(n),
-            real(dof) if dof > 0 else real(np.nan))  # fmt: skip
+            real(dof) if dof > 0 else real(np.nan), root)  # fmt: skip
     k = _moment()
     parallel = kept * n >= PARALLEL_THRESHOLD and kept > k.COLUMNS
     (k.var_cols_p if parallel else k.var_cols)(*args)

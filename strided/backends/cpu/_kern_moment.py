@@ -40,27 +40,35 @@ def _squares(a, lo, hi, mean, rzero):
     return acc
 
 
+@njit(**_ROW)
+def _finish(squares, dof, root):
+    """The variance from the sum of squared deviations, or its square root (std)."""
+    v = squares / dof
+    return np.sqrt(v) if root else v
+
+
 @njit(**_OPTS)
-def var_rows(o, x, xo, kept, n, zero, rzero, count, dof):
-    """o[i] = var of x[xo + i n : xo + (i + 1) n] for i < kept: ``count`` is n and ``dof``
-    n - correction (NaN where that is not positive), both in o's dtype."""
+def var_rows(o, x, xo, kept, n, zero, rzero, count, dof, root):
+    """o[i] = var of x[xo + i n : xo + (i + 1) n] for i < kept (its square root with ``root``):
+    ``count`` is n and ``dof`` n - correction (NaN where that is not positive), both in o's
+    dtype."""
     for i in range(kept):
         lo = xo + i * n
         mean = _total(x, lo, lo + n, zero) / count
-        o[i] = _squares(x, lo, lo + n, mean, rzero) / dof
+        o[i] = _finish(_squares(x, lo, lo + n, mean, rzero), dof, root)
 
 
 @njit(parallel=True, **_OPTS)
-def var_rows_p(o, x, xo, kept, n, zero, rzero, count, dof):
+def var_rows_p(o, x, xo, kept, n, zero, rzero, count, dof, root):
     """var_rows with the rows shared among the threads (each row is one thread's)."""
     for i in prange(kept):
         lo = xo + i * n
         mean = _total(x, lo, lo + n, zero) / count
-        o[i] = _squares(x, lo, lo + n, mean, rzero) / dof
+        o[i] = _finish(_squares(x, lo, lo + n, mean, rzero), dof, root)
 
 
 @njit(parallel=True, **_OPTS)
-def var_long_p(o, x, xo, n, zero, rzero, count, dof):
+def var_long_p(o, x, xo, n, zero, rzero, count, dof, root):
     """o[0] = var of x[xo : xo + n], one run cut into SEGMENT-element tasks."""
     nseg = (n + SEGMENT - 1) // SEGMENT
     totals = np.empty(nseg, x.dtype)
@@ -78,11 +86,11 @@ def var_long_p(o, x, xo, n, zero, rzero, count, dof):
     ss = rzero
     for t in range(nseg):
         ss += squares[t]
-    o[0] = ss / dof
+    o[0] = _finish(ss, dof, root)
 
 
 @njit(**_ROW)
-def _cols(o, x, xo, kept, c0, c1, n, zero, rzero, count, dof):
+def _cols(o, x, xo, kept, c0, c1, n, zero, rzero, count, dof, root):
     """o[j] = var over r < n of x[xo + r kept + j] for j in [c0, c1): the rows are dense
     across j, so each pass adds one row to every column's sum (vectorised across columns)."""
     w = c1 - c0
@@ -104,7 +112,7 @@ def _cols(o, x, xo, kept, c0, c1, n, zero, rzero, count, dof):
             d = row[j] - means[j]
             squares[j] += (d * np.conj(d)).real
     for j in range(w):
-        o[c0 + j] = squares[j] / dof
+        o[c0 + j] = _finish(squares[j], dof, root)
 
 
 #: columns per task of var_cols_p (each column's sums run in one task, in row order)
@@ -112,21 +120,21 @@ COLUMNS = 1 << 10
 
 
 @njit(**_OPTS)
-def var_cols(o, x, xo, kept, n, zero, rzero, count, dof):
+def var_cols(o, x, xo, kept, n, zero, rzero, count, dof, root):
     """var over the leading run of a layout whose kept elements are dense and innermost: x[xo +
     r kept + j] is element r of output j's run (a transposed matrix reduced along its rows)."""
     for b in range((kept + COLUMNS - 1) // COLUMNS):
-        _col_block(o, x, xo, kept, b, n, zero, rzero, count, dof)
+        _col_block(o, x, xo, kept, b, n, zero, rzero, count, dof, root)
 
 
 @njit(parallel=True, **_OPTS)
-def var_cols_p(o, x, xo, kept, n, zero, rzero, count, dof):
+def var_cols_p(o, x, xo, kept, n, zero, rzero, count, dof, root):
     """var_cols with the column blocks shared among the threads."""
     for b in prange((kept + COLUMNS - 1) // COLUMNS):
-        _col_block(o, x, xo, kept, b, n, zero, rzero, count, dof)
+        _col_block(o, x, xo, kept, b, n, zero, rzero, count, dof, root)
 
 
 @njit(**_ROW)
-def _col_block(o, x, xo, kept, b, n, zero, rzero, count, dof):
+def _col_block(o, x, xo, kept, b, n, zero, rzero, count, dof, root):
     c0 = b * COLUMNS
-    _cols(o, x, xo, kept, c0, min(c0 + COLUMNS, kept), n, zero, rzero, count, dof)
+    _cols(o, x, xo, kept, c0, min(c0 + COLUMNS, kept), n, zero, rzero, count, dof, root)

@@ -193,10 +193,10 @@ def clip_cuda(out, x, lo, hi) -> None:
     kernel_for("minimum", "binary")(out, out, hi)
 
 
-def var_cuda(out, x, *, axes, keepdims, correction) -> None:
-    """out = var of x over ``axes`` from this backend's own kernels (no fused kernel yet): the
-    mean with the reduced axes kept, the squared deviations from it, their sum, divided by
-    N - correction (NaN where that is not positive)."""
+def var_cuda(out, x, *, axes, keepdims, correction, root) -> None:
+    """out = var of x over ``axes`` (std with ``root``) from this backend's own kernels (no
+    fused kernel yet): the mean with the reduced axes kept, the squared deviations from it,
+    their sum, divided by N - correction (NaN where that is not positive)."""
     rt = runtime()
     shape = x._shape
     n = size = 1
@@ -217,6 +217,8 @@ def var_cuda(out, x, *, axes, keepdims, correction) -> None:
     kernel_for("sum", "reduction")(out, squares, axes=axes, keepdims=keepdims)
     dof = n - correction
     kernel_for("divide", "binary")(out, out, float(dof) if dof > 0 else float("nan"))
+    if root:
+        kernel_for("sqrt", "unary")(out, out)
 
 
 def _count(shape) -> int:
