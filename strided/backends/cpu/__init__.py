@@ -465,15 +465,12 @@ def _moment():
     return _kern_moment
 
 
-_VAR_ENTRIES: dict = {}  # (output dtype, input dtype) -> compiled entry of the serial var loop
-
-
 def var_cpu(out, x, *, axes, keepdims, correction, root):
     """out = var of x over ``axes`` (std with ``root``): one kernel call over dense runs
-    (``_kern_moment``).  A
-    layout whose reduced elements are not one dense run per output element is first copied with
-    the reduced axes last."""
-    if _size(x._shape[d] for d in axes) == 0:  # the variance of nothing: NaN
+    (``_kern_moment``).  A layout whose reduced elements are not one dense run per output
+    element is first copied with the reduced axes last."""
+    n = _size(x._shape[d] for d in axes)
+    if n == 0:  # the variance of nothing: NaN
         _k().fill(_out(out), out._shape, np.nan)
         return
     runs = _trailing_runs(x._shape, x._strides, axes)
@@ -481,38 +478,40 @@ def var_cpu(out, x, *, axes, keepdims, correction, root):
         kept_axes = [d for d in range(len(x._shape)) if d not in axes]
         leading = _leading_runs(x, axes, kept_axes)
         if leading is not None:
-            _var_columns(out, x, leading, correction, root)
+            kept = leading[0]
+            args = _var_args(out, x._buf, x._offset, kept, n, x, correction, root)
+            k = _moment()
+            parallel = kept * n >= PARALLEL_THRESHOLD and kept > k.COLUMNS
+            (k.var_cols_p if parallel else k.var_cols)(*args)
             return
         order = kept_axes + list(axes)
         shape = tuple(x._shape[d] for d in order)
         dense = _Out(np.empty(_size(shape), x._dtype.numpy), shape, x._dtype)
         copy_cpu(dense, _Operand(x._buf, shape, tuple(x._strides[d] for d in order),
                                  x._offset, x._dtype))  # fmt: skip
-        n = _size(x._shape[d] for d in axes)
-        buf, off = dense._buf, 0
-        kept = _size(shape) // n
+        buf, off, kept = dense._buf, 0, _size(shape) // n
     else:
-        kept, n = runs
+        kept = runs[0]
         buf, off = x._buf, x._offset
     if kept == 0:
         return
-    real = out._buf.dtype.type
-    dof = n - correction
-    args = (out._buf, buf, off, kept, n, x._buf.dtype.type(0), real(0), real(n),
-            real(dof) if dof > 0 else real(np.nan), root)  # fmt: skip
+    args = _var_args(out, buf, off, kept, n, x, correction, root)
     if kept * n < PARALLEL_THRESHOLD:
-        key = (out._dtype, x._dtype)
-        entry = _VAR_ENTRIES.get(key)
-        if entry is None:
-            loop = _moment().var_rows
-            loop(*args)
-            _VAR_ENTRIES[key] = loop.overloads[tuple(map(loop.typeof_pyval, args))].entry_point
-        else:
-            entry(*args)
+        loop = _moment().var_rows
+        _k().call_compiled(loop, (loop, out._buf.dtype, buf.dtype), args)
     elif kept == 1:
         _moment().var_long_p(out._buf, buf, off, n, *args[5:])
     else:
         _moment().var_rows_p(*args)
+
+
+def _var_args(out, buf, off, kept: int, n: int, x, correction: float, root: bool) -> tuple:
+    """The arguments of every ``_kern_moment`` loop: the count and N - correction (NaN where it
+    is not positive) in the output's dtype, the zeros of the input's and the output's."""
+    real = out._buf.dtype.type
+    dof = n - correction
+    return (out._buf, buf, off, kept, n, x._buf.dtype.type(0), real(0), real(n),
+            real(dof) if dof > 0 else real(np.nan), root)  # fmt: skip
 
 
 def _leading_runs(x, axes, kept_axes):
@@ -525,17 +524,6 @@ def _leading_runs(x, axes, kept_axes):
         return None
     n = _size(shape[: len(axes)])
     return (_size(shape) // n, n) if n else None
-
-
-def _var_columns(out, x, leading, correction, root):
-    kept, n = leading
-    real = out._buf.dtype.type
-    dof = n - correction
-    args = (out._buf, x._buf, x._offset, kept, n, x._buf.dtype.type(0), real(0), real(n),
-            real(dof) if dof > 0 else real(np.nan), root)  # fmt: skip
-    k = _moment()
-    parallel = kept * n >= PARALLEL_THRESHOLD and kept > k.COLUMNS
-    (k.var_cols_p if parallel else k.var_cols)(*args)
 
 
 class _Operand:

@@ -199,12 +199,15 @@ def var_cuda(out, x, *, axes, keepdims, correction, root) -> None:
     their sum, divided by N - correction (NaN where that is not positive)."""
     rt = runtime()
     shape = x._shape
-    n = size = 1
+    n = msize = size = 1  # reduced elements per output element, output elements, all elements
     for i, s in enumerate(shape):
         size *= s
-        n *= s if i in axes else 1
+        if i in axes:
+            n *= s
+        else:
+            msize *= s
     mshape = tuple(1 if i in axes else s for i, s in enumerate(shape))
-    mean = _View(rt.empty(_count(mshape), x._dtype.numpy), mshape, _c_strides(mshape), 0, x._dtype)
+    mean = _View(rt.empty(msize, x._dtype.numpy), mshape, _c_strides(mshape), 0, x._dtype)
     kernel_for("sum", "reduction")(mean, x, axes=axes, keepdims=True)
     kernel_for("divide", "binary")(mean, mean, float(n) if n else float("nan"))
     dev = _View(rt.empty(size, x._dtype.numpy), shape, _c_strides(shape), 0, x._dtype)
@@ -219,13 +222,6 @@ def var_cuda(out, x, *, axes, keepdims, correction, root) -> None:
     kernel_for("divide", "binary")(out, out, float(dof) if dof > 0 else float("nan"))
     if root:
         kernel_for("sqrt", "unary")(out, out)
-
-
-def _count(shape) -> int:
-    size = 1
-    for s in shape:
-        size *= s
-    return size
 
 
 # -- reductions -----------------------------------------------------------------------------------
