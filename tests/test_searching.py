@@ -235,7 +235,9 @@ def test_from_dlpack():
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "uint8", "bool"])
 @pytest.mark.parametrize("descending", [False, True])
-@pytest.mark.parametrize("shape,axis", [((1000,), 0), ((37, 50), 1), ((37, 50), 0)])
+@pytest.mark.parametrize(
+    "shape,axis", [((1000,), 0), ((4, 300), 1), ((300, 4), 0), ((37, 50), 1), ((37, 50), 0)]
+)
 def test_sort_stable_with_ties_nan_and_signed_zeros(dtype, descending, shape, axis):
     """sort/argsort run on NumPy's fast (unstable) sort; ties, NaNs and -0.0/+0.0 must still
     come out as a stable sort orders them (reference: NumPy's stable sort)."""

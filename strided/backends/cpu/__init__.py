@@ -1183,22 +1183,44 @@ def _rows_last(a, axis: int) -> np.ndarray:
     return np.moveaxis(numpy_view(a), axis, -1)
 
 
+_FEW_ROWS = 16
+
+
+def _zeros_in_input_order(sorted_row: np.ndarray, row: np.ndarray) -> None:
+    """Where the sorted row's run of zeros holds both -0.0 and +0.0, the zeros in the order of
+    the input row (what a stable sort gives)."""
+    lo, hi = sorted_row.searchsorted(0.0), sorted_row.searchsorted(0.0, "right")
+    if hi - lo > 1:
+        signs = np.signbit(sorted_row[lo:hi])
+        if signs.any() and not signs.all():
+            sorted_row[lo:hi] = row[row == 0]
+
+
 def _sort_numpy(out, x, *, axis, descending) -> None:
     """Real-dtype sort through NumPy's ``np.sort`` (introsort, with AVX-512/AVX2 SIMD sorting
     networks for 16/32/64-bit keys in NumPy 2): 15-30x faster than a numba loop over ``np.sort``.
 
     The fast sort is not stable; for values that only shows on equal values that are
-    distinguishable, i.e. -0.0 and +0.0, so a row set holding both signs of zero is sorted with
-    NumPy's stable sort instead.  Descending is the reverse of ascending (NaNs first)."""
+    distinguishable, i.e. -0.0 and +0.0.  A few rows are sorted first and their run of zeros
+    (found by bisection) put back in the input's order where it holds both signs; more rows are
+    checked for both signs first (one pass) and then sorted with NumPy's stable sort.
+    Descending is the reverse of ascending (NaNs first)."""
     v = _rows_last(x, axis)
     o = _rows_last(out, axis)
     o[...] = v
-    kind = "quicksort"
-    if v.dtype.kind == "f" and np.count_nonzero(v == 0):
-        signs = np.signbit(v[v == 0])
-        if signs.any() and not signs.all():
-            kind = "stable"
-    o.sort(axis=-1, kind=kind)  # in place, in the output
+    rows = _size(o.shape[:-1])
+    if v.dtype.kind != "f" or rows <= _FEW_ROWS:
+        o.sort(axis=-1, kind="quicksort")  # in place, in the output
+        if v.dtype.kind == "f":
+            for i in np.ndindex(o.shape[:-1]):
+                _zeros_in_input_order(o[i], v[i])
+    else:
+        kind = "quicksort"
+        if np.count_nonzero(v == 0):
+            signs = np.signbit(v[v == 0])
+            if signs.any() and not signs.all():
+                kind = "stable"
+        o.sort(axis=-1, kind=kind)
     if descending:
         o[...] = o[..., ::-1].copy()
 
