@@ -1187,13 +1187,12 @@ _FEW_ROWS = 16
 
 
 def _zeros_in_input_order(sorted_row: np.ndarray, row: np.ndarray) -> None:
-    """Where the sorted row's run of zeros holds both -0.0 and +0.0, the zeros in the order of
-    the input row (what a stable sort gives)."""
+    """The sorted row's run of two or more zeros rewritten with the input row's zeros in their
+    order (what a stable sort gives): NumPy's SIMD sort picks either zero of a -0.0/+0.0 pair,
+    so the run may not even hold the input's count of each sign."""
     lo, hi = sorted_row.searchsorted(0.0), sorted_row.searchsorted(0.0, "right")
     if hi - lo > 1:
-        signs = np.signbit(sorted_row[lo:hi])
-        if signs.any() and not signs.all():
-            sorted_row[lo:hi] = row[row == 0]
+        sorted_row[lo:hi] = row[row == 0]
 
 
 def _sort_numpy(out, x, *, axis, descending) -> None:
@@ -1201,9 +1200,9 @@ def _sort_numpy(out, x, *, axis, descending) -> None:
     networks for 16/32/64-bit keys in NumPy 2): 15-30x faster than a numba loop over ``np.sort``.
 
     The fast sort is not stable; for values that only shows on equal values that are
-    distinguishable, i.e. -0.0 and +0.0.  A few rows are sorted first and their run of zeros
-    (found by bisection) put back in the input's order where it holds both signs; more rows are
-    checked for both signs first (one pass) and then sorted with NumPy's stable sort.
+    distinguishable, i.e. -0.0 and +0.0.  A few rows are sorted first and a run of zeros (found
+    by bisection) rewritten from the input; more rows are checked for both signs first (one
+    pass) and then sorted with NumPy's stable sort.
     Descending is the reverse of ascending (NaNs first)."""
     v = _rows_last(x, axis)
     o = _rows_last(out, axis)
