@@ -32,7 +32,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = 'eae0191e9540289b'
+SOURCE_HASH = '314f9f2179f7a791'
 
 
 @_loop(SERIAL)
@@ -418,7 +418,7 @@ def log_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 oseg = o[ob : ob + n2]
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
-                    store(oseg, k, S.log(aseg[k]))
+                    store(oseg, k, S.log_main(aseg[k]))
             elif os2 == 1:
                 for c0 in range(0, n2, 256):
                     m = min(256, n2 - c0)
@@ -426,10 +426,11 @@ def log_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                         tmp[k] = a[ab + (c0 + k) * as2]
                     oseg = o[ob + c0 : ob + c0 + m]
                     for k in range(m):
-                        store(oseg, k, S.log(tmp[k]))
+                        store(oseg, k, S.log_main(tmp[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.log(a[ab + k * as2]))
+                    store(o, ob + k * os2, S.log_main(a[ab + k * as2]))
+            V.log_fix(o, ob, os2, a, ab, as2, n2, 0)
 
 
 @_loop(PARALLEL)
@@ -447,10 +448,10 @@ def log_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             oseg = o[ob + k0 : ob + k1]
             aseg = a[ab + k0 : ab + k1]
             for k in range(k1 - k0):
-                store(oseg, k, S.log(aseg[k]))
+                store(oseg, k, S.log_main(aseg[k]))
         elif os2 == 1 and as2 == 0:
             oseg = o[ob + k0 : ob + k1]
-            v = S.log(a[ab])
+            v = S.log_main(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
         elif os2 == 1:
@@ -461,10 +462,11 @@ def log_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                     tmp[k] = a[ab + (c0 + k) * as2]
                 oseg = o[ob + c0 : ob + c0 + m]
                 for k in range(m):
-                    store(oseg, k, S.log(tmp[k]))
+                    store(oseg, k, S.log_main(tmp[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.log(a[ab + k * as2]))
+                store(o, ob + k * os2, S.log_main(a[ab + k * as2]))
+        V.log_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1 - k0, 0)
 
 
 @_loop(SERIAL)
@@ -538,7 +540,7 @@ def log2_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 oseg = o[ob : ob + n2]
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
-                    store(oseg, k, S.log2(aseg[k]))
+                    store(oseg, k, S.log2_main(aseg[k]))
             elif os2 == 1:
                 for c0 in range(0, n2, 256):
                     m = min(256, n2 - c0)
@@ -546,10 +548,11 @@ def log2_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                         tmp[k] = a[ab + (c0 + k) * as2]
                     oseg = o[ob + c0 : ob + c0 + m]
                     for k in range(m):
-                        store(oseg, k, S.log2(tmp[k]))
+                        store(oseg, k, S.log2_main(tmp[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.log2(a[ab + k * as2]))
+                    store(o, ob + k * os2, S.log2_main(a[ab + k * as2]))
+            V.log_fix(o, ob, os2, a, ab, as2, n2, 1)
 
 
 @_loop(PARALLEL)
@@ -567,10 +570,10 @@ def log2_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             oseg = o[ob + k0 : ob + k1]
             aseg = a[ab + k0 : ab + k1]
             for k in range(k1 - k0):
-                store(oseg, k, S.log2(aseg[k]))
+                store(oseg, k, S.log2_main(aseg[k]))
         elif os2 == 1 and as2 == 0:
             oseg = o[ob + k0 : ob + k1]
-            v = S.log2(a[ab])
+            v = S.log2_main(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
         elif os2 == 1:
@@ -581,10 +584,11 @@ def log2_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                     tmp[k] = a[ab + (c0 + k) * as2]
                 oseg = o[ob + c0 : ob + c0 + m]
                 for k in range(m):
-                    store(oseg, k, S.log2(tmp[k]))
+                    store(oseg, k, S.log2_main(tmp[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.log2(a[ab + k * as2]))
+                store(o, ob + k * os2, S.log2_main(a[ab + k * as2]))
+        V.log_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1 - k0, 1)
 
 
 @_loop(SERIAL)
@@ -598,7 +602,7 @@ def log10_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 oseg = o[ob : ob + n2]
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
-                    store(oseg, k, S.log10(aseg[k]))
+                    store(oseg, k, S.log10_main(aseg[k]))
             elif os2 == 1:
                 for c0 in range(0, n2, 256):
                     m = min(256, n2 - c0)
@@ -606,10 +610,11 @@ def log10_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                         tmp[k] = a[ab + (c0 + k) * as2]
                     oseg = o[ob + c0 : ob + c0 + m]
                     for k in range(m):
-                        store(oseg, k, S.log10(tmp[k]))
+                        store(oseg, k, S.log10_main(tmp[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.log10(a[ab + k * as2]))
+                    store(o, ob + k * os2, S.log10_main(a[ab + k * as2]))
+            V.log_fix(o, ob, os2, a, ab, as2, n2, 2)
 
 
 @_loop(PARALLEL)
@@ -627,10 +632,10 @@ def log10_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             oseg = o[ob + k0 : ob + k1]
             aseg = a[ab + k0 : ab + k1]
             for k in range(k1 - k0):
-                store(oseg, k, S.log10(aseg[k]))
+                store(oseg, k, S.log10_main(aseg[k]))
         elif os2 == 1 and as2 == 0:
             oseg = o[ob + k0 : ob + k1]
-            v = S.log10(a[ab])
+            v = S.log10_main(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
         elif os2 == 1:
@@ -641,10 +646,11 @@ def log10_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                     tmp[k] = a[ab + (c0 + k) * as2]
                 oseg = o[ob + c0 : ob + c0 + m]
                 for k in range(m):
-                    store(oseg, k, S.log10(tmp[k]))
+                    store(oseg, k, S.log10_main(tmp[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.log10(a[ab + k * as2]))
+                store(o, ob + k * os2, S.log10_main(a[ab + k * as2]))
+        V.log_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1 - k0, 2)
 
 
 @_loop(SERIAL)

@@ -108,6 +108,21 @@ FITS["F_TAN_P"] = (_odd_p(mp.tan), (mp.mpf(0), (mp.pi / 4) ** 2), 6, _odd_check(
 FITS["F_ASIN_P"] = (_odd_p(mp.asin), (mp.mpf(0), mp.mpf("0.25")), 4, _odd_check(mp.asin))
 
 
+def _log_base_p(base):  # log_b(1 + f) = f / ln(b) + f^2 P(f): float32 logs without a division
+    c = 1 / mp.log(base)
+    return (
+        lambda f: (mp.log1p(f) * c - c * f) / f**2,
+        (mp.sqrt(mp.mpf("0.5")) - 1, mp.sqrt(2) - 1),
+        9,
+        lambda f, p: (c * f + f * f * p, mp.log1p(f) * c),
+    )
+
+
+FITS["F_LOGE_P"] = _log_base_p(mp.e)
+FITS["F_LOG2_P"] = _log_base_p(2)
+FITS["F_LOG10_P"] = _log_base_p(10)
+
+
 def fit(fn, lo, hi, degree):
     """Monomial coefficients (lowest first) interpolating fn at degree+1 Chebyshev nodes."""
     n = degree + 1
