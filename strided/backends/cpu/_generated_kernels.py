@@ -32,7 +32,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '314f9f2179f7a791'
+SOURCE_HASH = '65a94de05e3d0256'
 
 
 @_loop(SERIAL)

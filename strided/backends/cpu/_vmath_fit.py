@@ -118,6 +118,8 @@ def _log_base_p(base):  # log_b(1 + f) = f / ln(b) + f^2 P(f): float32 logs with
     )
 
 
+FITS["F_ASINH_P"] = (_odd_p(mp.asinh), (mp.mpf(0), mp.mpf("0.53") ** 2), 5, _odd_check(mp.asinh))
+FITS["F_ATANH_P"] = (_odd_p(mp.atanh), (mp.mpf(0), mp.mpf("0.25")), 5, _odd_check(mp.atanh))
 FITS["F_LOGE_P"] = _log_base_p(mp.e)
 FITS["F_LOG2_P"] = _log_base_p(2)
 FITS["F_LOG10_P"] = _log_base_p(10)
