@@ -1190,7 +1190,8 @@ def _zeros_in_input_order(sorted_row: np.ndarray, row: np.ndarray) -> None:
     """The sorted row's run of two or more zeros rewritten with the input row's zeros in their
     order (what a stable sort gives): NumPy's SIMD sort picks either zero of a -0.0/+0.0 pair,
     so the run may not even hold the input's count of each sign."""
-    lo, hi = sorted_row.searchsorted(0.0), sorted_row.searchsorted(0.0, "right")
+    zero = sorted_row.dtype.type(0)  # a Python 0.0 would cast a float32 row to float64 first
+    lo, hi = sorted_row.searchsorted(zero), sorted_row.searchsorted(zero, "right")
     if hi - lo > 1:
         sorted_row[lo:hi] = row[row == 0]
 
