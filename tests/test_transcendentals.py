@@ -578,6 +578,27 @@ def test_pow_by_two_half_minus_one_and_one(dtype, n):
             assert ok.all(), (exponent, a[~ok], got[~ok], want[~ok])
 
 
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int32", "uint32", "int64"])
+@pytest.mark.parametrize("n", [100, 200_000])
+def test_integer_array_to_a_python_int_power(dtype, n):
+    """An integer array to a Python int power (the block loop of _kern_arith: the exponent's bits
+    outside the element loops), serial and parallel sizes: NumPy's values, wrapping around in
+    the dtype's width, 0 and 1 included; a transposed operand (the generic loop) agrees."""
+    info = np.iinfo(dtype)
+    a = RNG.integers(max(info.min, -60), 60, n).astype(dtype)
+    for exponent in (0, 1, 2, 3, 5, 13, 64, 127, 2**40 + 1):
+        if exponent > info.max:
+            continue
+        with np.errstate(all="ignore"):
+            want = a**exponent
+        got = np.asarray(xp.pow(xp.asarray(a), exponent))
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want, err_msg=f"{dtype} ** {exponent}")
+    square = a[: (n // 20) * 20].reshape(20, -1)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(np.asarray(xp.asarray(square).T ** 7), square.T**7)
+
+
 def _scaled_error(got, ref, scale, dtype) -> float:
     """|got - ref| in ulp of ``scale`` (dtype's ulp)."""
     ok = np.isfinite(ref)

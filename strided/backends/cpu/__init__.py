@@ -271,19 +271,32 @@ def _elementwise(name: str, kind: str):
 
 _CONSTANT_FOR_INTEGERS = {"isnan": False, "isinf": False, "isfinite": True}
 _EXACT_KINDS = frozenset({"bool", "signed integer", "unsigned integer"})
+_INT_KINDS = frozenset({"signed integer", "unsigned integer"})
 #: integer dtypes whose floor division by a Python int takes _kern_arith's exact float64 route
 _SMALL_INT = frozenset({"int8", "int16", "int32", "uint8", "uint16", "uint32"})
 
 
 def _pow_dense(dense):
-    """``dense`` for pow, with x ** 2 / 0.5 / -1 / 1 of floats through _kern_arith at every size
-    (the same bits as the large-array path)."""
+    """``dense`` for pow, with x ** 2 / 0.5 / -1 / 1 of floats and integers to a Python int
+    through _kern_arith at every size (the same bits as the large-array path)."""
 
     def pow_dense(out_dtype, in_dtype, size: int, pattern: tuple):
         fn = dense(out_dtype, in_dtype, size, pattern)
-        if fn is None or pattern != (True, False) or out_dtype.kind != "real floating":
+        if fn is None or pattern != (True, False):
             return fn
         empty, out_np, arith = np.empty, out_dtype.numpy, _arith()
+        if out_dtype.kind in _INT_KINDS and out_dtype is in_dtype:
+
+            def int_power(x1, x2):
+                if not arith.int_power_exponent(x1, x2):
+                    return fn(x1, x2)
+                buf = empty(size, out_np)
+                arith._ipow_run(buf, x1._buf[x1._offset : x1._offset + size], size, x2)
+                return buf
+
+            return int_power
+        if out_dtype.kind != "real floating":
+            return fn
 
         def special(x1, x2):
             which = arith._POW_WHICH.get(x2) if type(x2) in (int, float) else None
