@@ -610,12 +610,17 @@ class Elementwise(Primitive):
                     ):
                         # a loop repeating one call: no key to build or hash
                         shape, strides, dtype, alloc, size, device, kern, dense = spec
-                        if dense is not None and x1._strides == strides == x2._strides:
+                        st = x1._strides
+                        if dense is not None and st == x2._strides and (
+                            st == strides or dense_order(shape, st) is not None
+                        ):
                             # Array._new written out: this is the hottest line of the library
+                            # (operands sharing a dense layout in another order, a transpose,
+                            # give their layout to the output, as NumPy's order='K')
                             out = _new_object(Array)
                             out._buf = dense(x1, x2)
                             out._shape = shape
-                            out._strides = strides
+                            out._strides = st
                             out._offset = 0
                             out._dtype = dtype
                             out._device = device
@@ -649,11 +654,14 @@ class Elementwise(Primitive):
                     d1, d2, s1, s2, spec = self._last
                     if d1 is x1._dtype and d2 is c2 and s1 == x1._shape and spec[5] is device:
                         shape, strides, dtype, alloc, size, device, kern, dense = spec
-                        if dense is not None and x1._strides == strides:
+                        st = x1._strides
+                        if dense is not None and (
+                            st == strides or dense_order(shape, st) is not None
+                        ):
                             out = _new_object(Array)
                             out._buf = dense(x1, x2)
                             out._shape = shape
-                            out._strides = strides
+                            out._strides = st
                             out._offset = 0
                             out._dtype = dtype
                             out._device = device
@@ -691,7 +699,27 @@ class Elementwise(Primitive):
             ) and Mode.enabled:
                 return self._recorded_other((x1,), (x1._dtype, x1._shape), x1)
             device = x1._device
+            d1, d2, s1, s2, spec = self._last
+            if d1 is x1._dtype and d2 is _UNARY and s1 == x1._shape and spec[5] is device:
+                # a loop repeating one unary call (as the two-array lane above)
+                shape, strides, dtype, alloc, size, device, kern, dense = spec
+                st = x1._strides
+                if dense is not None and (st == strides or dense_order(shape, st) is not None):
+                    out = _new_object(Array)
+                    out._buf = dense(x1)
+                    out._shape = shape
+                    out._strides = st
+                    out._offset = 0
+                    out._dtype = dtype
+                    out._device = device
+                    out._ag = out._base = None
+                    out._version = 0
+                    return out
+                return self._run_spec(spec, (x1,))
             key = (x1._dtype, x1._shape)
+            spec = self._specs.get(key)
+            if spec is not None and spec[5] is device:
+                self._last = (x1._dtype, _UNARY, x1._shape, None, spec)
         else:
             return apply(self, (x1, x2) if x2 is not _UNARY else (x1,), _NO_PARAMS)
         args = (x1, x2) if x2 is not _UNARY else (x1,)

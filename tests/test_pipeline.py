@@ -263,6 +263,32 @@ def test_int_scalars_with_integer_arrays_are_memoized_and_still_range_checked():
     assert (x.T + 1)._strides == x.T._strides
 
 
+def test_repeated_calls_in_mixed_layouts_take_the_right_lane():
+    """The memoized lanes for a repeated call (one or two arrays, an array and a Python scalar)
+    serve operands in C order and operands sharing another dense order (the output then takes
+    that order, as NumPy's order='K'); other layouts (different orders, steps) take the general
+    route.  Alternating them over one shape and dtype keeps every value and layout right."""
+    base = np.arange(24.0).reshape(4, 6) - 7.5
+    c = xp.asarray(base.T.copy())  # (6, 4), C order
+    t = xp.asarray(base).T  # (6, 4), transposed
+    t2 = xp.asarray(base * 2).T
+    stepped = xp.asarray(np.arange(48.0).reshape(6, 8))[:, ::2]  # (6, 4), a step
+    layouts = [(c, c), (t, t2), (c, t), (t, stepped), (stepped, stepped), (t2, t)]
+    for _ in range(2):
+        for a, b in layouts:
+            na, nb = np.asarray(a), np.asarray(b)
+            for got, want in (
+                (xp.negative(a), -na),
+                (xp.add(a, b), na + nb),
+                (a * 3.0, na * 3.0),
+                (2.0 - b, 2.0 - nb),
+            ):
+                np.testing.assert_array_equal(np.asarray(got), want)
+            same_order = a._strides == b._strides and a._strides == t._strides
+            assert (xp.add(a, b)._strides == t._strides) is same_order
+            assert (xp.negative(a)._strides == t._strides) is (a._strides == t._strides)
+
+
 def test_import_loads_neither_numba_nor_nn_until_they_are_used():
     """``import strided`` stays light (cold start): numba comes with the first kernel call,
     ``nn``/``optim``/``utils`` on first use, and both routes give the same modules."""
