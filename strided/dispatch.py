@@ -611,8 +611,10 @@ class Elementwise(Primitive):
                         # a loop repeating one call: no key to build or hash
                         shape, strides, dtype, alloc, size, device, kern, dense = spec
                         st = x1._strides
-                        if dense is not None and st == x2._strides and (
-                            st == strides or dense_order(shape, st) is not None
+                        if (
+                            dense is not None
+                            and st == x2._strides
+                            and (st == strides or dense_order(shape, st) is not None)
                         ):
                             # Array._new written out: this is the hottest line of the library
                             # (operands sharing a dense layout in another order, a transpose,
