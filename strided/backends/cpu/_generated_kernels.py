@@ -32,7 +32,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '65a94de05e3d0256'
+SOURCE_HASH = 'bbdd66bafa58f9c7'
 
 
 @_loop(SERIAL)

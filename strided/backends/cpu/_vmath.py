@@ -164,6 +164,8 @@ EXP_P = (
     0.16666666666666669,
     0.5000000000000001,
 )
+EXP_PE = EXP_P[1::2]  # EXP_P's even powers (highest first), for exp(r) and exp(-r)
+EXP_PO = EXP_P[0::2]  # its odd powers
 LOG_P = (
     0.14616449685043406,
     0.15331721600556042,
@@ -316,14 +318,22 @@ def sinh(x):
 
 @njit(**_OPTS)
 def cosh(x):
+    """As :func:`cosh_f32`: exp(r) and exp(-r) from one reduction and EXP_P's even and odd
+    halves (a fit on an interval symmetric about 0), 2^(k - 2) and 2^(-k - 2) from bits (normal
+    for k <= 1026, |x| <= 711; the second one's k capped at 1000), then doubled: no division."""
     a = abs(x)
-    ac = _clamp(a, 0.0, 712.0)
-    k, r, q = _exp_reduce(ac)
-    e = 1.0 + (r + q)
-    res_big = _scale(e, k - 1.0)
-    ek = _scale(e, k if k < 40.0 else 40.0)
-    res_small = 0.5 * ek + 0.5 / ek
-    res = res_big if a >= 22.0 else res_small
+    ac = a if a < 711.0 else 711.0
+    k = np.rint(ac * INV_LN2)
+    r = (ac - k * LN2_HI) - k * LN2_LO
+    z = r * r
+    pe = _horner(EXP_PE, z)
+    po = r * _horner(EXP_PO, z)
+    ep = 1.0 + (r + z * (pe + po))
+    em = 1.0 + (z * (pe - po) - r)
+    ki = np.int64(k)
+    up = _from_bits((ki + np.int64(1021)) << np.int64(52), x)
+    down = _from_bits((np.int64(1021) - min(ki, np.int64(1000))) << np.int64(52), x)
+    res = (ep * up + em * down) * 2.0
     return res if x == x else x
 
 
@@ -772,10 +782,10 @@ def atanh(x):
 # The exp and log families are the activations and losses of nn training, and NumPy runs them in
 # float32 SIMD; widening to float64 halves the vector width, so they have float32 versions: the
 # same algorithms with float32 constants and shorter polynomials (Taylor terms; truncation error
-# below 0.1 ulp): exp/log/log10 within 1 ulp (log2 1.02), expm1/log1p/sin/cos/cosh/asinh/atanh
+# below 0.1 ulp): exp/log/log10/log1p within 1 ulp (log2 1.02), expm1/sin/cos/cosh/asinh/atanh
 # 2 ulp, sinh/tanh/acosh/atan/atan2 2.5 ulp, tan/asin 3 ulp (measured in
-# tests/test_transcendentals.py; the logs over every positive normal float32, sin/cos/tan/asin/
-# acos/asinh/acosh/atanh/cosh over every float32 input in their domain).
+# tests/test_transcendentals.py; the logs over every positive normal float32, log1p/sin/cos/tan/
+# asin/acos/asinh/acosh/atanh/cosh over every float32 input in their domain).
 F = np.float32
 F_INV_LN2 = F(1.4426950408889634)
 F_LN2_HI = F(0.693359375)  # 9 bits: k * F_LN2_HI is exact
@@ -1208,25 +1218,6 @@ def pow_f32(x, y):
     return _pow_signs_f32(x, y, r)
 
 
-@njit(**_OPTS)
-def _log1p_finite_f32(x):
-    """log1p for float32 x > -1 finite (the callers select the special cases)."""
-    u = F_ONE + x
-    e, lf = _log_parts_f32(u)
-    c = (F_ONE - (u - x)) if u >= F_TWO else (x - (u - F_ONE))
-    c = F_ZERO if u >= F(16777216.0) else c / u
-    return e * F_LN2_HI + (lf + (c + e * F_LN2_LO))
-
-
-@njit(**_OPTS)
-def log1p_f32(x):
-    res = _log1p_finite_f32(_clamp_f32(x, F(-0.99999994), F(3.4028235e38)))
-    ok = x > -F_ONE and x < F_INF
-    special = -F_INF if x == -F_ONE else (F_NAN if x < -F_ONE else x)
-    res = res if ok else special
-    return x if x == F_ZERO else res
-
-
 F_LN2 = F(0.6931471805599453)
 F_HUGE = F(1e18)  # below it x^2 + 1 and x^2 - 1 are finite
 # from _vmath_fit.py (F_ASINH_P): approximation error 0.007 float32 ulp on |a| <= 0.53
@@ -1270,6 +1261,21 @@ def _log_df_f32(v, vlo):
     sc = max(np.int32(np.int32(127) - ei), np.int32(1))  # v >= 2^127: 2^-126 (vlo is 0 there)
     corr = vlo * _from_bits(np.int32(sc << np.int32(23)), v) * _horner(F_RCP_M, f)
     return e * F_LN2_HI + (f + (f * f * _horner(F_LOGE_P, f) + (corr + e * F_LN2_LO)))
+
+
+@njit(**_OPTS)
+def log1p_f32(x):
+    """log(u + c) with u = 1 + x rounded and c its exact rounding error (the two cases of
+    Sterbenz's lemma), through :func:`_log_df_f32`: no division (the s = f/(2 + f) form
+    had two); tiny x gives u = 1, c = x, so x itself."""
+    xc = _clamp_f32(x, F(-0.99999994), F(3.4028235e38))
+    u = F_ONE + xc
+    c = (F_ONE - (u - xc)) if u >= F_TWO else (xc - (u - F_ONE))
+    res = _log_df_f32(u, c)
+    ok = x > -F_ONE and x < F_INF
+    special = -F_INF if x == -F_ONE else (F_NAN if x < -F_ONE else x)
+    res = res if ok else special
+    return x if x == F_ZERO else res
 
 
 # asinh, acosh and atanh without the division of the log1p forms: over every float32 input in
