@@ -310,6 +310,13 @@ def test_long_take_over_threads_matches_numpy_and_reports_the_first_bad_index():
             np.testing.assert_array_equal(np.asarray(got), np.take(a, idx))
             with pytest.raises(IndexError, match=f"index {3 * n} is out of bounds"):
                 xp.take(xp.asarray(a), xp.asarray(bad))
+            # a stepped source and stepped indices (the loops with strides)
+            m = (n + 1) // 2
+            sub_idx = np.clip(idx, -m, m - 1)
+            got = xp.take(xp.asarray(a)[::2], xp.asarray(sub_idx)[::2])
+            np.testing.assert_array_equal(np.asarray(got), np.take(a[::2], sub_idx[::2]))
+            with pytest.raises(IndexError, match=f"index {-3 * n} is out of bounds"):
+                xp.take(xp.asarray(a)[::2], xp.asarray(np.where(bad < -n, bad, 0))[::2])
     finally:
         numba.set_num_threads(before)
 
