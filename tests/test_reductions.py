@@ -287,3 +287,19 @@ def test_few_columns_over_many_rows_in_row_blocks(name):
         else:
             np.testing.assert_allclose(got[0], want, rtol=1e-12, atol=1e-12)
         np.testing.assert_array_equal(got[0], got[1])
+
+
+def test_count_nonzero_counts_past_a_byte_in_int64():
+    """count_nonzero sums one byte per element (an int8 copy of x != 0) into int64: counts past
+    127 and 255 along every axis, NaN and -0.0 counted as NumPy counts them, bool and complex
+    inputs."""
+    rng = np.random.default_rng(4)
+    v = rng.standard_normal((300, 270))
+    v[rng.random(v.shape) < 0.1] = 0.0
+    v[0, :5] = [np.nan, -0.0, 0.0, np.inf, -np.inf]
+    as_int = np.where(np.isfinite(v), v * 100, 7).astype(np.int16)
+    for a in (v, v > 0, v.astype(np.complex64), as_int):
+        for axis in (None, 0, 1, (0, 1)):
+            got = xp.count_nonzero(xp.asarray(a), axis=axis)
+            assert got.dtype == xp.int64
+            np.testing.assert_array_equal(np.asarray(got), np.count_nonzero(a, axis=axis))

