@@ -32,7 +32,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = 'bbdd66bafa58f9c7'
+SOURCE_HASH = '6d821797273a2027'
 
 
 @_loop(SERIAL)

@@ -304,36 +304,39 @@ SINH_P = (
 
 
 @njit(**_OPTS)
-def sinh(x):
-    a = abs(x)
-    z = a * a
-    res_small = a + a * z * _horner(SINH_P, z)
-    ac = _clamp(a, 0.0, 712.0)
-    k, r, q = _exp_reduce(ac)
-    h = _scale(1.0 + (r + q), k - 1.0)  # exp(a) / 2 without overflowing early
-    res = res_small if a < 1.0 else h - 0.25 / h  # (e^a - e^-a) / 2, no cancellation >= 1
-    res = np.copysign(res, x)
-    return res if (x == x and x != 0.0) else x
-
-
-@njit(**_OPTS)
-def cosh(x):
-    """As :func:`cosh_f32`: exp(r) and exp(-r) from one reduction and EXP_P's even and odd
-    halves (a fit on an interval symmetric about 0), 2^(k - 2) and 2^(-k - 2) from bits (normal
-    for k <= 1026, |x| <= 711; the second one's k capped at 1000), then doubled: no division."""
-    a = abs(x)
-    ac = a if a < 711.0 else 711.0
-    k = np.rint(ac * INV_LN2)
-    r = (ac - k * LN2_HI) - k * LN2_LO
+def _exp_pm(a):
+    """float64 :func:`_exp_pm_f32`: EXP_P's even and odd halves (a fit on an interval symmetric
+    about 0), scales normal for k <= 1026 (0 <= a <= 711), the second one's k capped at 1000."""
+    k = np.rint(a * INV_LN2)
+    r = (a - k * LN2_HI) - k * LN2_LO
     z = r * r
     pe = _horner(EXP_PE, z)
     po = r * _horner(EXP_PO, z)
     ep = 1.0 + (r + z * (pe + po))
     em = 1.0 + (z * (pe - po) - r)
     ki = np.int64(k)
-    up = _from_bits((ki + np.int64(1021)) << np.int64(52), x)
-    down = _from_bits((np.int64(1021) - min(ki, np.int64(1000))) << np.int64(52), x)
-    res = (ep * up + em * down) * 2.0
+    up = _from_bits((ki + np.int64(1021)) << np.int64(52), a)
+    down = _from_bits((np.int64(1021) - min(ki, np.int64(1000))) << np.int64(52), a)
+    return ep * up, em * down
+
+
+@njit(**_OPTS)
+def sinh(x):
+    a = abs(x)
+    z = a * a
+    res_small = a + a * z * _horner(SINH_P, z)
+    p, m = _exp_pm(a if a < 711.0 else 711.0)
+    res = res_small if a < 1.0 else (p - m) * 2.0  # no cancellation from 1
+    res = np.copysign(res, x)
+    return res if (x == x and x != 0.0) else x
+
+
+@njit(**_OPTS)
+def cosh(x):
+    """(exp|x| + exp(-|x|)) / 2 from :func:`_exp_pm`: no division."""
+    a = abs(x)
+    p, m = _exp_pm(a if a < 711.0 else 711.0)
+    res = (p + m) * 2.0
     return res if x == x else x
 
 
@@ -782,8 +785,8 @@ def atanh(x):
 # The exp and log families are the activations and losses of nn training, and NumPy runs them in
 # float32 SIMD; widening to float64 halves the vector width, so they have float32 versions: the
 # same algorithms with float32 constants and shorter polynomials (Taylor terms; truncation error
-# below 0.1 ulp): exp/log/log10/log1p within 1 ulp (log2 1.02), expm1/sin/cos/cosh/asinh/atanh
-# 2 ulp, sinh/tanh/acosh/atan/atan2 2.5 ulp, tan/asin 3 ulp (measured in
+# below 0.1 ulp): exp/log/log10/log1p within 1 ulp (log2 1.02), expm1/sin/cos/sinh/cosh/asinh/
+# atanh 2 ulp, tanh/acosh/atan/atan2 2.5 ulp, tan/asin 3 ulp (measured in
 # tests/test_transcendentals.py; the logs over every positive normal float32, log1p/sin/cos/tan/
 # asin/acos/asinh/acosh/atanh/cosh over every float32 input in their domain).
 F = np.float32
@@ -893,19 +896,6 @@ F_SINH_P = tuple(
 )
 
 
-@njit(**_OPTS)
-def sinh_f32(x):
-    a = abs(x)
-    z = a * a
-    res_small = a + a * z * _horner(F_SINH_P, z)
-    ac = _clamp_f32(a, F_ZERO, F(90.0))
-    k, r, q = _exp_reduce_f32(ac)
-    h = _scale_f32(F_ONE + (r + q), k - F_ONE)  # exp(a) / 2 without overflowing early
-    res = res_small if a < F_ONE else h - F(0.25) / h  # (e^a - e^-a) / 2, no cancellation >= 1
-    res = np.copysign(res, x)
-    return res if (x == x and x != F_ZERO) else x
-
-
 # exp(r) = 1 + r + r^2 P(r) with P's even and odd parts apart (F_EXP_P's Taylor terms), so one
 # reduction gives exp(r) and exp(-r) without a division
 F_EXP_PE = tuple(F(1.0 / c) for c in (720.0, 24.0, 2.0))
@@ -913,26 +903,45 @@ F_EXP_PO = tuple(F(1.0 / c) for c in (5040.0, 120.0, 6.0))
 
 
 @njit(**_OPTS)
-def cosh_f32(x):
-    """(2^k exp(r) + 2^-k exp(-r)) / 2 with |x| = k ln2 + r, both exponentials from one
-    reduction and the even and odd halves of one polynomial, no division.  Scaled by 2^(k - 2)
-    and 2^(-k - 2) (normal float32s for k <= 130, |x| <= 90; the second one's k capped at 100,
-    where its term is below the first one's ulp), then doubled: finite up to cosh's own limit
-    89.4, inf beyond (2^128 is inf)."""
-    a = abs(x)
-    ac = a if a < F(90.0) else F(90.0)
-    k = np.rint(ac * F_INV_LN2)
-    r = (ac - k * F_LN2_HI) - k * F_LN2_LO
+def _exp_pm_f32(a):
+    """(2^(k - 2) exp(r), 2^(-k - 2) exp(-r)) for 0 <= a <= 90, a = k ln2 + r: both exponentials
+    from one reduction and the even and odd halves of one polynomial, no division; the scales
+    from bits are normal float32s for k <= 130 (the second one's k capped at 100, where its
+    term is below the first one's ulp), so (A + B) 2 and (A - B) 2 overflow only at cosh's and
+    sinh's own limit 89.4 (2^128 is inf)."""
+    k = np.rint(a * F_INV_LN2)
+    r = (a - k * F_LN2_HI) - k * F_LN2_LO
     z = r * r
     pe = _horner(F_EXP_PE, z)
     po = r * _horner(F_EXP_PO, z)
     ep = F_ONE + (r + z * (pe + po))
     em = F_ONE + (z * (pe - po) - r)
     ki = np.int32(k)
-    up = _from_bits((ki + np.int32(125)) << np.int32(23), x)
-    down = _from_bits((np.int32(125) - min(ki, np.int32(100))) << np.int32(23), x)
-    res = (ep * up + em * down) * F_TWO
+    up = _from_bits((ki + np.int32(125)) << np.int32(23), a)
+    down = _from_bits((np.int32(125) - min(ki, np.int32(100))) << np.int32(23), a)
+    return ep * up, em * down
+
+
+@njit(**_OPTS)
+def cosh_f32(x):
+    """(exp|x| + exp(-|x|)) / 2 from :func:`_exp_pm_f32`."""
+    a = abs(x)
+    p, m = _exp_pm_f32(a if a < F(90.0) else F(90.0))
+    res = (p + m) * F_TWO
     return res if x == x else x
+
+
+@njit(**_OPTS)
+def sinh_f32(x):
+    """|x| + |x| z P(z) below 1, else (exp|x| - exp(-|x|)) / 2 from :func:`_exp_pm_f32` (no
+    cancellation from 1: exp(-2) is 0.14); the sign copied."""
+    a = abs(x)
+    z = a * a
+    res_small = a + a * z * _horner(F_SINH_P, z)
+    p, m = _exp_pm_f32(a if a < F(90.0) else F(90.0))
+    res = res_small if a < F_ONE else (p - m) * F_TWO
+    res = np.copysign(res, x)
+    return res if (x == x and x != F_ZERO) else x
 
 
 @njit(**_OPTS)
