@@ -32,7 +32,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '6d821797273a2027'
+SOURCE_HASH = 'a237c0b41be40693'
 
 
 @_loop(SERIAL)
