@@ -32,7 +32,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = 'a237c0b41be40693'
+SOURCE_HASH = '4f8afebf8fc58043'
 
 
 @_loop(SERIAL)

@@ -1107,33 +1107,20 @@ def log_fix(o, ob, os, a, ab, as_, n, which):
     cheap pass."""
 
 
+@njit(**_OPTS)
+def _log_full_f32(v, which):
+    if which == 0:
+        return log_f32(v)
+    if which == 1:
+        return log2_f32(v)
+    return log10_f32(v)
+
+
 @overload(log_fix, inline="always")
 def _ol_log_fix(o, ob, os, a, ab, as_, n, which):
     if a.dtype != types.float32:
         return lambda o, ob, os, a, ab, as_, n, which: None
-
-    def impl(o, ob, os, a, ab, as_, n, which):
-        outside = False
-        if as_ == 1:  # a unit-stride row: a slice, so the test vectorises
-            seg = a[ab : ab + n]
-            for k in range(n):
-                outside = outside | log_needs_full_f32(seg[k])
-        else:
-            for k in range(n):
-                outside = outside | log_needs_full_f32(a[ab + k * as_])
-        if not outside:
-            return
-        for k in range(n):
-            v = a[ab + k * as_]
-            if log_needs_full_f32(v):
-                if which == 0:
-                    o[ob + k * os] = log_f32(v)
-                elif which == 1:
-                    o[ob + k * os] = log2_f32(v)
-                else:
-                    o[ob + k * os] = log10_f32(v)
-
-    return impl
+    return _row_fix(log_needs_full_f32, _log_full_f32)
 
 
 # pow in float32: log2|x| in double-float32, y times it in double-float32, exp2 of that
@@ -1480,32 +1467,55 @@ def sincos_fix(o, ob, os, a, ab, as_, n, which):
     only: complex rows never take the reduction (their values come from _complex)."""
 
 
+@njit(**_OPTS)
+def _beyond_sincos_f32(v):
+    return abs(v) > F_SINCOS_LIMIT  # NaN: no (the vectorised NaN stands)
+
+
+@njit(**_OPTS)
+def _beyond_sincos(v):
+    return abs(v) > SINCOS_LIMIT
+
+
+@njit(**_OPTS)
+def _sincos_libm(v, which):
+    if which == 0:
+        return np.sin(v)
+    if which == 1:
+        return np.cos(v)
+    return np.tan(v)
+
+
 @overload(sincos_fix, inline="always")
 def _ol_sincos_fix(o, ob, os, a, ab, as_, n, which):
     if a.dtype not in (types.float32, types.float64):
         return lambda o, ob, os, a, ab, as_, n, which: None
-    limit = F_SINCOS_LIMIT if a.dtype == types.float32 else SINCOS_LIMIT
+    beyond = _beyond_sincos_f32 if a.dtype == types.float32 else _beyond_sincos
+    return _row_fix(beyond, _sincos_libm)
+
+
+def _row_fix(needs, redo):
+    """The implementation of a unary kernel's second pass over one row (``sincos_fix``,
+    ``log_fix``): the elements where ``needs(x)`` (a branch-free bool) holds get ``redo(x,
+    which)``.  The row is tested first with an or-reduction (vectorised at full width where the
+    row has unit stride; a count would accumulate 4 lanes wide), so rows without such elements
+    cost one cheap pass."""
 
     def impl(o, ob, os, a, ab, as_, n, which):
-        beyond = False  # an or-reduction of bools vectorises at full width (a count: 4 lanes)
+        hit = False
         if as_ == 1:  # a unit-stride row: a slice, so the test vectorises
             seg = a[ab : ab + n]
             for k in range(n):
-                beyond = beyond | (abs(seg[k]) > limit)  # NaN: no (the vectorised NaN stands)
+                hit = hit | needs(seg[k])
         else:
             for k in range(n):
-                beyond = beyond | (abs(a[ab + k * as_]) > limit)
-        if not beyond:
+                hit = hit | needs(a[ab + k * as_])
+        if not hit:
             return
         for k in range(n):
             v = a[ab + k * as_]
-            if abs(v) > limit:
-                if which == 0:
-                    o[ob + k * os] = np.sin(v)
-                elif which == 1:
-                    o[ob + k * os] = np.cos(v)
-                else:
-                    o[ob + k * os] = np.tan(v)
+            if needs(v):
+                o[ob + k * os] = redo(v, which)
 
     return impl
 
