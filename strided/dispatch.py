@@ -693,6 +693,7 @@ class Elementwise(Primitive):
                     return execute(self, (x1, x2), _NO_PARAMS)  # the rule raises
                 device = x2._device
                 key = (x1.__class__, x2._dtype, x2._shape)
+                spec = self._specs.get(key)
             else:
                 return apply(self, (x1, x2) if x2 is not _UNARY else (x1,), _NO_PARAMS)
         elif x1.__class__ is Array:
@@ -724,8 +725,8 @@ class Elementwise(Primitive):
                 self._last = (x1._dtype, _UNARY, x1._shape, None, spec)
         else:
             return apply(self, (x1, x2) if x2 is not _UNARY else (x1,), _NO_PARAMS)
+        # every lane above looked the key's spec up (and remembered it for the next call)
         args = (x1, x2) if x2 is not _UNARY else (x1,)
-        spec = self._specs.get(key)
         if spec is None or spec[5] is not device:
             plan = _plan(self, args, _NO_PARAMS)
             spec = self._remember(key, plan, args)

@@ -271,7 +271,6 @@ def _elementwise(name: str, kind: str):
 
 _CONSTANT_FOR_INTEGERS = {"isnan": False, "isinf": False, "isfinite": True}
 _EXACT_KINDS = frozenset({"bool", "signed integer", "unsigned integer"})
-_INT_KINDS = frozenset({"signed integer", "unsigned integer"})
 #: integer dtypes whose floor division by a Python int takes _kern_arith's exact float64 route
 _SMALL_INT = frozenset({"int8", "int16", "int32", "uint8", "uint16", "uint32"})
 
@@ -285,7 +284,7 @@ def _pow_dense(dense):
         if fn is None or pattern != (True, False):
             return fn
         empty, out_np, arith = np.empty, out_dtype.numpy, _arith()
-        if out_dtype.kind in _INT_KINDS and out_dtype is in_dtype:
+        if out_dtype.kind in arith._INT_KINDS and out_dtype is in_dtype:
 
             def int_power(x1, x2):
                 if not arith.int_power_exponent(x1, x2):
