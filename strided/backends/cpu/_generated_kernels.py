@@ -32,7 +32,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '4f8afebf8fc58043'
+SOURCE_HASH = '7e9eee20ff68821f'
 
 
 @_loop(SERIAL)

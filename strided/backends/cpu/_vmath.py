@@ -1057,12 +1057,18 @@ SQRT_HALF_BITS = np.int32(0x3F3504F3)  # float32 sqrt(1/2): mantissas reduce to 
 @njit(**_OPTS)
 def _log_main_parts_f32(x):
     """(e, f) with x = 2^e (1 + f), 1 + f in [sqrt(1/2), sqrt 2), for positive normal finite
-    float32 x (f exact)."""
+    float32 x (f exact; e an int32)."""
     ix = _bits(x)
     # int32 throughout (numba widens int32 arithmetic to int64, which would split the vectors)
     e = np.int32(np.int32(ix - SQRT_HALF_BITS) >> np.int32(23))
     m = _from_bits(np.int32(ix - np.int32(e << np.int32(23))), x)
-    return F(e), m - F_ONE
+    return e, m - F_ONE
+
+
+@njit(**_OPTS)
+def _log_sum_f32(e, f, lo):
+    """e ln2 + log(1 + f) + lo, lo small (e ln2's low part, and a correction)."""
+    return e * F_LN2_HI + (f + (f * f * _horner(F_LOGE_P, f) + lo))
 
 
 @njit(**_OPTS)
@@ -1075,20 +1081,22 @@ def _log_base_f32(f, c_hi, c_lo, poly):
 
 @njit(**_OPTS)
 def log_main_f32(x):
-    e, f = _log_main_parts_f32(x)
-    return e * F_LN2_HI + (f + (f * f * _horner(F_LOGE_P, f) + e * F_LN2_LO))
+    ei, f = _log_main_parts_f32(x)
+    e = F(ei)
+    return _log_sum_f32(e, f, e * F_LN2_LO)
 
 
 @njit(**_OPTS)
 def log2_main_f32(x):
-    e, f = _log_main_parts_f32(x)
+    ei, f = _log_main_parts_f32(x)
     p, lo = _log_base_f32(f, F_INV_LN2_HI, F_INV_LN2_LO, F_LOG2_P)
-    return e + (p + lo)
+    return F(ei) + (p + lo)
 
 
 @njit(**_OPTS)
 def log10_main_f32(x):
-    e, f = _log_main_parts_f32(x)
+    ei, f = _log_main_parts_f32(x)
+    e = F(ei)
     p, lo = _log_base_f32(f, F_INV_LN10, F_INV_LN10_LO, F_LOG10_P)
     return e * F_LOG10_2_HI + (p + (lo + e * F_LOG10_2_LO))
 
@@ -1252,14 +1260,11 @@ def _log_df_f32(v, vlo):
     """log(v + vlo) for positive normal finite v and |vlo| <= ulp(v) (a sum carried in two
     parts): log(v) as in :func:`log_main_f32` plus vlo / v = vlo 2^-e / m, 1/m from a cubic
     (vlo is a rounding error, so 2 % of it is far below an ulp).  No division."""
-    ix = _bits(v)
-    ei = np.int32(np.int32(ix - SQRT_HALF_BITS) >> np.int32(23))
-    m = _from_bits(np.int32(ix - np.int32(ei << np.int32(23))), v)
-    f = m - F_ONE
+    ei, f = _log_main_parts_f32(v)
     e = F(ei)
     sc = max(np.int32(np.int32(127) - ei), np.int32(1))  # v >= 2^127: 2^-126 (vlo is 0 there)
     corr = vlo * _from_bits(np.int32(sc << np.int32(23)), v) * _horner(F_RCP_M, f)
-    return e * F_LN2_HI + (f + (f * f * _horner(F_LOGE_P, f) + (corr + e * F_LN2_LO)))
+    return _log_sum_f32(e, f, corr + e * F_LN2_LO)
 
 
 @njit(**_OPTS)
