@@ -1339,8 +1339,7 @@ def _int64s(values: tuple) -> np.ndarray:
 
 def nonzero_cpu(out, x):
     dense = np.ascontiguousarray(numpy_view(x)).reshape(-1)
-    shape = np.asarray(x._shape, dtype=np.int64)
-    _ix().nonzero_coords(out._buf[out._offset :], dense, shape, out._shape[1])
+    _ix().nonzero_coords(out._buf[out._offset :], dense, _int64s(x._shape), out._shape[1])
 
 
 _SPECIAL = None
