@@ -200,7 +200,7 @@ def test_concat_repeated_calls_reuse_checked_plans_correctly():
     """concat keeps what it checked per input layout: repeated calls give NumPy's results for
     new data, a different layout or dtype gets its own plan, and bad shapes still raise."""
     rng = np.random.default_rng(2)
-    for _ in range(3):
+    for k in range(3):
         a, b = rng.standard_normal((4, 3)), rng.standard_normal((2, 3)).astype(np.float32)
         x, y = xp.asarray(a), xp.asarray(b)
         got = xp.concat([x, y])
@@ -211,6 +211,14 @@ def test_concat_repeated_calls_reuse_checked_plans_correctly():
         np.testing.assert_array_equal(np.asarray(xp.concat([x, x], axis=-1)), np.hstack([a, a]))
         with pytest.raises(ValueError, match="concat"):
             xp.concat([x, y], axis=1)
+        # parts written flat by the plan's one-call writer: casts, an empty part, and views
+        # whose offsets differ from call to call
+        i = rng.integers(-9, 9, 7).astype(np.int32)
+        v = rng.standard_normal(12)
+        parts = [xp.asarray(i), xp.zeros(0, dtype=xp.int8), xp.asarray(v)[k : k + 6]]
+        got = xp.concat(parts)
+        assert got.dtype == xp.float64
+        np.testing.assert_array_equal(np.asarray(got), np.concatenate([i, v[k : k + 6]]))
     m = xp.concat([xp.zeros((4, 3), device="meta")] * 2)
     assert m.shape == (8, 3) and m.device == xp.Device("meta")
 

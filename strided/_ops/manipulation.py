@@ -267,8 +267,9 @@ def _result_dtype(op: str, arrays: list[Array]) -> dt.DType:
     return d
 
 
-#: (axis, (dtype, shape, strides, device) of each input) -> (shape, dtype, device, strides,
-#: axis, extent along it of each input): what a concat of such inputs checked and computed
+#: (axis, (dtype, shape, strides, device type, device index) of each input) -> (shape, dtype,
+#: device, strides, axis, extent along it of each input, the backend's slab writer or None):
+#: what a concat of such inputs checked and computed
 _CONCAT_PLANS: dict = {}
 _CONCAT_PLANS_MAX = 1024
 
@@ -280,7 +281,8 @@ def _concat_key(arrays, axis):
     for a in arrays:
         if a.__class__ is not Array:
             return None
-        key.append((a._dtype, a._shape, a._strides, a._device))
+        dev = a._device  # its type and index: a Device's own hash is a Python call
+        key.append((a._dtype, a._shape, a._strides, dev.type, dev.index))
     return tuple(key)
 
 
@@ -295,13 +297,31 @@ def _concat_parts(out: Array, arrays, axis: int, extents) -> Array:
     return out
 
 
+def _slab_writer(out: Array, arrays, axis: int, extents):
+    """The backend's one-call form of :func:`_concat_parts` for later calls with inputs laid out
+    as ``arrays`` (``fn(arrays) -> output buffer``), where its copy kernel offers one
+    (``kernel.slabs``); None otherwise."""
+    if out._device.type == "meta":
+        return None
+    slabs = getattr(COPY.kernel(out._device.type), "slabs", None)
+    if slabs is None:
+        return None
+    starts, start, step = [], out._offset, out._strides[axis]
+    for n in extents:
+        starts.append(start)
+        start += n * step
+    return slabs(out._shape, out._strides, out._dtype, arrays, starts)
+
+
 @composite("concat", 1)
 def concat(arrays, /, *, axis: int | None = 0) -> Array:
     """Join arrays along an existing ``axis`` (``None``: flatten first)."""
     key = _concat_key(arrays, axis)
     plan = _CONCAT_PLANS.get(key) if key is not None else None
     if plan is not None:  # inputs like an earlier call's: its checks and layout hold
-        shape, d, device, strides, ax, extents = plan
+        shape, d, device, strides, ax, extents, write = plan
+        if write is not None:
+            return Array._new(write(arrays), shape, strides, 0, d, device)
         out = empty_on(shape, d, device, strides)
         return out if device.type == "meta" else _concat_parts(out, arrays, ax, extents)
     arrays = [to_array(a, "concat") for a in arrays]
@@ -330,11 +350,12 @@ def concat(arrays, /, *, axis: int | None = 0) -> Array:
     shape = tuple(shape)
     strides = _common_order_strides(shape, arrays)
     extents = tuple(a._shape[axis] for a in arrays)
+    out = empty_on(shape, d, device, strides)
     if key is not None:
         if len(_CONCAT_PLANS) >= _CONCAT_PLANS_MAX:
             _CONCAT_PLANS.clear()
-        _CONCAT_PLANS[key] = (shape, d, device, strides, axis, extents)
-    out = empty_on(shape, d, device, strides)
+        _CONCAT_PLANS[key] = (shape, d, device, out._strides, axis, extents,
+                              _slab_writer(out, arrays, axis, extents))  # fmt: skip
     return out if device.type == "meta" else _concat_parts(out, arrays, axis, extents)
 
 

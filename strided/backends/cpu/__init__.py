@@ -677,6 +677,46 @@ def _copy_run(out, out_step: int, x, x_step: int, n: int) -> None:
         entry(*args)
 
 
+def _copy_slabs(out_shape, out_strides, out_dtype, arrays, starts):
+    """For concat: ``fn(arrays) -> output buffer``, a fresh buffer of ``out_shape`` (laid out as
+    ``out_strides``) with each of ``arrays`` copied flat to its element offset in ``starts`` (one
+    compiled call each, no planning), for arrays laid out as these are; None unless every part
+    is dense in the output's own order (its slab then is one run of memory) and the whole is
+    below the parallel size."""
+    total = _size(out_shape)
+    if not 0 < total < PARALLEL_THRESHOLD:
+        return None
+    parts = []
+    for i, (a, start) in enumerate(zip(arrays, starts)):
+        n = _size(a._shape)
+        if not n:
+            continue
+        st = a._strides
+        if st != out_strides or (
+            st != _c_strides(a._shape) and dense_order(a._shape, st) is None
+        ):
+            return None
+        parts.append((i, start, n, (out_dtype, a._dtype)))
+    np_dtype, empty, entries = out_dtype.numpy, np.empty, _COPY_ENTRIES
+
+    def fn(arrays):
+        buf = empty(total, np_dtype)
+        for i, start, n, key in parts:
+            a = arrays[i]
+            args = (buf, start, 0, 0, 1, a._buf, a._offset, 0, 0, 1, 1, 1, n)
+            entry = entries.get(key)
+            if entry is None:
+                entries[key] = _entry_point("copy", list(args))
+            else:
+                entry(*args)
+        return buf
+
+    return fn
+
+
+copy_cpu.slabs = _copy_slabs
+
+
 def _flat_loop(name: str, total: int, np_dtype):
     """``fn(*arrays) -> buffer``: the serial map loop ``name`` over ``total`` elements of arrays
     dense in one layout (the output's), in one call through its compiled entry point."""
