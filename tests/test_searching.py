@@ -290,6 +290,49 @@ def test_boolean_mask_selects_like_numpy_over_layouts(shape, mask_ndim, fill):
             assert got.shape == a[c].shape
 
 
+def test_repeated_small_takes_reuse_their_plan_for_new_offsets_and_still_check_indices():
+    """A small take memoizes its layout and compiled entry: later calls with views at other
+    offsets, other index values and another layout give NumPy's results, and an out-of-range
+    index on a memoized call is still named."""
+    rng = np.random.default_rng(23)
+    base = rng.standard_normal(80).astype(np.float32)
+    for k in range(4):
+        v = base[k : k + 60].reshape(6, 10)
+        idx = rng.integers(-10, 10, 7)
+        for axis in (1, 0):
+            i = idx % 6 - 6 * (idx < 0) if axis == 0 else idx
+            got = xp.take(
+                xp.reshape(xp.asarray(base)[k : k + 60], (6, 10)), xp.asarray(i), axis=axis
+            )
+            np.testing.assert_array_equal(np.asarray(got), np.take(v, i, axis=axis))
+        got = xp.take(xp.asarray(v).mT, xp.asarray(idx), axis=0)
+        np.testing.assert_array_equal(np.asarray(got), np.take(v.T, idx, axis=0))
+    with pytest.raises(IndexError, match="take: index 10 is out of bounds for an axis of size 10"):
+        xp.take(xp.asarray(v), xp.asarray(np.array([1, 2, 10, 3, 4, 5, 6])), axis=1)
+
+
+def test_one_index_array_lane_of_getitem():
+    """x[i] with one 1-D int64/int32 array takes rows directly (untracked x): NumPy's values for
+    negative indices and a transposed x, the error named __getitem__, and a tracked x still
+    records (its gradient counts repeated rows, as NumPy's add.at)."""
+    rng = np.random.default_rng(29)
+    v = rng.standard_normal((6, 5))
+    for layout in ("C", "T"):
+        a_np = v if layout == "C" else v.T.copy().T
+        a = xp.asarray(v) if layout == "C" else xp.asarray(v.T.copy()).mT
+        for d in (np.int64, np.int32):
+            i = rng.integers(-6, 6, 9).astype(d)
+            np.testing.assert_array_equal(np.asarray(a[xp.asarray(i)]), a_np[i])
+    with pytest.raises(IndexError, match="^__getitem__: index 6 is out of bounds"):
+        xp.asarray(v)[xp.asarray(np.array([0, 6]))]
+    x = xp.asarray(v, requires_grad=True)
+    i = np.array([1, 1, -1, 3])
+    xp.sum(x[xp.asarray(i)]).backward()
+    want = np.zeros_like(v)
+    np.add.at(want, i, 1.0)
+    np.testing.assert_array_equal(np.asarray(x.grad), want)
+
+
 def test_long_take_over_threads_matches_numpy_and_reports_the_first_bad_index():
     """take of single elements with more than 65,536 indices runs in chunks over threads: the
     values (negative indices included) as NumPy's, and the first out-of-range index named, for

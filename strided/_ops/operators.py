@@ -119,7 +119,7 @@ def bind() -> None:
     methods call, in ``strided._array.OPERATIONS``."""
     from .elementwise import PRIMS
     from .manipulation import assign, export, getitem_basic, permute_dims, to_device
-    from .searching import getitem_arrays, setitem_arrays
+    from .searching import getitem_array_key, setitem_arrays
 
     for dunder, name in _BINARY.items():
         fwd, rev, inplace = _binary(PRIMS[name], dunder)
@@ -142,7 +142,7 @@ def bind() -> None:
         OPERATIONS[f"__{prefix}matmul__"] = fn
     OPERATIONS.update(
         getitem=getitem_basic,
-        getitem_arrays=getitem_arrays,
+        getitem_arrays=getitem_array_key,
         setitem=_array_setitem,
         setitem_arrays=setitem_arrays,
         assign=assign,

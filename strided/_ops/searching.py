@@ -442,6 +442,29 @@ def getitem_arrays(x: Array, key) -> Array:
     return index_with_arrays(x, key)
 
 
+def getitem_array_key(x: Array, key) -> Array:
+    """``x[key]`` where ``key`` holds arrays: what ``Array.__getitem__`` calls.  The commonest
+    case, an untracked ``x`` indexed by one 1-D int64/int32 array on its device, goes straight to
+    ``take`` along axis 0 (the composite's layers cost about 2 us of a 4096-element gather)."""
+    if (
+        key.__class__ is Array
+        and key._dtype in _ROW_INDEX_DTYPES
+        and len(key._shape) == 1
+        and x._shape
+        and key._device is x._device
+        and x._ag is None
+        and (x._base is None or x._base._ag is None)
+    ):
+        try:
+            return TAKE(x, key, axis=0)
+        except IndexError as e:
+            raise IndexError(f"__getitem__: {str(e).removeprefix('take: ')}") from None
+    return getitem_arrays(x, key)
+
+
+_ROW_INDEX_DTYPES = (dt.int64, dt.int32)
+
+
 def setitem_arrays(x: Array, key, value) -> None:
     """``x[key] = value`` with a boolean mask or integer arrays in ``key``."""
     kind, key = _split_key(x, key)

@@ -692,9 +692,7 @@ def _copy_slabs(out_shape, out_strides, out_dtype, arrays, starts):
         if not n:
             continue
         st = a._strides
-        if st != out_strides or (
-            st != _c_strides(a._shape) and dense_order(a._shape, st) is None
-        ):
+        if st != out_strides or (st != _c_strides(a._shape) and dense_order(a._shape, st) is None):
             return None
         parts.append((i, start, n, (out_dtype, a._dtype)))
     np_dtype, empty, entries = out_dtype.numpy, np.empty, _COPY_ENTRIES
@@ -1112,10 +1110,49 @@ def take_cpu(out, x, indices, *, axis):
     else:
         bad = _take3(out, xbuf, xoff, st, indices, pre, post, n_ax)
     if bad >= 0:
-        raise IndexError(
-            f"take: index {int(indices._buf[indices._offset + bad * indices._strides[0]])} is out "
-            f"of bounds for an axis of size {n_ax}"
-        )
+        _take_out_of_bounds(indices, bad, n_ax)
+
+
+def _take_out_of_bounds(indices, bad: int, n_ax: int):
+    raise IndexError(
+        f"take: index {int(indices._buf[indices._offset + bad * indices._strides[0]])} is out "
+        f"of bounds for an axis of size {n_ax}"
+    )
+
+
+def _take_dense(out_shape, out_dtype, args, params):
+    """For a small take whose x has a (pre, axis, post) layout: ``fn(x, indices) -> output
+    buffer``, the layout worked out once and take3 called through its compiled entry."""
+    x, indices = args
+    total = _size(out_shape)
+    if not 0 < total < PARALLEL_THRESHOLD:
+        return None
+    pre, n_ax, post, st = _take_layout(x._shape, x._strides, params["axis"])
+    if st is None:
+        return None
+    s_pre, s_ax, s_post = st
+    np_dtype, empty = out_dtype.numpy, np.empty
+    loop, entry = _ix().take3, None
+
+    def fn(x, indices):
+        nonlocal entry
+        buf = empty(total, np_dtype)
+        ibuf = indices._buf
+        args = (buf, x._buf, x._offset, s_pre, s_ax, s_post, ibuf, indices._offset,
+                indices._strides[0], pre, indices._shape[0], post, n_ax)  # fmt: skip
+        if entry is None:
+            bad = loop(*args)
+            entry = loop.overloads[tuple(loop.typeof_pyval(a) for a in args)].entry_point
+        else:
+            bad = entry(*args)
+        if bad >= 0:
+            _take_out_of_bounds(indices, bad, n_ax)
+        return buf
+
+    return fn
+
+
+take_cpu.dense = _take_dense
 
 
 def _take3(out, xbuf, xoff, st, indices, pre, post, n_ax) -> int:

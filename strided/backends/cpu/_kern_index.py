@@ -72,16 +72,18 @@ def _take1_run(o, x, xo, s_ax, idx, io, i_s, j0, j1, n_ax):
                 k = iseg[j]
                 if k < -n_ax or k >= n_ax:
                     return j0 + j
+        # the checked positions index as unsigned: no wraparound test of its own per element
+        # (4096 float32 from int64 indices: 2.9 -> 2.0 us)
         oseg = o[j0:j1]
         if s_ax == 1:
             xseg = x[xo : xo + n_ax]
             for j in range(j1 - j0):
                 k = iseg[j]
-                oseg[j] = xseg[k + n_ax if k < 0 else k]
+                oseg[j] = xseg[np.uint64(k + n_ax if k < 0 else k)]
         else:
             for j in range(j1 - j0):
                 k = iseg[j]
-                oseg[j] = x[xo + (k + n_ax if k < 0 else k) * s_ax]
+                oseg[j] = x[np.uint64(xo + (k + n_ax if k < 0 else k) * s_ax)]
         return -1
     # strided indices: check and copy in one pass (an inner loop of length one and a separate
     # checking pass cost 4x here)
