@@ -168,7 +168,7 @@ class Primitive:
             key = memo_key(*args, **params)
             if key is not None:
                 spec = self._plans.get(key)
-                if spec is not None and spec[0] is args[0]._device:
+                if spec is not None and _all_on(spec[0], args):
                     return _from_spec(spec, args)
                 return self._memoized(key, args, params)
         return execute(self, args, params)
@@ -210,7 +210,7 @@ class Primitive:
         if key is None:
             return None
         spec = self._plans.get(key)
-        if spec is None or spec[0] is not args[0]._device or args[-1]._device is not spec[0]:
+        if spec is None or not _all_on(spec[0], args):
             return None
         return _from_spec(spec, args)
 
@@ -222,7 +222,7 @@ class Primitive:
 
     def _memoized(self, key, args, params):
         spec = self._plans.get(key)
-        if spec is None or spec[0] is not args[0]._device:
+        if spec is None or not _all_on(spec[0], args):
             plan = _plan(self, args, params)
             if type(plan) is not Plan:
                 return plan
@@ -480,6 +480,15 @@ def _spec(prim: Primitive, plan: Plan, args: tuple) -> tuple:
     # primitive names its inputs' strides)
     strides = (plan.follow and follow_strides(shape, plan.inputs)) or contiguous_strides(shape)
     return (device, shape, strides, dtype, alloc, size, kern, plan.params, dense, layout)
+
+
+def _all_on(device, args: tuple) -> bool:
+    """Whether every array among ``args`` is on ``device`` (a memoized plan's): a call mixing
+    devices goes on to the rule, which names both."""
+    for a in args:
+        if a.__class__ is Array and a._device is not device:
+            return False
+    return True
 
 
 def _from_spec(spec: tuple, args: tuple) -> Array:

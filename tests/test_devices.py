@@ -58,6 +58,24 @@ def test_mixed_devices_raise_naming_both():
             f()
 
 
+def test_mixed_devices_raise_after_the_same_call_on_one_device_was_memoized():
+    """A plan memoized for arrays on one device (keys name dtypes and shapes) is not run for a
+    call whose later operands are on another: the rule's error names both devices (where and
+    take ran the cpu kernel on a meta operand's missing memory, a TypeError from numba)."""
+    a, m = xp.ones(3), xp.ones(3, device="meta")
+    i, i_meta = xp.asarray([0, 2]), xp.asarray([0, 2], device="meta")
+    calls = [
+        (lambda y, k: xp.where(a > 0, a, y), "where"),
+        (lambda y, k: xp.where(a > 0, y, a), "where"),
+        (lambda y, k: xp.take(a, k), "take"),
+        (lambda y, k: xp.clip(a, a, y), "clip"),
+    ]
+    for f, name in calls:
+        f(a, i)  # memoizes the plan on cpu
+        with pytest.raises(ValueError, match=f"{name}: .*different devices.*cpu.*meta"):
+            f(m, i_meta)
+
+
 def test_meta_arrays_have_no_values():
     m = xp.ones((2, 3), device="meta")
     assert repr(m) == "Array(shape=(2, 3), dtype=float64, device='meta')"
