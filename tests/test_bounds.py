@@ -172,6 +172,11 @@ def _calls(name):
             )
             if m.shape == x.shape[:k]
         ],
+        # masks of x's own shape: its values as bools (in x's layout) and all True
+        "mask_select": lambda x: [
+            x[m] for m in (xp.astype(x, xp.bool), xp.asarray(np.ones(x.shape, bool))) if x.ndim
+        ],
+        "count_true": lambda x: [xp.count_nonzero(x, axis=a) for a in _axes(x)],
         "searchsorted": lambda x: [xp.searchsorted(xp.sort(xp.reshape(x, (-1,))), x)],
         "sort": lambda x: [xp.sort(x, axis=a) for a in range(x.ndim)],
         "argsort": lambda x: [xp.argsort(x, axis=a, descending=True) for a in range(x.ndim)],

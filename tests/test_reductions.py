@@ -290,8 +290,8 @@ def test_few_columns_over_many_rows_in_row_blocks(name):
 
 
 def test_count_nonzero_counts_past_a_byte_in_int64():
-    """count_nonzero sums one byte per element (an int8 copy of x != 0) into int64: counts past
-    127 and 255 along every axis, NaN and -0.0 counted as NumPy counts them, bool and complex
+    """count_nonzero adds one byte per element (x != 0 as bool) into int64: counts past 127
+    and 255 along every axis, NaN and -0.0 counted as NumPy counts them, bool and complex
     inputs."""
     rng = np.random.default_rng(4)
     v = rng.standard_normal((250, 200))  # below the parallel size (compile time)
@@ -303,3 +303,22 @@ def test_count_nonzero_counts_past_a_byte_in_int64():
             got = xp.count_nonzero(xp.asarray(a), axis=axis)
             assert got.dtype == xp.int64
             np.testing.assert_array_equal(np.asarray(got), np.count_nonzero(a, axis=axis))
+
+
+def test_counting_a_large_bool_array_whole_reads_words():
+    """A whole dense bool array at the parallel size is counted eight bytes at a time: views
+    starting at any byte, a tail shorter than a word, a transpose, keepdims, and the layouts
+    that take the general loops (reversed, stepped) all give NumPy's counts."""
+    rng = np.random.default_rng(8)
+    flat = rng.random(300_013) < 0.37
+    base = xp.asarray(flat)
+    for start in (0, 1, 5):
+        n = 70_001 + start
+        got = xp.count_nonzero(base[start : start + n])
+        assert got.dtype == xp.int64 and int(got) == np.count_nonzero(flat[start : start + n])
+    sq = flat[: 300 * 301].reshape(300, 301)
+    x = xp.reshape(base[: 300 * 301], (300, 301))
+    for arr, want in ((x.mT, sq.T), (xp.flip(x, axis=1), sq[:, ::-1]), (base[::3], flat[::3])):
+        assert int(xp.count_nonzero(arr)) == np.count_nonzero(want)
+    got = xp.count_nonzero(x, axis=(0, 1), keepdims=True)
+    np.testing.assert_array_equal(np.asarray(got), np.count_nonzero(sq, keepdims=True))

@@ -333,6 +333,30 @@ def test_one_index_array_lane_of_getitem():
     np.testing.assert_array_equal(np.asarray(x.grad), want)
 
 
+def test_mask_of_the_whole_shape_selects_in_one_pass():
+    """x[mask] with a mask of x's shape runs mask_select (the values in one pass): NumPy's result
+    for no, some and all elements selected, in stepped and transposed layouts of both, across
+    dtypes; its VJP scatters the gradient back to the selected places."""
+    from strided._ops.searching import MASK_SELECT
+
+    rng = np.random.default_rng(31)
+    for d in (np.float32, np.int16, np.complex128, np.bool_):
+        v = (rng.standard_normal((7, 9)) * 5).astype(d)
+        for p in (0.0, 0.4, 1.0):
+            c = rng.random((7, 9)) < p
+            for x_np, x in ((v, xp.asarray(v)), (v[:, ::2], xp.asarray(v)[:, ::2])):
+                for m_np, m in ((c[:, : x_np.shape[1]], xp.asarray(c)[:, : x_np.shape[1]]),):
+                    np.testing.assert_array_equal(np.asarray(x[m]), x_np[m_np])
+                    np.testing.assert_array_equal(np.asarray(x.mT[m.mT]), x_np.T[m_np.T])
+    x = xp.asarray(rng.standard_normal((4, 5)), requires_grad=True)
+    c = rng.random((4, 5)) < 0.5
+    w = rng.standard_normal(int(c.sum()))
+    xp.sum(MASK_SELECT(x, xp.asarray(c)) * xp.asarray(w)).backward()
+    want = np.zeros((4, 5))
+    want[c] = w
+    np.testing.assert_array_equal(np.asarray(x.grad), want)
+
+
 def test_long_take_over_threads_matches_numpy_and_reports_the_first_bad_index():
     """take of single elements with more than 65,536 indices runs in chunks over threads: the
     values (negative indices included) as NumPy's, and the first out-of-range index named, for

@@ -127,6 +127,25 @@ def _mask_offsets_rule(mask, /, *, strides: tuple, offset: int) -> Plan:
 MASK_OFFSETS = declare("mask_offsets", "nonzero", rule=_mask_offsets_rule)
 
 
+def _mask_select_rule(x, mask, /) -> Plan:
+    data_dependent("boolean indexing", x)
+    count = int(count_nonzero(mask))
+    # one spare element: the kernel writes every position and keeps the selected ones
+    return Plan(
+        x._device,
+        ((count + 1,), x._dtype),
+        (x, mask),
+        None,
+        {},
+        finish=lambda out: out._view((count,), (1,), out._offset),
+    )
+
+
+# x[mask] for a mask of x's own shape: the selected elements themselves in one pass (no offsets
+# array and no second gather); the device's kernel where it has one, else MASK_OFFSETS + GATHER
+MASK_SELECT = declare("mask_select", "take", rule=_mask_select_rule)
+
+
 def _searchsorted_rule(x1, x2, /, *, side="left") -> Plan:
     x1 = to_array(x1, "searchsorted")
     if x1.ndim != 1:
@@ -433,6 +452,8 @@ def getitem_arrays(x: Array, key) -> Array:
             return (
                 expand_dims(x, 0) if bool(mask) else empty_on((0,) + x._shape, x._dtype, x._device)
             )
+        if mask._shape == x._shape and x._device.type in MASK_SELECT.kernels:
+            return MASK_SELECT(x, mask)
         if mask._shape == x._shape[: mask.ndim] and x._device.type in MASK_OFFSETS.kernels:
             _data_dependent("boolean indexing", x)
             x = _dense_trailing(x, mask.ndim)

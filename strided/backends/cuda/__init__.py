@@ -938,6 +938,10 @@ def supported() -> frozenset[str]:
     )  # fmt: skip
 
 
+#: reductions that run another's kernels: count_true is sum on bool input
+_REDUCTION_LOOPS = {"count_true": "sum"}
+
+
 @functools.cache
 def kernel_for(name: str, kind: str):
     """The cuda kernel of the primitive ``name`` of family ``kind`` (None where there is none
@@ -949,6 +953,6 @@ def kernel_for(name: str, kind: str):
         return nn[name]
     if kind in ("unary", "binary") and name in _ops.OPS:
         return _elementwise(name, kind)
-    if kind == "reduction" and name in _sources.REDUCTIONS:
-        return _reduction(name)
+    if kind == "reduction" and _REDUCTION_LOOPS.get(name, name) in _sources.REDUCTIONS:
+        return _reduction(_REDUCTION_LOOPS.get(name, name))
     return None
