@@ -1454,8 +1454,6 @@ def _count_true():
     return kernel
 
 
-
-
 def kernel_for(name: str, kind: str):
     """The CPU kernel of the primitive ``name`` of family ``kind`` (None where there is none)."""
     global _SPECIAL
