@@ -21,6 +21,7 @@ SCALAR_NAME = {
     "abs": "abs_",
     "pow": "pow_",
     "round": "round_",
+    "exp": "exp_main",
     "log": "log_main",
     "log2": "log2_main",
     "log10": "log10_main",
@@ -190,6 +191,7 @@ def unary_vmath_template() -> str:
 # _vmath.SINCOS_LIMIT in the vectorised loop and redo larger arguments with libm; float32 log,
 # log2 and log10 take positive normal x in the loop and redo the rest (_vmath.log_fix)
 UNARY_FIX = {
+    "exp": ("exp_fix", 0),
     "sin": ("sincos_fix", 0),
     "cos": ("sincos_fix", 1),
     "tan": ("sincos_fix", 2),

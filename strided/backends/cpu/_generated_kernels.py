@@ -32,7 +32,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '7e9eee20ff68821f'
+SOURCE_HASH = '3c08940f6c5db535'
 
 
 @_loop(SERIAL)
@@ -298,7 +298,7 @@ def exp_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 oseg = o[ob : ob + n2]
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
-                    store(oseg, k, S.exp(aseg[k]))
+                    store(oseg, k, S.exp_main(aseg[k]))
             elif os2 == 1:
                 for c0 in range(0, n2, 256):
                     m = min(256, n2 - c0)
@@ -306,10 +306,11 @@ def exp_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                         tmp[k] = a[ab + (c0 + k) * as2]
                     oseg = o[ob + c0 : ob + c0 + m]
                     for k in range(m):
-                        store(oseg, k, S.exp(tmp[k]))
+                        store(oseg, k, S.exp_main(tmp[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.exp(a[ab + k * as2]))
+                    store(o, ob + k * os2, S.exp_main(a[ab + k * as2]))
+            V.exp_fix(o, ob, os2, a, ab, as2, n2, 0)
 
 
 @_loop(PARALLEL)
@@ -327,10 +328,10 @@ def exp_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             oseg = o[ob + k0 : ob + k1]
             aseg = a[ab + k0 : ab + k1]
             for k in range(k1 - k0):
-                store(oseg, k, S.exp(aseg[k]))
+                store(oseg, k, S.exp_main(aseg[k]))
         elif os2 == 1 and as2 == 0:
             oseg = o[ob + k0 : ob + k1]
-            v = S.exp(a[ab])
+            v = S.exp_main(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
         elif os2 == 1:
@@ -341,10 +342,11 @@ def exp_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                     tmp[k] = a[ab + (c0 + k) * as2]
                 oseg = o[ob + c0 : ob + c0 + m]
                 for k in range(m):
-                    store(oseg, k, S.exp(tmp[k]))
+                    store(oseg, k, S.exp_main(tmp[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.exp(a[ab + k * as2]))
+                store(o, ob + k * os2, S.exp_main(a[ab + k * as2]))
+        V.exp_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1 - k0, 0)
 
 
 @_loop(SERIAL)

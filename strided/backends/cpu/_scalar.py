@@ -508,6 +508,8 @@ def _sqrt(x):
 # Real floats use the vectorisable arithmetic of _vmath; complex input runs _complex's functions
 # (the standard's special cases, no spurious overflow).
 exp = _vectorised(V.exp, lambda x: C.exp(x), vfn32=V.exp_f32)
+# the exp kernel's loop: float64 covers |x| <= 708 only, the second pass (_vmath.exp_fix) the rest
+exp_main = _vectorised(V.exp_main, lambda x: C.exp(x), vfn32=V.exp_f32)
 expm1 = _vectorised(V.expm1, lambda x: C.expm1(x), vfn32=V.expm1_f32)
 log = _vectorised(V.log, lambda x: C.log(x), vfn32=V.log_f32)
 log1p = _vectorised(V.log1p, lambda x: C.log1p(x), vfn32=V.log1p_f32)

@@ -272,6 +272,21 @@ def exp(x):
     return res if x == x else x
 
 
+#: float64 exp's loop function covers |x| <= EXP_MAIN_LIMIT (results normal, 2^k a valid
+#: exponent): the kernel's second pass (exp_fix) redoes the rest, NaN and inf included
+EXP_MAIN_LIMIT = 708.0
+
+
+@njit(**_OPTS)
+def exp_main(x):
+    """float64 exp for |x| <= EXP_MAIN_LIMIT: 2^k added to the exponent bits of exp(r), no
+    two-step scale for subnormal results and no NaN select (24 -> 19 vector instructions per
+    8 elements); x is clamped only to keep k a defined integer."""
+    k, r, q = _exp_reduce(_clamp(x, -EXP_MAIN_LIMIT, EXP_MAIN_LIMIT))
+    p = 1.0 + (r + q)
+    return _from_bits(_bits(p) + (np.int64(k) << np.int64(52)), p)
+
+
 @njit(**_OPTS)
 def _expm1_finite(x):
     """expm1 for x already clamped to [-60, 710]."""
@@ -343,10 +358,14 @@ def cosh(x):
 @njit(**_OPTS)
 def tanh(x):
     a = abs(x)
-    ac = _clamp(a, 0.0, 40.0)
+    ac = _clamp(a, 0.0, 20.0)  # tanh rounds to 1 from |x| = 19.1 on
     # |x| < 1: -t / (t + 2) with t = expm1(-2|x|); otherwise 1 - 2 / (expm1(2|x|) + 2)
     lt1 = ac < 1.0
-    t = _expm1_finite(-2.0 * ac if lt1 else 2.0 * ac)
+    k, r, q = _exp_reduce(-2.0 * ac if lt1 else 2.0 * ac)
+    # expm1 = 2^k (expm1(r) + 1) - 1 for k in [-3, 58]: exact 2^k - 1 up to k = 53, and past
+    # it the -1 is below the last bit (no second, scaled form and select as in expm1)
+    s = _pow2(k)
+    t = s * (r + q) + (s - 1.0)
     res = -t / (t + 2.0) if lt1 else 1.0 - 2.0 / (t + 2.0)
     res = np.copysign(res, x)
     return res if (x == x and x != 0.0) else x
@@ -1470,6 +1489,28 @@ def sincos_fix(o, ob, os, a, ab, as_, n, which):
     SINCOS_LIMIT for float64, F_SINCOS_LIMIT for float32; which: 0 sin, 1 cos, 2 tan).  A
     vectorised test first, so rows without such elements cost one cheap pass.  Real rows
     only: complex rows never take the reduction (their values come from _complex)."""
+
+
+def exp_fix(o, ob, os, a, ab, as_, n, which):
+    """Redo with :func:`exp` the elements of one float64 row outside :func:`exp_main`'s range
+    (|x| > EXP_MAIN_LIMIT, NaN); nothing for other types (float32's loop function is whole)."""
+
+
+@njit(**_OPTS)
+def _beyond_exp_main(v):
+    return not abs(v) <= EXP_MAIN_LIMIT
+
+
+@njit(**_OPTS)
+def _exp_full(v, which):
+    return exp(v)
+
+
+@overload(exp_fix, inline="always")
+def _ol_exp_fix(o, ob, os, a, ab, as_, n, which):
+    if a.dtype != types.float64:
+        return lambda o, ob, os, a, ab, as_, n, which: None
+    return _row_fix(_beyond_exp_main, _exp_full)
 
 
 @njit(**_OPTS)
