@@ -131,6 +131,23 @@ def test_real_and_conj_of_complex_arrays_compute_and_gradients_flow():
         xp.real(xp.asarray([True]))
 
 
+@pytest.mark.parametrize("shape,axes", PERMUTED)
+def test_scans_follow_a_dense_layout_like_numpy(shape, axes):
+    """cumulative_sum/prod of a permuted array: NumPy's bits in the input's memory order (the
+    scan then runs across contiguous rows); repeated calls and include_initial too."""
+    rng = np.random.default_rng(6)
+    a, x = _permuted(rng.uniform(0.5, 1.5, shape), axes)
+    for axis in range(len(shape)):
+        for _ in range(2):
+            _check(xp.cumulative_sum(x, axis=axis), np.cumsum(a, axis=axis))
+            _check(xp.cumulative_prod(x, axis=axis), np.cumprod(a, axis=axis))
+        got = xp.cumulative_sum(x, axis=axis, include_initial=True)
+        zero = np.zeros_like(np.take(a, [0], axis=axis))
+        np.testing.assert_array_equal(
+            np.asarray(got), np.concatenate([zero, np.cumsum(a, axis=axis)], axis=axis)
+        )
+
+
 def test_positive_still_copies():
     x = xp.asarray(np.arange(4.0))
     y = +x

@@ -601,7 +601,8 @@ def _scan(name: str):
             return None
         k = _k()
         axis = params["axis"]
-        ost = _c_strides(out_shape)
+        # the output's layout: x's where x is dense in another order (the plan follows it)
+        ost = dense_order(out_shape, x._strides) or _c_strides(out_shape)
         plan = k._scan_plan(out_shape, ost, x._strides, axis)
         if len(plan) != 1:
             return None
