@@ -67,9 +67,9 @@ class Plan:
     kernel's keyword ``params``.  ``finish`` (optional) turns the filled outputs into the result
     (e.g. a named tuple).  ``kernel_device`` (transfers only) is the device whose backend runs
     the kernel when it is not the outputs' device.  ``follow`` (elementwise maps, ``where``,
-    ``astype``, scans): the one output is laid out in memory like the array inputs of its shape when they
-    share one dense layout (NumPy's ``order='K'``), so that the kernel runs over memory in order
-    instead of gathering a transposed input into a C-ordered output."""
+    ``astype``, scans): the one output is laid out in memory like the array inputs of its shape
+    when they share one dense layout (NumPy's ``order='K'``), so that the kernel runs over memory
+    in order instead of gathering a transposed input into a C-ordered output."""
 
     __slots__ = (
         "device",
