@@ -96,7 +96,7 @@ def {name}_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(oseg, k, S.{fn}(aseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.{fn}(a[ab + k * as2])){fix_s}
+                    store(o, np.uint64(ob + k * os2), S.{fn}(a[np.uint64(ab + k * as2)])){fix_s}
 
 
 @njit(**PARALLEL)
@@ -122,7 +122,7 @@ def {name}_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(oseg, k, v)
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.{fn}(a[ab + k * as2])){fix_p}
+                store(o, np.uint64(ob + k * os2), S.{fn}(a[np.uint64(ab + k * as2)])){fix_p}
 """
 
 # The _vmath functions vectorise only over unit-stride operands; a strided input row (a transposed
@@ -138,7 +138,7 @@ GATHER_S = f"""
                 for c0 in range(0, n2, {GATHER}):
                     m = min({GATHER}, n2 - c0)
                     for k in range(m):
-                        tmp[k] = a[ab + (c0 + k) * as2]
+                        tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                     oseg = o[ob + c0 : ob + c0 + m]
                     for k in range(m):
                         store(oseg, k, S.{{fn}}(tmp[k]))"""
@@ -148,7 +148,7 @@ GATHER_P = f"""
             for c0 in range(k0, k1, {GATHER}):
                 m = min({GATHER}, k1 - c0)
                 for k in range(m):
-                    tmp[k] = a[ab + (c0 + k) * as2]
+                    tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                 oseg = o[ob + c0 : ob + c0 + m]
                 for k in range(m):
                     store(oseg, k, S.{{fn}}(tmp[k]))"""
@@ -168,7 +168,7 @@ def copy_template() -> str:
         elif os2 == 1:
             oseg = o[ob + k0 : ob + k1]
             for k in range(k1 - k0):
-                store(oseg, k, S.{fn}(a[ab + (k0 + k) * as2]))"""
+                store(oseg, k, S.{fn}(a[np.uint64(ab + (k0 + k) * as2)]))"""
         + parallel_else,
     )
 
@@ -237,7 +237,9 @@ def {name}_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n
                     store(oseg, k, S.{fn}(aseg[k], bseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.{fn}(a[ab + k * as2], b[bb + k * bs2])){fix_s}
+                    x = a[np.uint64(ab + k * as2)]
+                    y = b[np.uint64(bb + k * bs2)]
+                    store(o, np.uint64(ob + k * os2), S.{fn}(x, y)){fix_s}
 
 
 @njit(**SERIAL)
@@ -293,7 +295,9 @@ def {name}_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n
                 store(oseg, k, S.{fn}(x, bseg[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.{fn}(a[ab + k * as2], b[bb + k * bs2])){fix_p}
+                x = a[np.uint64(ab + k * as2)]
+                y = b[np.uint64(bb + k * bs2)]
+                store(o, np.uint64(ob + k * os2), S.{fn}(x, y)){fix_p}
 """
 
 # where(cond, x, y): a ternary elementwise kernel, written once

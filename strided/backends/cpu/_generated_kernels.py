@@ -32,7 +32,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '3c08940f6c5db535'
+SOURCE_HASH = '01aef9400653d8dc'
 
 
 @_loop(SERIAL)
@@ -48,7 +48,7 @@ def abs_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(oseg, k, S.abs_(aseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.abs_(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.abs_(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(PARALLEL)
@@ -74,7 +74,7 @@ def abs_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(oseg, k, v)
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.abs_(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.abs_(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(SERIAL)
@@ -90,7 +90,7 @@ def negative_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(oseg, k, S.negative(aseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.negative(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.negative(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(PARALLEL)
@@ -116,7 +116,7 @@ def negative_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(oseg, k, v)
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.negative(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.negative(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(SERIAL)
@@ -132,7 +132,7 @@ def positive_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(oseg, k, S.positive(aseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.positive(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.positive(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(PARALLEL)
@@ -158,7 +158,7 @@ def positive_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(oseg, k, v)
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.positive(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.positive(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(SERIAL)
@@ -174,7 +174,7 @@ def square_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(oseg, k, S.square(aseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.square(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.square(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(PARALLEL)
@@ -200,7 +200,7 @@ def square_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(oseg, k, v)
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.square(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.square(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(SERIAL)
@@ -216,7 +216,7 @@ def sign_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(oseg, k, S.sign(aseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.sign(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.sign(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(PARALLEL)
@@ -242,7 +242,7 @@ def sign_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(oseg, k, v)
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.sign(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.sign(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(SERIAL)
@@ -258,7 +258,7 @@ def reciprocal_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(oseg, k, S.reciprocal(aseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.reciprocal(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.reciprocal(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(PARALLEL)
@@ -284,7 +284,7 @@ def reciprocal_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(oseg, k, v)
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.reciprocal(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.reciprocal(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(SERIAL)
@@ -303,13 +303,13 @@ def exp_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 for c0 in range(0, n2, 256):
                     m = min(256, n2 - c0)
                     for k in range(m):
-                        tmp[k] = a[ab + (c0 + k) * as2]
+                        tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                     oseg = o[ob + c0 : ob + c0 + m]
                     for k in range(m):
                         store(oseg, k, S.exp_main(tmp[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.exp_main(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.exp_main(a[np.uint64(ab + k * as2)]))
             V.exp_fix(o, ob, os2, a, ab, as2, n2, 0)
 
 
@@ -339,13 +339,13 @@ def exp_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             for c0 in range(k0, k1, 256):
                 m = min(256, k1 - c0)
                 for k in range(m):
-                    tmp[k] = a[ab + (c0 + k) * as2]
+                    tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                 oseg = o[ob + c0 : ob + c0 + m]
                 for k in range(m):
                     store(oseg, k, S.exp_main(tmp[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.exp_main(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.exp_main(a[np.uint64(ab + k * as2)]))
         V.exp_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1 - k0, 0)
 
 
@@ -365,13 +365,13 @@ def expm1_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 for c0 in range(0, n2, 256):
                     m = min(256, n2 - c0)
                     for k in range(m):
-                        tmp[k] = a[ab + (c0 + k) * as2]
+                        tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                     oseg = o[ob + c0 : ob + c0 + m]
                     for k in range(m):
                         store(oseg, k, S.expm1(tmp[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.expm1(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.expm1(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(PARALLEL)
@@ -400,13 +400,13 @@ def expm1_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             for c0 in range(k0, k1, 256):
                 m = min(256, k1 - c0)
                 for k in range(m):
-                    tmp[k] = a[ab + (c0 + k) * as2]
+                    tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                 oseg = o[ob + c0 : ob + c0 + m]
                 for k in range(m):
                     store(oseg, k, S.expm1(tmp[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.expm1(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.expm1(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(SERIAL)
@@ -425,13 +425,13 @@ def log_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 for c0 in range(0, n2, 256):
                     m = min(256, n2 - c0)
                     for k in range(m):
-                        tmp[k] = a[ab + (c0 + k) * as2]
+                        tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                     oseg = o[ob + c0 : ob + c0 + m]
                     for k in range(m):
                         store(oseg, k, S.log_main(tmp[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.log_main(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.log_main(a[np.uint64(ab + k * as2)]))
             V.log_fix(o, ob, os2, a, ab, as2, n2, 0)
 
 
@@ -461,13 +461,13 @@ def log_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             for c0 in range(k0, k1, 256):
                 m = min(256, k1 - c0)
                 for k in range(m):
-                    tmp[k] = a[ab + (c0 + k) * as2]
+                    tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                 oseg = o[ob + c0 : ob + c0 + m]
                 for k in range(m):
                     store(oseg, k, S.log_main(tmp[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.log_main(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.log_main(a[np.uint64(ab + k * as2)]))
         V.log_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1 - k0, 0)
 
 
@@ -487,13 +487,13 @@ def log1p_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 for c0 in range(0, n2, 256):
                     m = min(256, n2 - c0)
                     for k in range(m):
-                        tmp[k] = a[ab + (c0 + k) * as2]
+                        tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                     oseg = o[ob + c0 : ob + c0 + m]
                     for k in range(m):
                         store(oseg, k, S.log1p(tmp[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.log1p(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.log1p(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(PARALLEL)
@@ -522,13 +522,13 @@ def log1p_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             for c0 in range(k0, k1, 256):
                 m = min(256, k1 - c0)
                 for k in range(m):
-                    tmp[k] = a[ab + (c0 + k) * as2]
+                    tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                 oseg = o[ob + c0 : ob + c0 + m]
                 for k in range(m):
                     store(oseg, k, S.log1p(tmp[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.log1p(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.log1p(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(SERIAL)
@@ -547,13 +547,13 @@ def log2_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 for c0 in range(0, n2, 256):
                     m = min(256, n2 - c0)
                     for k in range(m):
-                        tmp[k] = a[ab + (c0 + k) * as2]
+                        tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                     oseg = o[ob + c0 : ob + c0 + m]
                     for k in range(m):
                         store(oseg, k, S.log2_main(tmp[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.log2_main(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.log2_main(a[np.uint64(ab + k * as2)]))
             V.log_fix(o, ob, os2, a, ab, as2, n2, 1)
 
 
@@ -583,13 +583,13 @@ def log2_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             for c0 in range(k0, k1, 256):
                 m = min(256, k1 - c0)
                 for k in range(m):
-                    tmp[k] = a[ab + (c0 + k) * as2]
+                    tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                 oseg = o[ob + c0 : ob + c0 + m]
                 for k in range(m):
                     store(oseg, k, S.log2_main(tmp[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.log2_main(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.log2_main(a[np.uint64(ab + k * as2)]))
         V.log_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1 - k0, 1)
 
 
@@ -609,13 +609,13 @@ def log10_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 for c0 in range(0, n2, 256):
                     m = min(256, n2 - c0)
                     for k in range(m):
-                        tmp[k] = a[ab + (c0 + k) * as2]
+                        tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                     oseg = o[ob + c0 : ob + c0 + m]
                     for k in range(m):
                         store(oseg, k, S.log10_main(tmp[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.log10_main(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.log10_main(a[np.uint64(ab + k * as2)]))
             V.log_fix(o, ob, os2, a, ab, as2, n2, 2)
 
 
@@ -645,13 +645,13 @@ def log10_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             for c0 in range(k0, k1, 256):
                 m = min(256, k1 - c0)
                 for k in range(m):
-                    tmp[k] = a[ab + (c0 + k) * as2]
+                    tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                 oseg = o[ob + c0 : ob + c0 + m]
                 for k in range(m):
                     store(oseg, k, S.log10_main(tmp[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.log10_main(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.log10_main(a[np.uint64(ab + k * as2)]))
         V.log_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1 - k0, 2)
 
 
@@ -668,7 +668,7 @@ def sqrt_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(oseg, k, S.sqrt(aseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.sqrt(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.sqrt(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(PARALLEL)
@@ -694,7 +694,7 @@ def sqrt_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(oseg, k, v)
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.sqrt(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.sqrt(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(SERIAL)
@@ -713,13 +713,13 @@ def sin_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 for c0 in range(0, n2, 256):
                     m = min(256, n2 - c0)
                     for k in range(m):
-                        tmp[k] = a[ab + (c0 + k) * as2]
+                        tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                     oseg = o[ob + c0 : ob + c0 + m]
                     for k in range(m):
                         store(oseg, k, S.sin(tmp[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.sin(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.sin(a[np.uint64(ab + k * as2)]))
             V.sincos_fix(o, ob, os2, a, ab, as2, n2, 0)
 
 
@@ -749,13 +749,13 @@ def sin_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             for c0 in range(k0, k1, 256):
                 m = min(256, k1 - c0)
                 for k in range(m):
-                    tmp[k] = a[ab + (c0 + k) * as2]
+                    tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                 oseg = o[ob + c0 : ob + c0 + m]
                 for k in range(m):
                     store(oseg, k, S.sin(tmp[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.sin(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.sin(a[np.uint64(ab + k * as2)]))
         V.sincos_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1 - k0, 0)
 
 
@@ -775,13 +775,13 @@ def cos_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 for c0 in range(0, n2, 256):
                     m = min(256, n2 - c0)
                     for k in range(m):
-                        tmp[k] = a[ab + (c0 + k) * as2]
+                        tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                     oseg = o[ob + c0 : ob + c0 + m]
                     for k in range(m):
                         store(oseg, k, S.cos(tmp[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.cos(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.cos(a[np.uint64(ab + k * as2)]))
             V.sincos_fix(o, ob, os2, a, ab, as2, n2, 1)
 
 
@@ -811,13 +811,13 @@ def cos_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             for c0 in range(k0, k1, 256):
                 m = min(256, k1 - c0)
                 for k in range(m):
-                    tmp[k] = a[ab + (c0 + k) * as2]
+                    tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                 oseg = o[ob + c0 : ob + c0 + m]
                 for k in range(m):
                     store(oseg, k, S.cos(tmp[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.cos(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.cos(a[np.uint64(ab + k * as2)]))
         V.sincos_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1 - k0, 1)
 
 
@@ -837,13 +837,13 @@ def tan_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 for c0 in range(0, n2, 256):
                     m = min(256, n2 - c0)
                     for k in range(m):
-                        tmp[k] = a[ab + (c0 + k) * as2]
+                        tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                     oseg = o[ob + c0 : ob + c0 + m]
                     for k in range(m):
                         store(oseg, k, S.tan(tmp[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.tan(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.tan(a[np.uint64(ab + k * as2)]))
             V.sincos_fix(o, ob, os2, a, ab, as2, n2, 2)
 
 
@@ -873,13 +873,13 @@ def tan_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             for c0 in range(k0, k1, 256):
                 m = min(256, k1 - c0)
                 for k in range(m):
-                    tmp[k] = a[ab + (c0 + k) * as2]
+                    tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                 oseg = o[ob + c0 : ob + c0 + m]
                 for k in range(m):
                     store(oseg, k, S.tan(tmp[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.tan(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.tan(a[np.uint64(ab + k * as2)]))
         V.sincos_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1 - k0, 2)
 
 
@@ -899,13 +899,13 @@ def asin_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 for c0 in range(0, n2, 256):
                     m = min(256, n2 - c0)
                     for k in range(m):
-                        tmp[k] = a[ab + (c0 + k) * as2]
+                        tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                     oseg = o[ob + c0 : ob + c0 + m]
                     for k in range(m):
                         store(oseg, k, S.asin(tmp[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.asin(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.asin(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(PARALLEL)
@@ -934,13 +934,13 @@ def asin_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             for c0 in range(k0, k1, 256):
                 m = min(256, k1 - c0)
                 for k in range(m):
-                    tmp[k] = a[ab + (c0 + k) * as2]
+                    tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                 oseg = o[ob + c0 : ob + c0 + m]
                 for k in range(m):
                     store(oseg, k, S.asin(tmp[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.asin(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.asin(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(SERIAL)
@@ -959,13 +959,13 @@ def acos_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 for c0 in range(0, n2, 256):
                     m = min(256, n2 - c0)
                     for k in range(m):
-                        tmp[k] = a[ab + (c0 + k) * as2]
+                        tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                     oseg = o[ob + c0 : ob + c0 + m]
                     for k in range(m):
                         store(oseg, k, S.acos(tmp[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.acos(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.acos(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(PARALLEL)
@@ -994,13 +994,13 @@ def acos_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             for c0 in range(k0, k1, 256):
                 m = min(256, k1 - c0)
                 for k in range(m):
-                    tmp[k] = a[ab + (c0 + k) * as2]
+                    tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                 oseg = o[ob + c0 : ob + c0 + m]
                 for k in range(m):
                     store(oseg, k, S.acos(tmp[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.acos(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.acos(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(SERIAL)
@@ -1019,13 +1019,13 @@ def atan_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 for c0 in range(0, n2, 256):
                     m = min(256, n2 - c0)
                     for k in range(m):
-                        tmp[k] = a[ab + (c0 + k) * as2]
+                        tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                     oseg = o[ob + c0 : ob + c0 + m]
                     for k in range(m):
                         store(oseg, k, S.atan(tmp[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.atan(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.atan(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(PARALLEL)
@@ -1054,13 +1054,13 @@ def atan_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             for c0 in range(k0, k1, 256):
                 m = min(256, k1 - c0)
                 for k in range(m):
-                    tmp[k] = a[ab + (c0 + k) * as2]
+                    tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                 oseg = o[ob + c0 : ob + c0 + m]
                 for k in range(m):
                     store(oseg, k, S.atan(tmp[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.atan(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.atan(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(SERIAL)
@@ -1079,13 +1079,13 @@ def sinh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 for c0 in range(0, n2, 256):
                     m = min(256, n2 - c0)
                     for k in range(m):
-                        tmp[k] = a[ab + (c0 + k) * as2]
+                        tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                     oseg = o[ob + c0 : ob + c0 + m]
                     for k in range(m):
                         store(oseg, k, S.sinh(tmp[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.sinh(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.sinh(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(PARALLEL)
@@ -1114,13 +1114,13 @@ def sinh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             for c0 in range(k0, k1, 256):
                 m = min(256, k1 - c0)
                 for k in range(m):
-                    tmp[k] = a[ab + (c0 + k) * as2]
+                    tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                 oseg = o[ob + c0 : ob + c0 + m]
                 for k in range(m):
                     store(oseg, k, S.sinh(tmp[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.sinh(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.sinh(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(SERIAL)
@@ -1139,13 +1139,13 @@ def cosh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 for c0 in range(0, n2, 256):
                     m = min(256, n2 - c0)
                     for k in range(m):
-                        tmp[k] = a[ab + (c0 + k) * as2]
+                        tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                     oseg = o[ob + c0 : ob + c0 + m]
                     for k in range(m):
                         store(oseg, k, S.cosh(tmp[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.cosh(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.cosh(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(PARALLEL)
@@ -1174,13 +1174,13 @@ def cosh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             for c0 in range(k0, k1, 256):
                 m = min(256, k1 - c0)
                 for k in range(m):
-                    tmp[k] = a[ab + (c0 + k) * as2]
+                    tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                 oseg = o[ob + c0 : ob + c0 + m]
                 for k in range(m):
                     store(oseg, k, S.cosh(tmp[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.cosh(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.cosh(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(SERIAL)
@@ -1199,13 +1199,13 @@ def tanh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 for c0 in range(0, n2, 256):
                     m = min(256, n2 - c0)
                     for k in range(m):
-                        tmp[k] = a[ab + (c0 + k) * as2]
+                        tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                     oseg = o[ob + c0 : ob + c0 + m]
                     for k in range(m):
                         store(oseg, k, S.tanh(tmp[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.tanh(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.tanh(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(PARALLEL)
@@ -1234,13 +1234,13 @@ def tanh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             for c0 in range(k0, k1, 256):
                 m = min(256, k1 - c0)
                 for k in range(m):
-                    tmp[k] = a[ab + (c0 + k) * as2]
+                    tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                 oseg = o[ob + c0 : ob + c0 + m]
                 for k in range(m):
                     store(oseg, k, S.tanh(tmp[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.tanh(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.tanh(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(SERIAL)
@@ -1259,13 +1259,13 @@ def asinh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 for c0 in range(0, n2, 256):
                     m = min(256, n2 - c0)
                     for k in range(m):
-                        tmp[k] = a[ab + (c0 + k) * as2]
+                        tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                     oseg = o[ob + c0 : ob + c0 + m]
                     for k in range(m):
                         store(oseg, k, S.asinh(tmp[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.asinh(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.asinh(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(PARALLEL)
@@ -1294,13 +1294,13 @@ def asinh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             for c0 in range(k0, k1, 256):
                 m = min(256, k1 - c0)
                 for k in range(m):
-                    tmp[k] = a[ab + (c0 + k) * as2]
+                    tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                 oseg = o[ob + c0 : ob + c0 + m]
                 for k in range(m):
                     store(oseg, k, S.asinh(tmp[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.asinh(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.asinh(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(SERIAL)
@@ -1319,13 +1319,13 @@ def acosh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 for c0 in range(0, n2, 256):
                     m = min(256, n2 - c0)
                     for k in range(m):
-                        tmp[k] = a[ab + (c0 + k) * as2]
+                        tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                     oseg = o[ob + c0 : ob + c0 + m]
                     for k in range(m):
                         store(oseg, k, S.acosh(tmp[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.acosh(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.acosh(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(PARALLEL)
@@ -1354,13 +1354,13 @@ def acosh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             for c0 in range(k0, k1, 256):
                 m = min(256, k1 - c0)
                 for k in range(m):
-                    tmp[k] = a[ab + (c0 + k) * as2]
+                    tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                 oseg = o[ob + c0 : ob + c0 + m]
                 for k in range(m):
                     store(oseg, k, S.acosh(tmp[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.acosh(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.acosh(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(SERIAL)
@@ -1379,13 +1379,13 @@ def atanh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 for c0 in range(0, n2, 256):
                     m = min(256, n2 - c0)
                     for k in range(m):
-                        tmp[k] = a[ab + (c0 + k) * as2]
+                        tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                     oseg = o[ob + c0 : ob + c0 + m]
                     for k in range(m):
                         store(oseg, k, S.atanh(tmp[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.atanh(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.atanh(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(PARALLEL)
@@ -1414,13 +1414,13 @@ def atanh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             for c0 in range(k0, k1, 256):
                 m = min(256, k1 - c0)
                 for k in range(m):
-                    tmp[k] = a[ab + (c0 + k) * as2]
+                    tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                 oseg = o[ob + c0 : ob + c0 + m]
                 for k in range(m):
                     store(oseg, k, S.atanh(tmp[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.atanh(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.atanh(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(SERIAL)
@@ -1436,7 +1436,7 @@ def floor_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(oseg, k, S.floor(aseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.floor(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.floor(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(PARALLEL)
@@ -1462,7 +1462,7 @@ def floor_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(oseg, k, v)
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.floor(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.floor(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(SERIAL)
@@ -1478,7 +1478,7 @@ def ceil_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(oseg, k, S.ceil(aseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.ceil(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.ceil(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(PARALLEL)
@@ -1504,7 +1504,7 @@ def ceil_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(oseg, k, v)
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.ceil(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.ceil(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(SERIAL)
@@ -1520,7 +1520,7 @@ def trunc_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(oseg, k, S.trunc(aseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.trunc(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.trunc(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(PARALLEL)
@@ -1546,7 +1546,7 @@ def trunc_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(oseg, k, v)
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.trunc(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.trunc(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(SERIAL)
@@ -1562,7 +1562,7 @@ def round_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(oseg, k, S.round_(aseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.round_(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.round_(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(PARALLEL)
@@ -1588,7 +1588,7 @@ def round_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(oseg, k, v)
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.round_(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.round_(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(SERIAL)
@@ -1604,7 +1604,7 @@ def signbit_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(oseg, k, S.signbit(aseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.signbit(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.signbit(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(PARALLEL)
@@ -1630,7 +1630,7 @@ def signbit_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(oseg, k, v)
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.signbit(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.signbit(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(SERIAL)
@@ -1646,7 +1646,7 @@ def isnan_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(oseg, k, S.isnan(aseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.isnan(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.isnan(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(PARALLEL)
@@ -1672,7 +1672,7 @@ def isnan_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(oseg, k, v)
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.isnan(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.isnan(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(SERIAL)
@@ -1688,7 +1688,7 @@ def isinf_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(oseg, k, S.isinf(aseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.isinf(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.isinf(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(PARALLEL)
@@ -1714,7 +1714,7 @@ def isinf_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(oseg, k, v)
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.isinf(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.isinf(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(SERIAL)
@@ -1730,7 +1730,7 @@ def isfinite_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(oseg, k, S.isfinite(aseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.isfinite(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.isfinite(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(PARALLEL)
@@ -1756,7 +1756,7 @@ def isfinite_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(oseg, k, v)
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.isfinite(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.isfinite(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(SERIAL)
@@ -1772,7 +1772,7 @@ def conj_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(oseg, k, S.conj(aseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.conj(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.conj(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(PARALLEL)
@@ -1798,7 +1798,7 @@ def conj_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(oseg, k, v)
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.conj(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.conj(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(SERIAL)
@@ -1814,7 +1814,7 @@ def real_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(oseg, k, S.real(aseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.real(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.real(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(PARALLEL)
@@ -1840,7 +1840,7 @@ def real_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(oseg, k, v)
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.real(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.real(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(SERIAL)
@@ -1856,7 +1856,7 @@ def imag_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(oseg, k, S.imag(aseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.imag(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.imag(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(PARALLEL)
@@ -1882,7 +1882,7 @@ def imag_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(oseg, k, v)
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.imag(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.imag(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(SERIAL)
@@ -1898,7 +1898,7 @@ def logical_not_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(oseg, k, S.logical_not(aseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.logical_not(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.logical_not(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(PARALLEL)
@@ -1924,7 +1924,7 @@ def logical_not_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                 store(oseg, k, v)
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.logical_not(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.logical_not(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(SERIAL)
@@ -1940,7 +1940,7 @@ def bitwise_invert_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(oseg, k, S.bitwise_invert(aseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.bitwise_invert(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.bitwise_invert(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(PARALLEL)
@@ -1966,7 +1966,7 @@ def bitwise_invert_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg
                 store(oseg, k, v)
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.bitwise_invert(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.bitwise_invert(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(SERIAL)
@@ -1984,7 +1984,9 @@ def add_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, 
                     store(oseg, k, S.add(aseg[k], bseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.add(a[ab + k * as2], b[bb + k * bs2]))
+                    x = a[np.uint64(ab + k * as2)]
+                    y = b[np.uint64(bb + k * bs2)]
+                    store(o, np.uint64(ob + k * os2), S.add(x, y))
 
 
 @_loop(SERIAL)
@@ -2040,7 +2042,9 @@ def add_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, 
                 store(oseg, k, S.add(x, bseg[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.add(a[ab + k * as2], b[bb + k * bs2]))
+                x = a[np.uint64(ab + k * as2)]
+                y = b[np.uint64(bb + k * bs2)]
+                store(o, np.uint64(ob + k * os2), S.add(x, y))
 
 
 @_loop(SERIAL)
@@ -2058,7 +2062,9 @@ def subtract_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
                     store(oseg, k, S.subtract(aseg[k], bseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.subtract(a[ab + k * as2], b[bb + k * bs2]))
+                    x = a[np.uint64(ab + k * as2)]
+                    y = b[np.uint64(bb + k * bs2)]
+                    store(o, np.uint64(ob + k * os2), S.subtract(x, y))
 
 
 @_loop(SERIAL)
@@ -2114,7 +2120,9 @@ def subtract_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
                 store(oseg, k, S.subtract(x, bseg[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.subtract(a[ab + k * as2], b[bb + k * bs2]))
+                x = a[np.uint64(ab + k * as2)]
+                y = b[np.uint64(bb + k * bs2)]
+                store(o, np.uint64(ob + k * os2), S.subtract(x, y))
 
 
 @_loop(SERIAL)
@@ -2132,7 +2140,9 @@ def multiply_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
                     store(oseg, k, S.multiply(aseg[k], bseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.multiply(a[ab + k * as2], b[bb + k * bs2]))
+                    x = a[np.uint64(ab + k * as2)]
+                    y = b[np.uint64(bb + k * bs2)]
+                    store(o, np.uint64(ob + k * os2), S.multiply(x, y))
 
 
 @_loop(SERIAL)
@@ -2188,7 +2198,9 @@ def multiply_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
                 store(oseg, k, S.multiply(x, bseg[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.multiply(a[ab + k * as2], b[bb + k * bs2]))
+                x = a[np.uint64(ab + k * as2)]
+                y = b[np.uint64(bb + k * bs2)]
+                store(o, np.uint64(ob + k * os2), S.multiply(x, y))
 
 
 @_loop(SERIAL)
@@ -2206,7 +2218,9 @@ def divide_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n
                     store(oseg, k, S.divide(aseg[k], bseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.divide(a[ab + k * as2], b[bb + k * bs2]))
+                    x = a[np.uint64(ab + k * as2)]
+                    y = b[np.uint64(bb + k * bs2)]
+                    store(o, np.uint64(ob + k * os2), S.divide(x, y))
 
 
 @_loop(SERIAL)
@@ -2262,7 +2276,9 @@ def divide_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n
                 store(oseg, k, S.divide(x, bseg[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.divide(a[ab + k * as2], b[bb + k * bs2]))
+                x = a[np.uint64(ab + k * as2)]
+                y = b[np.uint64(bb + k * bs2)]
+                store(o, np.uint64(ob + k * os2), S.divide(x, y))
 
 
 @_loop(SERIAL)
@@ -2280,7 +2296,9 @@ def floor_divide_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, 
                     store(oseg, k, S.floor_divide(aseg[k], bseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.floor_divide(a[ab + k * as2], b[bb + k * bs2]))
+                    x = a[np.uint64(ab + k * as2)]
+                    y = b[np.uint64(bb + k * bs2)]
+                    store(o, np.uint64(ob + k * os2), S.floor_divide(x, y))
             S.divmod_fix(o, ob, os2, a, ab, as2, b, bb, bs2, n2, 0)
 
 
@@ -2338,7 +2356,9 @@ def floor_divide_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, 
                 store(oseg, k, S.floor_divide(x, bseg[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.floor_divide(a[ab + k * as2], b[bb + k * bs2]))
+                x = a[np.uint64(ab + k * as2)]
+                y = b[np.uint64(bb + k * bs2)]
+                store(o, np.uint64(ob + k * os2), S.floor_divide(x, y))
         S.divmod_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, b, bb + k0 * bs2, bs2, k1 - k0, 0)
 
 
@@ -2357,7 +2377,9 @@ def remainder_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
                     store(oseg, k, S.remainder(aseg[k], bseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.remainder(a[ab + k * as2], b[bb + k * bs2]))
+                    x = a[np.uint64(ab + k * as2)]
+                    y = b[np.uint64(bb + k * bs2)]
+                    store(o, np.uint64(ob + k * os2), S.remainder(x, y))
             S.divmod_fix(o, ob, os2, a, ab, as2, b, bb, bs2, n2, 1)
 
 
@@ -2415,7 +2437,9 @@ def remainder_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
                 store(oseg, k, S.remainder(x, bseg[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.remainder(a[ab + k * as2], b[bb + k * bs2]))
+                x = a[np.uint64(ab + k * as2)]
+                y = b[np.uint64(bb + k * bs2)]
+                store(o, np.uint64(ob + k * os2), S.remainder(x, y))
         S.divmod_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, b, bb + k0 * bs2, bs2, k1 - k0, 1)
 
 
@@ -2434,7 +2458,9 @@ def pow_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, 
                     store(oseg, k, S.pow_(aseg[k], bseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.pow_(a[ab + k * as2], b[bb + k * bs2]))
+                    x = a[np.uint64(ab + k * as2)]
+                    y = b[np.uint64(bb + k * bs2)]
+                    store(o, np.uint64(ob + k * os2), S.pow_(x, y))
             S.pow_fix(o, ob, os2, a, ab, as2, b, bb, bs2, n2)
 
 
@@ -2492,7 +2518,9 @@ def pow_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, 
                 store(oseg, k, S.pow_(x, bseg[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.pow_(a[ab + k * as2], b[bb + k * bs2]))
+                x = a[np.uint64(ab + k * as2)]
+                y = b[np.uint64(bb + k * bs2)]
+                store(o, np.uint64(ob + k * os2), S.pow_(x, y))
         S.pow_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, b, bb + k0 * bs2, bs2, k1 - k0)
 
 
@@ -2511,7 +2539,9 @@ def maximum_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, 
                     store(oseg, k, S.maximum(aseg[k], bseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.maximum(a[ab + k * as2], b[bb + k * bs2]))
+                    x = a[np.uint64(ab + k * as2)]
+                    y = b[np.uint64(bb + k * bs2)]
+                    store(o, np.uint64(ob + k * os2), S.maximum(x, y))
 
 
 @_loop(SERIAL)
@@ -2567,7 +2597,9 @@ def maximum_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, 
                 store(oseg, k, S.maximum(x, bseg[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.maximum(a[ab + k * as2], b[bb + k * bs2]))
+                x = a[np.uint64(ab + k * as2)]
+                y = b[np.uint64(bb + k * bs2)]
+                store(o, np.uint64(ob + k * os2), S.maximum(x, y))
 
 
 @_loop(SERIAL)
@@ -2585,7 +2617,9 @@ def minimum_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, 
                     store(oseg, k, S.minimum(aseg[k], bseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.minimum(a[ab + k * as2], b[bb + k * bs2]))
+                    x = a[np.uint64(ab + k * as2)]
+                    y = b[np.uint64(bb + k * bs2)]
+                    store(o, np.uint64(ob + k * os2), S.minimum(x, y))
 
 
 @_loop(SERIAL)
@@ -2641,7 +2675,9 @@ def minimum_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, 
                 store(oseg, k, S.minimum(x, bseg[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.minimum(a[ab + k * as2], b[bb + k * bs2]))
+                x = a[np.uint64(ab + k * as2)]
+                y = b[np.uint64(bb + k * bs2)]
+                store(o, np.uint64(ob + k * os2), S.minimum(x, y))
 
 
 @_loop(SERIAL)
@@ -2659,7 +2695,9 @@ def logaddexp_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
                     store(oseg, k, S.logaddexp(aseg[k], bseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.logaddexp(a[ab + k * as2], b[bb + k * bs2]))
+                    x = a[np.uint64(ab + k * as2)]
+                    y = b[np.uint64(bb + k * bs2)]
+                    store(o, np.uint64(ob + k * os2), S.logaddexp(x, y))
 
 
 @_loop(SERIAL)
@@ -2715,7 +2753,9 @@ def logaddexp_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
                 store(oseg, k, S.logaddexp(x, bseg[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.logaddexp(a[ab + k * as2], b[bb + k * bs2]))
+                x = a[np.uint64(ab + k * as2)]
+                y = b[np.uint64(bb + k * bs2)]
+                store(o, np.uint64(ob + k * os2), S.logaddexp(x, y))
 
 
 @_loop(SERIAL)
@@ -2733,7 +2773,9 @@ def hypot_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0
                     store(oseg, k, S.hypot(aseg[k], bseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.hypot(a[ab + k * as2], b[bb + k * bs2]))
+                    x = a[np.uint64(ab + k * as2)]
+                    y = b[np.uint64(bb + k * bs2)]
+                    store(o, np.uint64(ob + k * os2), S.hypot(x, y))
 
 
 @_loop(SERIAL)
@@ -2789,7 +2831,9 @@ def hypot_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0
                 store(oseg, k, S.hypot(x, bseg[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.hypot(a[ab + k * as2], b[bb + k * bs2]))
+                x = a[np.uint64(ab + k * as2)]
+                y = b[np.uint64(bb + k * bs2)]
+                store(o, np.uint64(ob + k * os2), S.hypot(x, y))
 
 
 @_loop(SERIAL)
@@ -2807,7 +2851,9 @@ def atan2_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0
                     store(oseg, k, S.atan2(aseg[k], bseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.atan2(a[ab + k * as2], b[bb + k * bs2]))
+                    x = a[np.uint64(ab + k * as2)]
+                    y = b[np.uint64(bb + k * bs2)]
+                    store(o, np.uint64(ob + k * os2), S.atan2(x, y))
 
 
 @_loop(SERIAL)
@@ -2863,7 +2909,9 @@ def atan2_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0
                 store(oseg, k, S.atan2(x, bseg[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.atan2(a[ab + k * as2], b[bb + k * bs2]))
+                x = a[np.uint64(ab + k * as2)]
+                y = b[np.uint64(bb + k * bs2)]
+                store(o, np.uint64(ob + k * os2), S.atan2(x, y))
 
 
 @_loop(SERIAL)
@@ -2881,7 +2929,9 @@ def copysign_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
                     store(oseg, k, S.copysign(aseg[k], bseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.copysign(a[ab + k * as2], b[bb + k * bs2]))
+                    x = a[np.uint64(ab + k * as2)]
+                    y = b[np.uint64(bb + k * bs2)]
+                    store(o, np.uint64(ob + k * os2), S.copysign(x, y))
 
 
 @_loop(SERIAL)
@@ -2937,7 +2987,9 @@ def copysign_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
                 store(oseg, k, S.copysign(x, bseg[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.copysign(a[ab + k * as2], b[bb + k * bs2]))
+                x = a[np.uint64(ab + k * as2)]
+                y = b[np.uint64(bb + k * bs2)]
+                store(o, np.uint64(ob + k * os2), S.copysign(x, y))
 
 
 @_loop(SERIAL)
@@ -2955,7 +3007,9 @@ def nextafter_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
                     store(oseg, k, S.nextafter(aseg[k], bseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.nextafter(a[ab + k * as2], b[bb + k * bs2]))
+                    x = a[np.uint64(ab + k * as2)]
+                    y = b[np.uint64(bb + k * bs2)]
+                    store(o, np.uint64(ob + k * os2), S.nextafter(x, y))
 
 
 @_loop(SERIAL)
@@ -3011,7 +3065,9 @@ def nextafter_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
                 store(oseg, k, S.nextafter(x, bseg[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.nextafter(a[ab + k * as2], b[bb + k * bs2]))
+                x = a[np.uint64(ab + k * as2)]
+                y = b[np.uint64(bb + k * bs2)]
+                store(o, np.uint64(ob + k * os2), S.nextafter(x, y))
 
 
 @_loop(SERIAL)
@@ -3029,7 +3085,9 @@ def equal_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0
                     store(oseg, k, S.equal(aseg[k], bseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.equal(a[ab + k * as2], b[bb + k * bs2]))
+                    x = a[np.uint64(ab + k * as2)]
+                    y = b[np.uint64(bb + k * bs2)]
+                    store(o, np.uint64(ob + k * os2), S.equal(x, y))
 
 
 @_loop(SERIAL)
@@ -3085,7 +3143,9 @@ def equal_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0
                 store(oseg, k, S.equal(x, bseg[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.equal(a[ab + k * as2], b[bb + k * bs2]))
+                x = a[np.uint64(ab + k * as2)]
+                y = b[np.uint64(bb + k * bs2)]
+                store(o, np.uint64(ob + k * os2), S.equal(x, y))
 
 
 @_loop(SERIAL)
@@ -3103,7 +3163,9 @@ def not_equal_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
                     store(oseg, k, S.not_equal(aseg[k], bseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.not_equal(a[ab + k * as2], b[bb + k * bs2]))
+                    x = a[np.uint64(ab + k * as2)]
+                    y = b[np.uint64(bb + k * bs2)]
+                    store(o, np.uint64(ob + k * os2), S.not_equal(x, y))
 
 
 @_loop(SERIAL)
@@ -3159,7 +3221,9 @@ def not_equal_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
                 store(oseg, k, S.not_equal(x, bseg[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.not_equal(a[ab + k * as2], b[bb + k * bs2]))
+                x = a[np.uint64(ab + k * as2)]
+                y = b[np.uint64(bb + k * bs2)]
+                store(o, np.uint64(ob + k * os2), S.not_equal(x, y))
 
 
 @_loop(SERIAL)
@@ -3177,7 +3241,9 @@ def less_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0,
                     store(oseg, k, S.less(aseg[k], bseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.less(a[ab + k * as2], b[bb + k * bs2]))
+                    x = a[np.uint64(ab + k * as2)]
+                    y = b[np.uint64(bb + k * bs2)]
+                    store(o, np.uint64(ob + k * os2), S.less(x, y))
 
 
 @_loop(SERIAL)
@@ -3233,7 +3299,9 @@ def less_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0,
                 store(oseg, k, S.less(x, bseg[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.less(a[ab + k * as2], b[bb + k * bs2]))
+                x = a[np.uint64(ab + k * as2)]
+                y = b[np.uint64(bb + k * bs2)]
+                store(o, np.uint64(ob + k * os2), S.less(x, y))
 
 
 @_loop(SERIAL)
@@ -3251,7 +3319,9 @@ def less_equal_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
                     store(oseg, k, S.less_equal(aseg[k], bseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.less_equal(a[ab + k * as2], b[bb + k * bs2]))
+                    x = a[np.uint64(ab + k * as2)]
+                    y = b[np.uint64(bb + k * bs2)]
+                    store(o, np.uint64(ob + k * os2), S.less_equal(x, y))
 
 
 @_loop(SERIAL)
@@ -3307,7 +3377,9 @@ def less_equal_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
                 store(oseg, k, S.less_equal(x, bseg[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.less_equal(a[ab + k * as2], b[bb + k * bs2]))
+                x = a[np.uint64(ab + k * as2)]
+                y = b[np.uint64(bb + k * bs2)]
+                store(o, np.uint64(ob + k * os2), S.less_equal(x, y))
 
 
 @_loop(SERIAL)
@@ -3325,7 +3397,9 @@ def greater_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, 
                     store(oseg, k, S.greater(aseg[k], bseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.greater(a[ab + k * as2], b[bb + k * bs2]))
+                    x = a[np.uint64(ab + k * as2)]
+                    y = b[np.uint64(bb + k * bs2)]
+                    store(o, np.uint64(ob + k * os2), S.greater(x, y))
 
 
 @_loop(SERIAL)
@@ -3381,7 +3455,9 @@ def greater_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, 
                 store(oseg, k, S.greater(x, bseg[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.greater(a[ab + k * as2], b[bb + k * bs2]))
+                x = a[np.uint64(ab + k * as2)]
+                y = b[np.uint64(bb + k * bs2)]
+                store(o, np.uint64(ob + k * os2), S.greater(x, y))
 
 
 @_loop(SERIAL)
@@ -3399,7 +3475,9 @@ def greater_equal_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1,
                     store(oseg, k, S.greater_equal(aseg[k], bseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.greater_equal(a[ab + k * as2], b[bb + k * bs2]))
+                    x = a[np.uint64(ab + k * as2)]
+                    y = b[np.uint64(bb + k * bs2)]
+                    store(o, np.uint64(ob + k * os2), S.greater_equal(x, y))
 
 
 @_loop(SERIAL)
@@ -3455,7 +3533,9 @@ def greater_equal_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1,
                 store(oseg, k, S.greater_equal(x, bseg[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.greater_equal(a[ab + k * as2], b[bb + k * bs2]))
+                x = a[np.uint64(ab + k * as2)]
+                y = b[np.uint64(bb + k * bs2)]
+                store(o, np.uint64(ob + k * os2), S.greater_equal(x, y))
 
 
 @_loop(SERIAL)
@@ -3473,7 +3553,9 @@ def logical_and_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                     store(oseg, k, S.logical_and(aseg[k], bseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.logical_and(a[ab + k * as2], b[bb + k * bs2]))
+                    x = a[np.uint64(ab + k * as2)]
+                    y = b[np.uint64(bb + k * bs2)]
+                    store(o, np.uint64(ob + k * os2), S.logical_and(x, y))
 
 
 @_loop(SERIAL)
@@ -3529,7 +3611,9 @@ def logical_and_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                 store(oseg, k, S.logical_and(x, bseg[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.logical_and(a[ab + k * as2], b[bb + k * bs2]))
+                x = a[np.uint64(ab + k * as2)]
+                y = b[np.uint64(bb + k * bs2)]
+                store(o, np.uint64(ob + k * os2), S.logical_and(x, y))
 
 
 @_loop(SERIAL)
@@ -3547,7 +3631,9 @@ def logical_or_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
                     store(oseg, k, S.logical_or(aseg[k], bseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.logical_or(a[ab + k * as2], b[bb + k * bs2]))
+                    x = a[np.uint64(ab + k * as2)]
+                    y = b[np.uint64(bb + k * bs2)]
+                    store(o, np.uint64(ob + k * os2), S.logical_or(x, y))
 
 
 @_loop(SERIAL)
@@ -3603,7 +3689,9 @@ def logical_or_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
                 store(oseg, k, S.logical_or(x, bseg[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.logical_or(a[ab + k * as2], b[bb + k * bs2]))
+                x = a[np.uint64(ab + k * as2)]
+                y = b[np.uint64(bb + k * bs2)]
+                store(o, np.uint64(ob + k * os2), S.logical_or(x, y))
 
 
 @_loop(SERIAL)
@@ -3621,7 +3709,9 @@ def logical_xor_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                     store(oseg, k, S.logical_xor(aseg[k], bseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.logical_xor(a[ab + k * as2], b[bb + k * bs2]))
+                    x = a[np.uint64(ab + k * as2)]
+                    y = b[np.uint64(bb + k * bs2)]
+                    store(o, np.uint64(ob + k * os2), S.logical_xor(x, y))
 
 
 @_loop(SERIAL)
@@ -3677,7 +3767,9 @@ def logical_xor_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                 store(oseg, k, S.logical_xor(x, bseg[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.logical_xor(a[ab + k * as2], b[bb + k * bs2]))
+                x = a[np.uint64(ab + k * as2)]
+                y = b[np.uint64(bb + k * bs2)]
+                store(o, np.uint64(ob + k * os2), S.logical_xor(x, y))
 
 
 @_loop(SERIAL)
@@ -3695,7 +3787,9 @@ def bitwise_and_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                     store(oseg, k, S.bitwise_and(aseg[k], bseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.bitwise_and(a[ab + k * as2], b[bb + k * bs2]))
+                    x = a[np.uint64(ab + k * as2)]
+                    y = b[np.uint64(bb + k * bs2)]
+                    store(o, np.uint64(ob + k * os2), S.bitwise_and(x, y))
 
 
 @_loop(SERIAL)
@@ -3751,7 +3845,9 @@ def bitwise_and_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                 store(oseg, k, S.bitwise_and(x, bseg[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.bitwise_and(a[ab + k * as2], b[bb + k * bs2]))
+                x = a[np.uint64(ab + k * as2)]
+                y = b[np.uint64(bb + k * bs2)]
+                store(o, np.uint64(ob + k * os2), S.bitwise_and(x, y))
 
 
 @_loop(SERIAL)
@@ -3769,7 +3865,9 @@ def bitwise_or_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
                     store(oseg, k, S.bitwise_or(aseg[k], bseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.bitwise_or(a[ab + k * as2], b[bb + k * bs2]))
+                    x = a[np.uint64(ab + k * as2)]
+                    y = b[np.uint64(bb + k * bs2)]
+                    store(o, np.uint64(ob + k * os2), S.bitwise_or(x, y))
 
 
 @_loop(SERIAL)
@@ -3825,7 +3923,9 @@ def bitwise_or_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
                 store(oseg, k, S.bitwise_or(x, bseg[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.bitwise_or(a[ab + k * as2], b[bb + k * bs2]))
+                x = a[np.uint64(ab + k * as2)]
+                y = b[np.uint64(bb + k * bs2)]
+                store(o, np.uint64(ob + k * os2), S.bitwise_or(x, y))
 
 
 @_loop(SERIAL)
@@ -3843,7 +3943,9 @@ def bitwise_xor_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                     store(oseg, k, S.bitwise_xor(aseg[k], bseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.bitwise_xor(a[ab + k * as2], b[bb + k * bs2]))
+                    x = a[np.uint64(ab + k * as2)]
+                    y = b[np.uint64(bb + k * bs2)]
+                    store(o, np.uint64(ob + k * os2), S.bitwise_xor(x, y))
 
 
 @_loop(SERIAL)
@@ -3899,7 +4001,9 @@ def bitwise_xor_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                 store(oseg, k, S.bitwise_xor(x, bseg[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.bitwise_xor(a[ab + k * as2], b[bb + k * bs2]))
+                x = a[np.uint64(ab + k * as2)]
+                y = b[np.uint64(bb + k * bs2)]
+                store(o, np.uint64(ob + k * os2), S.bitwise_xor(x, y))
 
 
 @_loop(SERIAL)
@@ -3917,7 +4021,9 @@ def bitwise_left_shift_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0,
                     store(oseg, k, S.bitwise_left_shift(aseg[k], bseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.bitwise_left_shift(a[ab + k * as2], b[bb + k * bs2]))
+                    x = a[np.uint64(ab + k * as2)]
+                    y = b[np.uint64(bb + k * bs2)]
+                    store(o, np.uint64(ob + k * os2), S.bitwise_left_shift(x, y))
 
 
 @_loop(SERIAL)
@@ -3973,7 +4079,9 @@ def bitwise_left_shift_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0,
                 store(oseg, k, S.bitwise_left_shift(x, bseg[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.bitwise_left_shift(a[ab + k * as2], b[bb + k * bs2]))
+                x = a[np.uint64(ab + k * as2)]
+                y = b[np.uint64(bb + k * bs2)]
+                store(o, np.uint64(ob + k * os2), S.bitwise_left_shift(x, y))
 
 
 @_loop(SERIAL)
@@ -3991,7 +4099,9 @@ def bitwise_right_shift_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0
                     store(oseg, k, S.bitwise_right_shift(aseg[k], bseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.bitwise_right_shift(a[ab + k * as2], b[bb + k * bs2]))
+                    x = a[np.uint64(ab + k * as2)]
+                    y = b[np.uint64(bb + k * bs2)]
+                    store(o, np.uint64(ob + k * os2), S.bitwise_right_shift(x, y))
 
 
 @_loop(SERIAL)
@@ -4047,7 +4157,9 @@ def bitwise_right_shift_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0
                 store(oseg, k, S.bitwise_right_shift(x, bseg[k]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.bitwise_right_shift(a[ab + k * as2], b[bb + k * bs2]))
+                x = a[np.uint64(ab + k * as2)]
+                y = b[np.uint64(bb + k * bs2)]
+                store(o, np.uint64(ob + k * os2), S.bitwise_right_shift(x, y))
 
 
 @_loop(SERIAL)
@@ -4063,7 +4175,7 @@ def copy_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(oseg, k, S.positive(aseg[k]))
             else:
                 for k in range(n2):
-                    store(o, ob + k * os2, S.positive(a[ab + k * as2]))
+                    store(o, np.uint64(ob + k * os2), S.positive(a[np.uint64(ab + k * as2)]))
 
 
 @_loop(PARALLEL)
@@ -4090,10 +4202,10 @@ def copy_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
         elif os2 == 1:
             oseg = o[ob + k0 : ob + k1]
             for k in range(k1 - k0):
-                store(oseg, k, S.positive(a[ab + (k0 + k) * as2]))
+                store(oseg, k, S.positive(a[np.uint64(ab + (k0 + k) * as2)]))
         else:
             for k in range(k0, k1):
-                store(o, ob + k * os2, S.positive(a[ab + k * as2]))
+                store(o, np.uint64(ob + k * os2), S.positive(a[np.uint64(ab + k * as2)]))
 
 
 @njit(**ROW)
