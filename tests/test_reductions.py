@@ -322,3 +322,28 @@ def test_counting_a_large_bool_array_whole_reads_words():
         assert int(xp.count_nonzero(arr)) == np.count_nonzero(want)
     got = xp.count_nonzero(x, axis=(0, 1), keepdims=True)
     np.testing.assert_array_equal(np.asarray(got), np.count_nonzero(sq, keepdims=True))
+
+
+def test_any_all_of_long_runs_decide_wherever_the_deciding_element_is():
+    """any/all of one long run: up to 2 MB on one thread, beyond it a serial prefix and then
+    chunks over threads.  The one deciding element (a False for all, a True for any) at the
+    start, just past the prefix, mid-way and last; float input too; one thread or two."""
+    import numba
+
+    before = numba.get_num_threads()
+    try:
+        for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+            numba.set_num_threads(threads)
+            for n in (1_000_003, 3_000_017):
+                for pos in (None, 3, 8192, 8195, n // 2, n - 1):
+                    ones, zeros = np.ones(n, bool), np.zeros(n, bool)
+                    if pos is not None:
+                        ones[pos], zeros[pos] = False, True
+                    assert bool(xp.all(xp.asarray(ones))) is bool(ones.all())
+                    assert bool(xp.any(xp.asarray(zeros))) is bool(zeros.any())
+            f = np.zeros(300_007)
+            f[300_000] = -0.5
+            assert bool(xp.any(xp.asarray(f))) and not bool(xp.all(xp.asarray(f)))
+            assert not bool(xp.any(xp.asarray(np.zeros(300_007))))
+    finally:
+        numba.set_num_threads(before)

@@ -409,9 +409,21 @@ def _reduction(name: str):
         runs = _trailing_runs(x._shape, x._strides, params["axes"])
         if runs is None:
             return _planned(out_shape, out_dtype, x, params)
-        if runs[0] * runs[1] >= PARALLEL_THRESHOLD:
-            return None
         kept, reduced = runs
+        if kept * reduced >= PARALLEL_THRESHOLD:
+            if len(x._shape) != 1 or reduced < 4 * PARALLEL_THRESHOLD:
+                return None
+            # a long 1-D run reduced whole: the kernel's plan for it (kernels.reduce's "all"),
+            # without the layout planning on every call (the same loops, so the same bits)
+            ident = out_dtype.numpy.type(identity)
+            reduce_all, np_out, empty = _k()._reduce_all_parallel, out_dtype.numpy, np.empty
+
+            def whole(x):
+                buf = empty(1, np_out)
+                reduce_all(name, buf, 0, x._buf, x._offset, reduced, 1, ident)
+                return buf
+
+            return whole
         key = (out_dtype, x._dtype)
         out_np, empty = out_dtype.numpy, np.empty
 
