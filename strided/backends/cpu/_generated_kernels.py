@@ -32,7 +32,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '01aef9400653d8dc'
+SOURCE_HASH = '38f6eff8f20f3bd7'
 
 
 @_loop(SERIAL)

@@ -901,10 +901,9 @@ def tanh_f32(x):
     t = (a if a < F(10.0) else F(10.0)) * F_TWO
     k, r, q = _exp_reduce_f32(t)
     e = (F_ONE + (r + q)) * _from_bits((np.int32(k) + np.int32(127)) << np.int32(23), x)
-    # NaN fails the compare, so its small (NaN) stands and copysign keeps it; +-0 give
-    # themselves: no final select (the same bits, 5 % fewer ns per element)
-    res = F_ONE - F_TWO / (e + F_ONE) if a >= F(0.55) else small
-    return np.copysign(res, x)
+    res = small if a < F(0.55) else F_ONE - F_TWO / (e + F_ONE)
+    res = np.copysign(res, x)
+    return res if x == x else x  # (+-0 come through the polynomial as themselves)
 
 
 # sinh(a) = a + a z P(z), z = a^2, on [0, 1] (_vmath_fit.py's Chebyshev fit: 0.003 float32 ulp)
