@@ -692,29 +692,36 @@ def _copy_run(out, out_step: int, x, x_step: int, n: int) -> None:
 
 def _copy_slabs(out_shape, out_strides, out_dtype, arrays, starts):
     """For concat: ``fn(arrays) -> output buffer``, a fresh buffer of ``out_shape`` (laid out as
-    ``out_strides``) with each of ``arrays`` copied flat to its element offset in ``starts`` (one
-    compiled call each, no planning), for arrays laid out as these are; None unless every part
-    is dense in the output's own order (its slab then is one run of memory) and the whole is
-    below the parallel size."""
+    ``out_strides``) with each of ``arrays`` copied into its slab at element offset ``starts``,
+    one compiled call each, planned here once for arrays laid out as these are: a part dense in
+    the output's order is one flat run, another (transposed parts in a C-ordered output, ...) its
+    map plan's one call.  None where a part needs more than one call or the whole is at the
+    parallel size."""
     total = _size(out_shape)
     if not 0 < total < PARALLEL_THRESHOLD:
         return None
-    parts = []
+    k = _k()
+    parts = []  # (input, output offset, input offset delta, the loop's strides and counts)
     for i, (a, start) in enumerate(zip(arrays, starts)):
         n = _size(a._shape)
         if not n:
             continue
         st = a._strides
-        if st != out_strides or (st != _c_strides(a._shape) and dense_order(a._shape, st) is None):
+        if st == out_strides and (st == _c_strides(a._shape) or dense_order(a._shape, st)):
+            parts.append((i, start, 0, 0, 0, 1, 0, 0, 1, 1, 1, n, (out_dtype, a._dtype)))
+            continue
+        plan = k._map_plan(a._shape, (out_strides, st))
+        if len(plan) != 1:
             return None
-        parts.append((i, start, n, (out_dtype, a._dtype)))
+        (d0, d1), n0, n1, n2, (s0, s1) = plan[0]
+        parts.append((i, start + d0, d1, *s0, *s1, n0, n1, n2, (out_dtype, a._dtype)))
     np_dtype, empty, entries = out_dtype.numpy, np.empty, _COPY_ENTRIES
 
     def fn(arrays):
         buf = empty(total, np_dtype)
-        for i, start, n, key in parts:
+        for i, oo, d, o0, o1, o2, s0, s1, s2, n0, n1, n2, key in parts:
             a = arrays[i]
-            args = (buf, start, 0, 0, 1, a._buf, a._offset, 0, 0, 1, 1, 1, n)
+            args = (buf, oo, o0, o1, o2, a._buf, a._offset + d, s0, s1, s2, n0, n1, n2)
             entry = entries.get(key)
             if entry is None:
                 entries[key] = _entry_point("copy", list(args))
