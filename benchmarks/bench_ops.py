@@ -241,7 +241,10 @@ def _torch_scalar(f_t, a_t, c):
     return call
 
 
-REDUCTIONS = ["sum", "prod", "max", "min", "mean", "var", "std", "any", "all", "argmax", "argmin"]
+REDUCTIONS = [
+    "sum", "prod", "max", "min", "mean", "var", "std", "any", "all", "argmax", "argmin",
+    "count_nonzero",
+]  # fmt: skip
 SCANS = ["cumulative_sum", "cumulative_prod"]
 
 
@@ -252,6 +255,8 @@ def reduction_cases(dtypes, sizes, layouts):
         f_n = getattr(np, NP_NAME.get(op, op))
         f_t = _torch_fn(op)
         kinds = ["bool"] if op in ("any", "all") else list(dtypes)
+        if op == "count_nonzero":  # masks first: what it mostly counts
+            kinds = ["bool", *dtypes]
         for dtype in kinds:
             if op in ("mean", "var", "std") and dtype == INT_DTYPE:
                 continue
@@ -285,7 +290,8 @@ def reduction_cases(dtypes, sizes, layouts):
                         lambda f=f_s, a=a_s, kw=kw_s: f(a, **kw),
                         lambda f=f_n, a=a_n, kw=kw_n: f(a, **kw),
                         t_call,
-                        exact=op in ("argmax", "argmin", "max", "min", "any", "all"),
+                        exact=op
+                        in ("argmax", "argmin", "max", "min", "any", "all", "count_nonzero"),
                     )
 
 

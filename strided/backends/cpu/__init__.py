@@ -1456,21 +1456,38 @@ def _count_true():
     NumPy 48)."""
     general = _reduction("sum")
 
-    def kernel(out, x, *, axes, keepdims):
-        shape, st = x._shape, x._strides
-        n = _size(shape)
-        if (
-            n >= PARALLEL_THRESHOLD
+    def words(x, n: int) -> int:
+        b = x._buf[x._offset : x._offset + n].view(np.uint8)
+        head = n - n % 8
+        return _ix().count_true_words(b[:head].view(np.uint64), b[head:])
+
+    def by_words(shape, st, axes) -> bool:
+        return (
+            _size(shape) >= PARALLEL_THRESHOLD
             and len(axes) == len(shape)
             and (st == _c_strides(shape) or (dense_order(shape, st) and min(st) > 0))
-        ):
-            b = x._buf[x._offset : x._offset + n].view(np.uint8)
-            head = n - n % 8
-            out._buf[out._offset] = _ix().count_true_words(b[:head].view(np.uint64), b[head:])
+        )
+
+    def kernel(out, x, *, axes, keepdims):
+        if by_words(x._shape, x._strides, axes):
+            out._buf[out._offset] = words(x, _size(x._shape))
             return
         general(out, x, axes=axes, keepdims=keepdims)
 
-    kernel.dense = general.dense
+    def dense(out_shape, out_dtype, args, params):
+        (x,) = args
+        if not by_words(x._shape, x._strides, params["axes"]):
+            return general.dense(out_shape, out_dtype, args, params)
+        n, np_out, empty = _size(x._shape), out_dtype.numpy, np.empty
+
+        def fn(x):
+            buf = empty(1, np_out)
+            buf[0] = words(x, n)
+            return buf
+
+        return fn
+
+    kernel.dense = dense
     return kernel
 
 
