@@ -32,7 +32,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '38f6eff8f20f3bd7'
+SOURCE_HASH = '7b3b1a7ab76d1f59'
 
 
 @_loop(SERIAL)

@@ -1143,11 +1143,19 @@ def _log_full_f32(v, which):
     return log10_f32(v)
 
 
-@overload(log_fix, inline="always")
-def _ol_log_fix(o, ob, os, a, ab, as_, n, which):
-    if a.dtype != types.float32:
-        return lambda o, ob, os, a, ab, as_, n, which: None
-    return _row_fix(log_needs_full_f32, _log_full_f32)
+def _fix_for(dtype, needs, redo):
+    """The overload of a second pass that applies to rows of one float ``dtype`` (``_row_fix``
+    of ``needs`` and ``redo``), nothing for others."""
+
+    def ol(o, ob, os, a, ab, as_, n, which):
+        if a.dtype != dtype:
+            return lambda o, ob, os, a, ab, as_, n, which: None
+        return _row_fix(needs, redo)
+
+    return ol
+
+
+overload(log_fix, inline="always")(_fix_for(types.float32, log_needs_full_f32, _log_full_f32))
 
 
 # pow in float32: log2|x| in double-float32, y times it in double-float32, exp2 of that
@@ -1506,11 +1514,7 @@ def _exp_full(v, which):
     return exp(v)
 
 
-@overload(exp_fix, inline="always")
-def _ol_exp_fix(o, ob, os, a, ab, as_, n, which):
-    if a.dtype != types.float64:
-        return lambda o, ob, os, a, ab, as_, n, which: None
-    return _row_fix(_beyond_exp_main, _exp_full)
+overload(exp_fix, inline="always")(_fix_for(types.float64, _beyond_exp_main, _exp_full))
 
 
 @njit(**_OPTS)
