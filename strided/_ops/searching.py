@@ -107,19 +107,25 @@ def nonzero(x: Array, /) -> tuple[Array, ...]:
     return NONZERO(x)
 
 
-def _mask_offsets_rule(mask, /, *, strides: tuple, offset: int) -> Plan:
-    data_dependent("boolean indexing", mask)
+def _compaction(device, mask: Array, dtype: dt.DType, inputs: tuple, params: dict) -> Plan:
+    """The plan of a kernel that compacts the elements where ``mask`` is True (branch-free: it
+    writes every position and keeps the selected ones), so its output has one spare element;
+    the result is the first ``count``."""
     count = int(count_nonzero(mask))
-    params = {"strides": strides, "offset": offset}
-    # one spare element: the kernel writes every position and keeps the selected ones
     return Plan(
-        mask._device,
-        ((count + 1,), dt.default_index),
-        (mask,),
+        device,
+        ((count + 1,), dtype),
+        inputs,
         None,
         params,
-        finish=lambda out: out[:count],
+        finish=lambda out: out._view((count,), (1,), out._offset),
     )
+
+
+def _mask_offsets_rule(mask, /, *, strides: tuple, offset: int) -> Plan:
+    data_dependent("boolean indexing", mask)
+    params = {"strides": strides, "offset": offset}
+    return _compaction(mask._device, mask, dt.default_index, (mask,), params)
 
 
 # the element offsets, in an array of the given strides and offset, that a boolean mask selects
@@ -129,16 +135,7 @@ MASK_OFFSETS = declare("mask_offsets", "nonzero", rule=_mask_offsets_rule)
 
 def _mask_select_rule(x, mask, /) -> Plan:
     data_dependent("boolean indexing", x)
-    count = int(count_nonzero(mask))
-    # one spare element: the kernel writes every position and keeps the selected ones
-    return Plan(
-        x._device,
-        ((count + 1,), x._dtype),
-        (x, mask),
-        None,
-        {},
-        finish=lambda out: out._view((count,), (1,), out._offset),
-    )
+    return _compaction(x._device, mask, x._dtype, (x, mask), {})
 
 
 # x[mask] for a mask of x's own shape: the selected elements themselves in one pass (no offsets

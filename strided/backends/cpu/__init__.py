@@ -666,8 +666,7 @@ def copy_cpu(out, x):
         # transpose into its own layout): both operands dense in one memory order, one flat
         # loop through the compiled entry
         size = out.size
-        dense = st == _c_strides(shape) or dense_order(shape, st) is not None
-        if 0 < size < PARALLEL_THRESHOLD and dense:
+        if 0 < size < PARALLEL_THRESHOLD and _one_block(shape, st):
             _copy_run(out, 1, x, 1, size)
             return
     elif len(shape) == 1 and x._shape == shape and 0 < shape[0] < PARALLEL_THRESHOLD:
@@ -683,11 +682,23 @@ def _copy_run(out, out_step: int, x, x_step: int, n: int) -> None:
     """n elements of x (every ``x_step``-th from its offset) into out (every ``out_step``-th)
     through the copy loop's compiled entry."""
     args = (out._buf, out._offset, 0, 0, out_step, x._buf, x._offset, 0, 0, x_step, 1, 1, n)
-    entry = _COPY_ENTRIES.get((out._dtype, x._dtype))
+    _copy_call((out._dtype, x._dtype), args)
+
+
+def _copy_call(key: tuple, args: tuple) -> None:
+    """The serial copy loop on ``args`` through its compiled entry for ``key`` (output dtype,
+    input dtype); the first call of a key goes through the dispatcher and remembers it."""
+    entry = _COPY_ENTRIES.get(key)
     if entry is None:
-        _COPY_ENTRIES[(out._dtype, x._dtype)] = _entry_point("copy", list(args))
+        _COPY_ENTRIES[key] = _entry_point("copy", list(args))
     else:
         entry(*args)
+
+
+def _one_block(shape, strides) -> bool:
+    """Whether an array of ``shape`` laid out as ``strides`` fills one run of memory from its
+    offset (C order, or another dense order)."""
+    return strides == _c_strides(shape) or dense_order(shape, strides) is not None
 
 
 def _copy_slabs(out_shape, out_strides, out_dtype, arrays, starts):
@@ -707,7 +718,7 @@ def _copy_slabs(out_shape, out_strides, out_dtype, arrays, starts):
         if not n:
             continue
         st = a._strides
-        if st == out_strides and (st == _c_strides(a._shape) or dense_order(a._shape, st)):
+        if st == out_strides and _one_block(a._shape, st):
             parts.append((i, start, 0, 0, 0, 1, 0, 0, 1, 1, 1, n, (out_dtype, a._dtype)))
             continue
         plan = k._map_plan(a._shape, (out_strides, st))
@@ -715,18 +726,13 @@ def _copy_slabs(out_shape, out_strides, out_dtype, arrays, starts):
             return None
         (d0, d1), n0, n1, n2, (s0, s1) = plan[0]
         parts.append((i, start + d0, d1, *s0, *s1, n0, n1, n2, (out_dtype, a._dtype)))
-    np_dtype, empty, entries = out_dtype.numpy, np.empty, _COPY_ENTRIES
+    np_dtype, empty = out_dtype.numpy, np.empty
 
     def fn(arrays):
         buf = empty(total, np_dtype)
         for i, oo, d, o0, o1, o2, s0, s1, s2, n0, n1, n2, key in parts:
             a = arrays[i]
-            args = (buf, oo, o0, o1, o2, a._buf, a._offset + d, s0, s1, s2, n0, n1, n2)
-            entry = entries.get(key)
-            if entry is None:
-                entries[key] = _entry_point("copy", list(args))
-            else:
-                entry(*args)
+            _copy_call(key, (buf, oo, o0, o1, o2, a._buf, a._offset + d, s0, s1, s2, n0, n1, n2))
         return buf
 
     return fn
@@ -1151,20 +1157,15 @@ def _take_dense(out_shape, out_dtype, args, params):
     if st is None:
         return None
     s_pre, s_ax, s_post = st
-    np_dtype, empty = out_dtype.numpy, np.empty
-    loop, entry = _ix().take3, None
+    np_dtype, empty, call = out_dtype.numpy, np.empty, _k().call_compiled
+    loop = _ix().take3
+    key = (loop, np_dtype, x._buf.dtype, indices._buf.dtype)
 
     def fn(x, indices):
-        nonlocal entry
         buf = empty(total, np_dtype)
-        ibuf = indices._buf
-        args = (buf, x._buf, x._offset, s_pre, s_ax, s_post, ibuf, indices._offset,
+        args = (buf, x._buf, x._offset, s_pre, s_ax, s_post, indices._buf, indices._offset,
                 indices._strides[0], pre, indices._shape[0], post, n_ax)  # fmt: skip
-        if entry is None:
-            bad = loop(*args)
-            entry = loop.overloads[tuple(loop.typeof_pyval(a) for a in args)].entry_point
-        else:
-            bad = entry(*args)
+        bad = call(loop, key, args)
         if bad >= 0:
             _take_out_of_bounds(indices, bad, n_ax)
         return buf
@@ -1463,9 +1464,7 @@ def _count_true():
 
     def by_words(shape, st, axes) -> bool:
         return (
-            _size(shape) >= PARALLEL_THRESHOLD
-            and len(axes) == len(shape)
-            and (st == _c_strides(shape) or (dense_order(shape, st) and min(st) > 0))
+            _size(shape) >= PARALLEL_THRESHOLD and len(axes) == len(shape) and _one_block(shape, st)
         )
 
     def kernel(out, x, *, axes, keepdims):

@@ -953,6 +953,7 @@ def kernel_for(name: str, kind: str):
         return nn[name]
     if kind in ("unary", "binary") and name in _ops.OPS:
         return _elementwise(name, kind)
-    if kind == "reduction" and _REDUCTION_LOOPS.get(name, name) in _sources.REDUCTIONS:
-        return _reduction(_REDUCTION_LOOPS.get(name, name))
+    loops = _REDUCTION_LOOPS.get(name, name)
+    if kind == "reduction" and loops in _sources.REDUCTIONS:
+        return _reduction(loops)
     return None
