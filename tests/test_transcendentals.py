@@ -364,24 +364,51 @@ def test_pow_float32_accuracy_and_special_values():
     assert ok.all(), list(zip(a[~ok], b[~ok], got[~ok], want[~ok]))
 
 
-@pytest.mark.parametrize("name", ["log", "log2", "log10"])
-def test_float32_logs_second_pass_on_every_kernel_path(name):
-    """float32 log, log2 and log10 take positive normal finite x in the loop; the second pass
-    (``_vmath.log_fix``) redoes zeros, negatives, subnormals, inf and NaN.  Specials scattered
-    through large (parallel) and small (serial) arrays, contiguous, transposed (the gathered
-    loop) and broadcast give NumPy's results (the same bits where special, within the stated
-    bound elsewhere), for one thread or two alike."""
+_LOG_SPECIALS = {
+    np.float32: [0.0, -0.0, np.inf, -np.inf, np.nan, -2.0, 1e-45, 3e-39, -1e-45, 1.0, 3.4028235e38],
+    np.float64: [
+        0.0,
+        -0.0,
+        np.inf,
+        -np.inf,
+        np.nan,
+        -2.0,
+        5e-324,
+        1e-310,
+        -5e-324,
+        1.0,
+        1.7976931348623157e308,
+        -1.0,
+        -0.5,
+        2.2250738585072014e-308,
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    "name, dtype",
+    [(n, np.float32) for n in ("log", "log2", "log10")]
+    + [(n, np.float64) for n in ("log", "log2", "log10", "log1p")],
+)
+def test_logs_second_pass_on_every_kernel_path(name, dtype):
+    """log, log2 and log10 take positive normal finite x in the loop (float64 log1p: -1 < x <
+    inf); the second pass (``_vmath.log_fix``, ``log1p_fix``) redoes zeros, negatives,
+    subnormals, inf and NaN (log1p: x <= -1, inf, NaN).  Specials scattered through large
+    (parallel) and small (serial) arrays, contiguous, transposed (the gathered loop) and
+    broadcast give NumPy's results (the same bits where special, within the stated bound
+    elsewhere), for one thread or two alike."""
     import numba
 
     rng = np.random.default_rng(8)
-    specials = np.array(
-        [0.0, -0.0, np.inf, -np.inf, np.nan, -2.0, 1e-45, 3e-39, -1e-45, 1.0, 3.4028235e38],
-        np.float32,
-    )
-    # the parallel loops for log only: their second pass is the same template for all three,
-    # and each parallel loop costs seconds of a cold make test
-    n = 300 if name == "log" else 200
-    x = np.exp(rng.uniform(-80.0, 80.0, (n, n))).astype(np.float32)
+    specials = np.array(_LOG_SPECIALS[dtype], dtype)
+    # the parallel loops for log (and float64 log1p, compiled by the test above) only: their
+    # second pass is the same template for all, and each parallel loop costs seconds of a cold
+    # make test
+    n = 300 if name in ("log", "log1p") else 200
+    wide = 80.0 if dtype == np.float32 else 700.0
+    x = np.exp(rng.uniform(-wide, wide, (n, n))).astype(dtype)
+    if name == "log1p":
+        x[::3] = rng.uniform(-1.0, 1.0, x[::3].shape)
     x.flat[rng.integers(0, n * n, 500)] = rng.choice(specials, 500)
     f, g = getattr(xp, name), getattr(np, name)
 
@@ -389,12 +416,13 @@ def test_float32_logs_second_pass_on_every_kernel_path(name):
         got = np.asarray(got)
         with np.errstate(all="ignore"):
             want = g(a)
-            ref = g(a.astype(np.float64))
+            ref = g(a.astype(np.longdouble if dtype == np.float64 else np.float64))
         same = (got == want) | (np.isnan(got) & np.isnan(want))
         finite = np.isfinite(want) & (want != 0)
-        err = np.abs(got.astype(np.float64) - ref) / np.spacing(np.abs(want)).astype(np.float64)
+        err = np.abs(got.astype(ref.dtype) - ref) / np.spacing(np.abs(want)).astype(ref.dtype)
         sign = (np.signbit(got) == np.signbit(want)) | np.isnan(want)
-        ok = np.where(finite, err <= F32_ULP_BOUND.get(name, 1.0), same & sign)
+        bound = F32_ULP_BOUND.get(name, 1.0) if dtype == np.float32 else ULP_BOUND
+        ok = np.where(finite, err <= bound, same & sign)
         assert ok.all(), list(zip(a[~ok], got[~ok], want[~ok]))[:5]
 
     before = numba.get_num_threads()
@@ -407,8 +435,8 @@ def test_float32_logs_second_pass_on_every_kernel_path(name):
                 check(got, a)
                 check(f(xp.asarray(a).T), a.T)
                 results.append(np.asarray(got))
-            for v in (0.0, -1.0, 1e-40, 2.5):  # one value broadcast along the rows
-                col = np.full((n, 1), v, np.float32)
+            for v in (0.0, -1.0, specials[6], 2.5):  # one value broadcast along the rows
+                col = np.full((n, 1), v, dtype)
                 b = np.broadcast_to(col, (n, n))
                 check(f(xp.broadcast_to(xp.asarray(col), (n, n))), b)
         np.testing.assert_array_equal(results[0], results[2])

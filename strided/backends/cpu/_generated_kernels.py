@@ -32,7 +32,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '7b3b1a7ab76d1f59'
+SOURCE_HASH = 'aad870bc24282abd'
 
 
 @_loop(SERIAL)
@@ -482,7 +482,7 @@ def log1p_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 oseg = o[ob : ob + n2]
                 aseg = a[ab : ab + n2]
                 for k in range(n2):
-                    store(oseg, k, S.log1p(aseg[k]))
+                    store(oseg, k, S.log1p_main(aseg[k]))
             elif os2 == 1:
                 for c0 in range(0, n2, 256):
                     m = min(256, n2 - c0)
@@ -490,10 +490,11 @@ def log1p_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                         tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                     oseg = o[ob + c0 : ob + c0 + m]
                     for k in range(m):
-                        store(oseg, k, S.log1p(tmp[k]))
+                        store(oseg, k, S.log1p_main(tmp[k]))
             else:
                 for k in range(n2):
-                    store(o, np.uint64(ob + k * os2), S.log1p(a[np.uint64(ab + k * as2)]))
+                    store(o, np.uint64(ob + k * os2), S.log1p_main(a[np.uint64(ab + k * as2)]))
+            V.log1p_fix(o, ob, os2, a, ab, as2, n2, 0)
 
 
 @_loop(PARALLEL)
@@ -511,10 +512,10 @@ def log1p_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
             oseg = o[ob + k0 : ob + k1]
             aseg = a[ab + k0 : ab + k1]
             for k in range(k1 - k0):
-                store(oseg, k, S.log1p(aseg[k]))
+                store(oseg, k, S.log1p_main(aseg[k]))
         elif os2 == 1 and as2 == 0:
             oseg = o[ob + k0 : ob + k1]
-            v = S.log1p(a[ab])
+            v = S.log1p_main(a[ab])
             for k in range(k1 - k0):
                 store(oseg, k, v)
         elif os2 == 1:
@@ -525,10 +526,11 @@ def log1p_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
                     tmp[k] = a[np.uint64(ab + (c0 + k) * as2)]
                 oseg = o[ob + c0 : ob + c0 + m]
                 for k in range(m):
-                    store(oseg, k, S.log1p(tmp[k]))
+                    store(oseg, k, S.log1p_main(tmp[k]))
         else:
             for k in range(k0, k1):
-                store(o, np.uint64(ob + k * os2), S.log1p(a[np.uint64(ab + k * as2)]))
+                store(o, np.uint64(ob + k * os2), S.log1p_main(a[np.uint64(ab + k * as2)]))
+        V.log1p_fix(o, ob + k0 * os2, os2, a, ab + k0 * as2, as2, k1 - k0, 0)
 
 
 @_loop(SERIAL)

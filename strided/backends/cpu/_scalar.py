@@ -515,11 +515,13 @@ log = _vectorised(V.log, lambda x: C.log(x), vfn32=V.log_f32)
 log1p = _vectorised(V.log1p, lambda x: C.log1p(x), vfn32=V.log1p_f32)
 log2 = _vectorised(V.log2, lambda x: C.log2(x), vfn32=V.log2_f32)
 log10 = _vectorised(V.log10, lambda x: C.log10(x), vfn32=V.log10_f32)
-# the log, log2 and log10 kernels' loops: float32 covers positive normal x only, the kernels'
-# second pass (_vmath.log_fix) the rest; float64 and complex are the functions above
-log_main = _vectorised(V.log, lambda x: C.log(x), vfn32=V.log_main_f32)
-log2_main = _vectorised(V.log2, lambda x: C.log2(x), vfn32=V.log2_main_f32)
-log10_main = _vectorised(V.log10, lambda x: C.log10(x), vfn32=V.log10_main_f32)
+# the log, log2 and log10 kernels' loops: real floats cover positive normal x only, the
+# kernels' second pass (_vmath.log_fix) the rest; log1p's: float64 covers -1 < x < inf, its
+# second pass (_vmath.log1p_fix) the rest (float32's function is whole); complex as above
+log_main = _vectorised(V.log_main, lambda x: C.log(x), vfn32=V.log_main_f32)
+log2_main = _vectorised(V.log2_main, lambda x: C.log2(x), vfn32=V.log2_main_f32)
+log10_main = _vectorised(V.log10_main, lambda x: C.log10(x), vfn32=V.log10_main_f32)
+log1p_main = _vectorised(V.log1p_main, lambda x: C.log1p(x), vfn32=V.log1p_f32)
 sin = _vectorised(V.sin, lambda x: C.sin(x), vfn32=V.sin_f32)
 cos = _vectorised(V.cos, lambda x: C.cos(x), vfn32=V.cos_f32)
 tan = _vectorised(V.tan, lambda x: C.tan(x), vfn32=V.tan_f32)

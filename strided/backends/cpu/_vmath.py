@@ -141,7 +141,6 @@ PIO2_LO = 6.123233995736766e-17
 PIO4 = 0.7853981633974483
 PIO4_LO = 3.061616997868383e-17
 TAN_PI_8 = 0.41421356237309503
-SQRT2 = 1.4142135623730951
 # pi/2 in three parts of 33, 33 and 53 bits (FreeBSD's __rem_pio2): n * part is exact for
 # |n| < 2**20, so the reduction below loses nothing for |x| <= SINCOS_LIMIT
 PIO2_1 = 1.57079632673412561417e00
@@ -522,15 +521,8 @@ def _log_parts(x):
     x must be positive and finite (callers select the special cases afterwards).
     """
     tiny = x < 2.2250738585072014e-308
-    xs = x * 18014398509481984.0 if tiny else x  # subnormals: scale by 2^54 first
-    bits = _bits(xs)
-    e = np.float64((bits >> 52) - 1023) - (54.0 if tiny else 0.0)
-    m = _from_bits((bits & 0x000FFFFFFFFFFFFF) | 0x3FF0000000000000, xs)  # in [1, 2)
-    hi = m > SQRT2
-    m = m * 0.5 if hi else m
-    e = e + 1.0 if hi else e
-    f = m - 1.0
-    return e, f, _log1p_small(f)
+    e, f, lf = _log_main_parts(x * 18014398509481984.0 if tiny else x)  # subnormals: 2^54 x
+    return e - (54.0 if tiny else 0.0), f, lf
 
 
 @njit(**_OPTS)
@@ -572,8 +564,8 @@ def log10(x):
 @njit(**_OPTS)
 def _log1p_finite(x):
     """log1p for x > -1 finite (the callers select the special cases)."""
-    u = 1.0 + x
-    e, f, lf = _log_parts(u)
+    u = 1.0 + x  # normal: at least 2^-53
+    e, f, lf = _log_main_parts(u)
     # the rounding error of 1 + x, as a relative correction to log(u)
     c = (1.0 - (u - x)) if u >= 2.0 else (x - (u - 1.0))
     c = 0.0 if u >= 9007199254740992.0 else c / u
@@ -587,6 +579,61 @@ def log1p(x):
     special = -INF if x == -1.0 else (NAN if x < -1.0 else x)
     res = res if ok else special
     return x if x == 0.0 else res
+
+
+# log, log2, log10 and log1p in float64 run in two passes, as exp and the float32 logs do: the
+# loop's functions below take positive normal finite x (log1p: -1 < x < inf), with no clamps,
+# no subnormal scaling and no special-case selects (1.15 against 2.1 ns per element in an inlined
+# loop), and the kernels' second pass (log_fix, log1p_fix) redoes the rest with the functions
+# above.  On their domain they give the full functions' bits: those reduce through the same
+# _log_main_parts (m = 1 + f in [sqrt(1/2), sqrt 2) from the exponent bits, f exact).
+SQRT_HALF_BITS64 = 0x3FE6A09E667F3BCD  # float64 sqrt(1/2) (SQRT_HALF_BITS: float32)
+
+
+@njit(**_OPTS)
+def _log_main_parts(x):
+    """(e, f, log(1 + f)) with x = 2^e (1 + f), 1 + f in [sqrt(1/2), sqrt 2), for positive
+    normal finite x (f exact)."""
+    ix = _bits(x)
+    ei = (ix - SQRT_HALF_BITS64) >> 52
+    f = _from_bits(ix - (ei << 52), x) - 1.0
+    return np.float64(ei), f, _log1p_small(f)
+
+
+@njit(**_OPTS)
+def log_main(x):
+    e, f, lf = _log_main_parts(x)
+    return e * LN2_HI + (lf + e * LN2_LO)
+
+
+@njit(**_OPTS)
+def log2_main(x):
+    e, f, lf = _log_main_parts(x)
+    return e + lf * INV_LN2
+
+
+@njit(**_OPTS)
+def log10_main(x):
+    e, f, lf = _log_main_parts(x)
+    return e * LOG10_2_HI + (e * LOG10_2_LO + lf * INV_LN10)
+
+
+@njit(**_OPTS)
+def log1p_main(x):
+    res = _log1p_finite(x)
+    return x if x == 0.0 else res  # -0 keeps its sign
+
+
+@njit(**_OPTS)
+def log_needs_full(x):
+    """Whether float64 x is outside log_main's case (positive, normal, finite)."""
+    return not ((x >= 2.2250738585072014e-308) & (x < INF))
+
+
+@njit(**_OPTS)
+def log1p_needs_full(x):
+    """Whether float64 x is outside log1p_main's case (-1 < x < inf)."""
+    return not ((x > -1.0) & (x < INF))
 
 
 # exp and log1p inlined into logaddexp (a loop keeping a call does not vectorise)
@@ -1128,10 +1175,15 @@ def log_needs_full_f32(x):
 
 
 def log_fix(o, ob, os, a, ab, as_, n, which):
-    """Redo with :func:`log_f32`, :func:`log2_f32` or :func:`log10_f32` (which: 0, 1, 2) the
-    elements of one float32 row outside the loop functions' case (``log_needs_full_f32``);
+    """Redo with the full log, log2 or log10 (which: 0, 1, 2) the elements of one float32 or
+    float64 row outside the loop functions' case (``log_needs_full_f32``, ``log_needs_full``);
     nothing for other types.  A vectorised test first, so rows without such elements cost one
     cheap pass."""
+
+
+def log1p_fix(o, ob, os, a, ab, as_, n, which):
+    """Redo with :func:`log1p` the elements of one float64 row outside :func:`log1p_main`'s case
+    (``log1p_needs_full``); nothing for other types (float32's loop function is whole)."""
 
 
 @njit(**_OPTS)
@@ -1143,19 +1195,42 @@ def _log_full_f32(v, which):
     return log10_f32(v)
 
 
-def _fix_for(dtype, needs, redo):
-    """The overload of a second pass that applies to rows of one float ``dtype`` (``_row_fix``
-    of ``needs`` and ``redo``), nothing for others."""
+@njit(**_OPTS)
+def _log_full(v, which):
+    if which == 0:
+        return log(v)
+    if which == 1:
+        return log2(v)
+    return log10(v)
+
+
+@njit(**_OPTS)
+def _log1p_full(v, which):
+    return log1p(v)
+
+
+def _fix_for(cases: dict):
+    """The overload of a second pass: for rows of a float dtype in ``cases`` (numba type ->
+    (needs, redo)) ``_row_fix(needs, redo)``, nothing for others."""
 
     def ol(o, ob, os, a, ab, as_, n, which):
-        if a.dtype != dtype:
+        case = cases.get(a.dtype)
+        if case is None:
             return lambda o, ob, os, a, ab, as_, n, which: None
-        return _row_fix(needs, redo)
+        return _row_fix(*case)
 
     return ol
 
 
-overload(log_fix, inline="always")(_fix_for(types.float32, log_needs_full_f32, _log_full_f32))
+overload(log_fix, inline="always")(
+    _fix_for(
+        {
+            types.float32: (log_needs_full_f32, _log_full_f32),
+            types.float64: (log_needs_full, _log_full),
+        }
+    )
+)
+overload(log1p_fix, inline="always")(_fix_for({types.float64: (log1p_needs_full, _log1p_full)}))
 
 
 # pow in float32: log2|x| in double-float32, y times it in double-float32, exp2 of that
@@ -1514,7 +1589,7 @@ def _exp_full(v, which):
     return exp(v)
 
 
-overload(exp_fix, inline="always")(_fix_for(types.float64, _beyond_exp_main, _exp_full))
+overload(exp_fix, inline="always")(_fix_for({types.float64: (_beyond_exp_main, _exp_full)}))
 
 
 @njit(**_OPTS)
