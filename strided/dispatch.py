@@ -168,8 +168,10 @@ class Primitive:
             key = memo_key(*args, **params)
             if key is not None:
                 spec = self._plans.get(key)
-                if spec is not None and _all_on(spec[0], args):
-                    return _from_spec(spec, args)
+                if spec is not None:
+                    out = _memo_run(spec, args)
+                    if out is not None:
+                        return out
                 return self._memoized(key, args, params)
         return execute(self, args, params)
 
@@ -210,9 +212,9 @@ class Primitive:
         if key is None:
             return None
         spec = self._plans.get(key)
-        if spec is None or not _all_on(spec[0], args):
+        if spec is None:
             return None
-        return _from_spec(spec, args)
+        return _memo_run(spec, args)
 
     def memoize(self, key: Callable) -> None:
         """Keep the rule's plans: ``key(*args, **params)`` names everything the rule's result
@@ -479,7 +481,9 @@ def _spec(prim: Primitive, plan: Plan, args: tuple) -> tuple:
     # a result that follows its inputs' layout: the strides they had here (the memo key of such a
     # primitive names its inputs' strides)
     strides = (plan.follow and follow_strides(shape, plan.inputs)) or contiguous_strides(shape)
-    return (device, shape, strides, dtype, alloc, size, kern, plan.params, dense, layout)
+    # the positions of the array arguments (the memo key names which arguments are arrays)
+    arrays = tuple(i for i, a in enumerate(args) if isinstance(a, Array))
+    return (device, shape, strides, dtype, alloc, size, kern, plan.params, dense, layout, arrays)
 
 
 def _all_on(device, args: tuple) -> bool:
@@ -491,9 +495,48 @@ def _all_on(device, args: tuple) -> bool:
     return True
 
 
+def _memo_run(spec: tuple, args: tuple):
+    """Run a memoized plan (see :func:`_spec`) on ``args``; None when one of its arrays is on
+    another device than the plan's (the rule then names both).  The device and layout tests share
+    one pass over the array arguments, and the array object is made inline: this is every
+    memoized call's path (clip, where, take, astype, argmax, ...)."""
+    device = spec[0]
+    dense = spec[8]
+    if dense is not None:
+        layout = spec[9]
+        fits = True
+        for i in spec[10]:
+            a = args[i]
+            if a._device is not device:
+                return None
+            if a._strides != layout[i]:
+                fits = False
+        if fits:
+            out = _new_object(Array)
+            out._buf = dense(*args)
+            out._shape = spec[1]
+            out._strides = spec[2]
+            out._offset = 0
+            out._dtype = spec[3]
+            out._device = device
+            out._ag = out._base = None
+            out._version = 0
+            return out
+    else:
+        for i in spec[10]:
+            if args[i]._device is not device:
+                return None
+    kern = spec[6]
+    if kern is None:  # meta: the rule was the whole computation
+        return Array._new(None, spec[1], spec[2], 0, spec[3], device)
+    out = Array._new(spec[4](spec[5]), spec[1], spec[2], 0, spec[3], device)
+    kern(out, *args, **spec[7])
+    return out
+
+
 def _from_spec(spec: tuple, args: tuple) -> Array:
     """Run a memoized plan (see :func:`_spec`) on ``args``."""
-    device, shape, strides, dtype, alloc, size, kern, kparams, dense, layout = spec
+    device, shape, strides, dtype, alloc, size, kern, kparams, dense, layout, _ = spec
     if kern is None:  # meta: the rule was the whole computation
         return Array._new(None, shape, strides, 0, dtype, device)
     if dense is not None:

@@ -290,9 +290,9 @@ def test_few_columns_over_many_rows_in_row_blocks(name):
 
 
 def test_count_nonzero_counts_past_a_byte_in_int64():
-    """count_nonzero adds one byte per element (x != 0 as bool) into int64: counts past 127
-    and 255 along every axis, NaN and -0.0 counted as NumPy counts them, bool and complex
-    inputs."""
+    """count_nonzero adds x != 0 per element into int64, reading any dtype as it is (one pass,
+    no bool copy): counts past 127 and 255 along every axis, NaN and -0.0 counted as NumPy
+    counts them, bool and complex inputs."""
     rng = np.random.default_rng(4)
     v = rng.standard_normal((250, 200))  # below the parallel size (compile time)
     v[rng.random(v.shape) < 0.1] = 0.0
@@ -303,6 +303,36 @@ def test_count_nonzero_counts_past_a_byte_in_int64():
             got = xp.count_nonzero(xp.asarray(a), axis=axis)
             assert got.dtype == xp.int64
             np.testing.assert_array_equal(np.asarray(got), np.count_nonzero(a, axis=axis))
+
+
+def test_counting_large_non_bool_arrays_adds_partial_counts():
+    """A large count in parallel parts (one long run: 64 partial counts; a few columns over
+    many rows: one partial row per block) adds its partial counts up, as counts, for one thread
+    or two: a transposed float32 array along either axis, whole, stepped."""
+    import numba
+
+    from strided.backends.cpu.kernels import PARALLEL_THRESHOLD
+
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal(max(4 * PARALLEL_THRESHOLD, 1_000_000) + 4099).astype(np.float32)
+    a[rng.random(a.shape) < 0.3] = 0.0
+    a[:3] = [np.nan, -0.0, np.inf]
+    cols = a[: 1000 * 1000].reshape(1000, 1000)[:, :7]  # few columns, many rows
+    before = numba.get_num_threads()
+    try:
+        for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+            numba.set_num_threads(threads)
+            assert int(xp.count_nonzero(xp.asarray(a))) == np.count_nonzero(a)
+            assert int(xp.count_nonzero(xp.asarray(a)[::3])) == np.count_nonzero(a[::3])
+            c = np.ascontiguousarray(cols)
+            for axis in (0, None):
+                got = xp.count_nonzero(xp.asarray(c), axis=axis)
+                np.testing.assert_array_equal(np.asarray(got), np.count_nonzero(c, axis=axis))
+            big = a[: 600 * 1000].reshape(600, 1000)
+            got = xp.count_nonzero(xp.asarray(big).T, axis=1)
+            np.testing.assert_array_equal(np.asarray(got), np.count_nonzero(big.T, axis=1))
+    finally:
+        numba.set_num_threads(before)
 
 
 def test_counting_a_large_bool_array_whole_reads_words():
