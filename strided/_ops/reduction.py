@@ -35,9 +35,9 @@ _REDUCTIONS = {
     "min": ("real numeric", "same"),
     "any": ("any", "bool"),
     "all": ("any", "bool"),
-    # the True elements of a bool array, added in the default integer: count_nonzero's
-    # reduction (the backends run their sum loops on the 1-byte input, no widened copy)
-    "count_true": ("bool", "accumulate"),
+    # the elements that are True as bools (nonzero; either part of a complex number), counted
+    # in the default integer: count_nonzero's reduction, one pass over any dtype (no bool copy)
+    "count_true": ("any", "count"),
 }
 
 
@@ -71,6 +71,8 @@ def _reduction_rule(prim):
                 compute = None
         elif result == "bool":
             out_dtype, compute = dt.bool, x._dtype
+        elif result == "count":  # the kernels read any input as it is
+            out_dtype, compute = dt.default_int, None
         else:
             out_dtype = compute = x._dtype
         if no_identity and shape_prod(x._shape[a] for a in axes) == 0:
@@ -260,5 +262,4 @@ def std(x: Array, /, *, axis=None, correction: float = 0.0, keepdims: bool = Fal
 
 def count_nonzero(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:
     """Number of nonzero elements over ``axis`` (default integer dtype)."""
-    x = to_array(x, "count_nonzero")
-    return _reduce("count_true", astype_to(x, dt.bool), axis, keepdims)
+    return _reduce("count_true", to_array(x, "count_nonzero"), axis, keepdims)

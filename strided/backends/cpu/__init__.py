@@ -343,7 +343,7 @@ def _scalar_buffer(value, inputs):
     raise TypeError("elementwise kernel: needs at least one array operand")
 
 
-_IDENTITY = {"sum": 0, "prod": 1, "max": 0, "min": 0, "any": False, "all": True}
+_IDENTITY = {"sum": 0, "prod": 1, "max": 0, "min": 0, "any": False, "all": True, "count_true": 0}
 
 
 _TRAILING: dict = {}  # (shape, strides, axes) -> (kept, reduced) runs of a dense trailing reduce
@@ -1452,30 +1452,34 @@ _SPECIAL = None
 
 
 def _count_true():
-    """count_true's kernel: the sum loops on the bool input, except for a whole dense array at
-    the parallel size, read eight bytes at a time (1M elements 71 -> about 27 us on one thread;
-    NumPy 48)."""
-    general = _reduction("sum")
+    """count_true's kernel: its loops (acc + (x != 0)) on any input, except for a whole dense
+    bool array at the parallel size, read eight bytes at a time (1M elements 71 -> about 27 us
+    on one thread; NumPy 48)."""
+    general = _reduction("count_true")
 
     def words(x, n: int) -> int:
         b = x._buf[x._offset : x._offset + n].view(np.uint8)
         head = n - n % 8
         return _ix().count_true_words(b[:head].view(np.uint64), b[head:])
 
-    def by_words(shape, st, axes) -> bool:
+    def by_words(x, axes) -> bool:
+        shape = x._shape
         return (
-            _size(shape) >= PARALLEL_THRESHOLD and len(axes) == len(shape) and _one_block(shape, st)
+            x._dtype.kind == "bool"
+            and _size(shape) >= PARALLEL_THRESHOLD
+            and len(axes) == len(shape)
+            and _one_block(shape, x._strides)
         )
 
     def kernel(out, x, *, axes, keepdims):
-        if by_words(x._shape, x._strides, axes):
+        if by_words(x, axes):
             out._buf[out._offset] = words(x, _size(x._shape))
             return
         general(out, x, axes=axes, keepdims=keepdims)
 
     def dense(out_shape, out_dtype, args, params):
         (x,) = args
-        if not by_words(x._shape, x._strides, params["axes"]):
+        if not by_words(x, params["axes"]):
             return general.dense(out_shape, out_dtype, args, params)
         n, np_out, empty = _size(x._shape), out_dtype.numpy, np.empty
 

@@ -396,6 +396,7 @@ REDUCE = {
     "min": ("S.minimum(acc, x)", "first"),
     "any": ("acc or x != 0", "ident"),
     "all": ("acc and x != 0", "ident"),
+    "count_true": ("acc + (x != 0)", "ident"),
 }
 # contiguous rows of max/min/any/all reduce through _vmath's row functions: a NaN test per element
 # (max/min) or an early exit per element (any/all) would keep the loop from vectorising

@@ -32,7 +32,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = 'aad870bc24282abd'
+SOURCE_HASH = '66c382cdf5642b3e'
 
 
 @_loop(SERIAL)
@@ -4795,6 +4795,89 @@ def all_outer_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, 
         i0 = t // nseg
         c0 = (t - i0 * nseg) * seg
         _all_outer_block(
+            o, oo + i0 * os0, os1, a, ao + i0 * ak0, ak1, ar0, ar1,
+            c0, min(c0 + seg, nk1), nr0, nr1, init, ident,
+        )
+
+
+@njit(**ROW)
+def _count_true_combine(acc, x):
+    return acc + (x != 0)
+
+
+@njit(**ROW)
+def _count_true_inner_one(o, idx, a, base, ar0, ar1, nr0, nr1, init, ident):
+    if init:
+        acc = ident
+    else:
+        acc = o[idx]
+    for r0 in range(nr0):
+        b0 = base + r0 * ar0
+        if ar1 == 1:
+            seg = a[b0 : b0 + nr1]
+            for r in range(nr1):
+                acc = _count_true_combine(acc, seg[r])
+        else:
+            for r in range(nr1):
+                acc = _count_true_combine(acc, a[b0 + r * ar1])
+    o[idx] = acc
+
+
+@_loop(SERIAL)
+def count_true_inner_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
+    for i0 in range(nk0):
+        for i1 in range(nk1):
+            _count_true_inner_one(
+                o, oo + i0 * os0 + i1 * os1, a, ao + i0 * ak0 + i1 * ak1,
+                ar0, ar1, nr0, nr1, init, ident,
+            )
+
+
+@_loop(PARALLEL)
+def count_true_inner_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
+    for t in prange(nk0 * nk1):
+        i0 = t // nk1
+        i1 = t - i0 * nk1
+        _count_true_inner_one(
+            o, oo + i0 * os0 + i1 * os1, a, ao + i0 * ak0 + i1 * ak1,
+            ar0, ar1, nr0, nr1, init, ident,
+        )
+
+
+@njit(**ROW)
+def _count_true_outer_block(o, ob, os1, a, ab, ak1, ar0, ar1, c0, c1, nr0, nr1, init, ident):
+    if init:
+        for i1 in range(c0, c1):
+            o[ob + i1 * os1] = ident
+    for r0 in range(nr0):
+        for r1 in range(nr1):
+            rb = ab + r0 * ar0 + r1 * ar1
+            if ak1 == 1 and os1 == 1:
+                oseg = o[ob + c0 : ob + c1]
+                aseg = a[rb + c0 : rb + c1]
+                for i in range(c1 - c0):
+                    oseg[i] = _count_true_combine(oseg[i], aseg[i])
+            else:
+                for i1 in range(c0, c1):
+                    o[ob + i1 * os1] = _count_true_combine(o[ob + i1 * os1], a[rb + i1 * ak1])
+
+
+@_loop(SERIAL)
+def count_true_outer_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
+    for i0 in range(nk0):
+        _count_true_outer_block(
+            o, oo + i0 * os0, os1, a, ao + i0 * ak0, ak1, ar0, ar1, 0, nk1, nr0, nr1, init, ident
+        )
+
+
+@_loop(PARALLEL)
+def count_true_outer_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident,
+                   seg):
+    nseg = (nk1 + seg - 1) // seg
+    for t in prange(nk0 * nseg):
+        i0 = t // nseg
+        c0 = (t - i0 * nseg) * seg
+        _count_true_outer_block(
             o, oo + i0 * os0, os1, a, ao + i0 * ak0, ak1, ar0, ar1,
             c0, min(c0 + seg, nk1), nr0, nr1, init, ident,
         )

@@ -176,7 +176,7 @@ def fill(out, shape, value) -> None:
     _run_map("copy", [out, (src, 0, (0,) * len(shape))], shape)
 
 
-_IDENTITY = {"sum": 0, "prod": 1, "max": 0, "min": 0, "any": False, "all": True}
+_IDENTITY = {"sum": 0, "prod": 1, "max": 0, "min": 0, "any": False, "all": True, "count_true": 0}
 
 
 def reduce(op: str, out, inp, shape, axes) -> None:
@@ -286,6 +286,10 @@ def _plan_reduction(op, shape, ostrides, strides, axes, kept, kshape) -> tuple:
     return ("calls", serial, parallel, tuple(calls))
 
 
+#: the reduction that combines an op's partial results, where it is not the op itself: partial
+#: counts add up
+_MERGE = {"count_true": "sum"}
+
 #: the fixed number of row blocks of a "rows" reduction (a fixed split: the same bits whatever
 #: the thread count)
 _ROW_PARTS = 4
@@ -301,9 +305,10 @@ def _reduce_rows_parallel(op, obuf, oo, ost, buf, base, kst, rst, nk, nr, ident)
     chunk = nr // parts
     partial = np.empty(parts * nk, dtype=obuf.dtype)
     outer_p, outer_s = getattr(G, f"{op}_outer_p"), getattr(G, f"{op}_outer_s")
+    merge_s = getattr(G, f"{_MERGE.get(op, op)}_outer_s")
     outer_p(partial, 0, nk, 1, buf, base, chunk * rst, kst, 0, rst, parts, nk, 1, chunk, True,
             ident, nk)  # fmt: skip
-    outer_s(obuf, oo, 0, ost, partial, 0, 0, 1, 0, nk, 1, nk, 1, parts, True, ident)
+    merge_s(obuf, oo, 0, ost, partial, 0, 0, 1, 0, nk, 1, nk, 1, parts, True, ident)
     tail = nr - parts * chunk
     if tail:
         outer_s(obuf, oo, 0, ost, buf, base + parts * chunk * rst, 0, kst, 0, rst, 1, nk, 1,
@@ -334,8 +339,9 @@ def _reduce_all_parallel(op, obuf, oo, buf, base, n, stride, ident):
     args = (partial, 0, 0, 1, buf, base, 0, chunk * stride, 0, stride, 1, parts, 1, chunk, True,
             ident)  # fmt: skip
     call_compiled(inner_p, (inner_p, partial.dtype, buf.dtype), args)
+    merge_s = getattr(G, f"{_MERGE.get(op, op)}_inner_s")
     args = (obuf, oo, 0, 0, partial, 0, 0, 0, 0, 1, 1, 1, 1, parts, True, ident)
-    call_compiled(inner_s, (inner_s, obuf.dtype, partial.dtype), args)
+    call_compiled(merge_s, (merge_s, obuf.dtype, partial.dtype), args)
     tail = n - parts * chunk
     if tail:
         args = (obuf, oo, 0, 0, buf, base + parts * chunk * stride, 0, 0, 0, stride, 1, 1, 1,

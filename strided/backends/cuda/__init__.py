@@ -934,12 +934,27 @@ def supported() -> frozenset[str]:
     """The primitives this backend has kernels for."""
     return (
         frozenset(_SPECIAL) | frozenset(_nn_kernels()) | frozenset(_ops.OPS)
-        | frozenset(_sources.REDUCTIONS)
+        | frozenset(_sources.REDUCTIONS) | {"count_true"}
     )  # fmt: skip
 
 
-#: reductions that run another's kernels: count_true is sum on bool input
-_REDUCTION_LOOPS = {"count_true": "sum"}
+def _count_true():
+    """count_true: sum's kernels on bool input (adding its 1-byte flags in the output's
+    integer); other input is first converted to a dense bool copy (nonzero: True)."""
+    summed = _reduction("sum")
+
+    def count_true_cuda(out, x, *, axes, keepdims) -> None:
+        if x._dtype.kind != "bool":
+            size = 1
+            for n in x._shape:
+                size *= n
+            flags = _View(runtime().empty(size, np.bool_), x._shape, _c_strides(x._shape), 0,
+                          dt.bool)  # fmt: skip
+            copy_cuda(flags, x)
+            x = flags
+        summed(out, x, axes=axes, keepdims=keepdims)
+
+    return count_true_cuda
 
 
 @functools.cache
@@ -953,7 +968,8 @@ def kernel_for(name: str, kind: str):
         return nn[name]
     if kind in ("unary", "binary") and name in _ops.OPS:
         return _elementwise(name, kind)
-    loops = _REDUCTION_LOOPS.get(name, name)
-    if kind == "reduction" and loops in _sources.REDUCTIONS:
-        return _reduction(loops)
+    if name == "count_true":
+        return _count_true()
+    if kind == "reduction" and name in _sources.REDUCTIONS:
+        return _reduction(name)
     return None
