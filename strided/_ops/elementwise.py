@@ -234,8 +234,13 @@ def clip(x, /, min=None, max=None):
     if (min is not None or max is not None) and x._dtype.kind in _CLIP_KINDS:
         lo, hi = _fused_bound(x, min, True), _fused_bound(x, max, False)
         if lo is not _NOT_FUSED and hi is not _NOT_FUSED:
-            args = (x, min, max)
-            if not (Mode.enabled and _in_graph_args(args)):
+            # untracked (the bounds are scalars or arrays: only arrays can be tracked)
+            if not Mode.enabled or not (
+                x._ag is not None
+                or (x._base is not None and x._base._ag is not None)
+                or (lo.__class__ is Array and _in_graph_args((lo,)))
+                or (hi.__class__ is Array and _in_graph_args((hi,)))
+            ):
                 return CLIP(x, lo, hi)
     out = x
     if min is not None:
