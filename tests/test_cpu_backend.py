@@ -186,3 +186,64 @@ def test_small_fast_paths_match_numpy_in_every_layout():
             for _ in range(2):
                 got = xp.cumulative_sum(view, axis=axis)
                 np.testing.assert_allclose(np.asarray(got), np.cumsum(want, axis=axis))
+
+
+_VECTOR_PROBE = r"""
+import json, re, sys
+import numpy as np
+import strided as xp
+from numba import njit
+from strided.backends.cpu import _jit, _vmath
+import llvmlite.binding as ll
+x = np.random.default_rng(3).uniform(-12, 12, 4099).astype(np.float32)
+got = np.asarray(xp.tanh(xp.asarray(x)))  # the kernel (from numba's cache, if there)
+
+@njit(fastmath={"contract"}, error_model="numpy")
+def loop(o, a):  # compiled here: the code generator's own choice of vectors
+    for i in range(a.size):
+        o[i] = _vmath.tanh_f32(a[i])
+
+loop(np.empty_like(x), x)
+asm = loop.inspect_asm(loop.signatures[0])
+json.dump({
+    "avx512": "+avx512f" in ll.get_host_cpu_features().flatten().split(","),
+    "wide": _jit.WIDE_FEATURES,
+    "zmm": bool(re.search(r"\bzmm\d+", asm)),
+    "bits": got.view(np.uint32).tolist(),
+}, sys.stdout)
+"""
+
+
+def _vector_probe(**env):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_CPU", "STRIDED_VEC"))}
+    proc = subprocess.run(
+        [sys.executable, "-c", _VECTOR_PROBE],
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout)
+
+
+def test_kernels_use_the_widest_vectors_with_the_same_elementwise_bits():
+    """On an AVX-512 CPU the kernels are compiled for 512-bit vectors (numba's CPU features
+    plus -prefer-256-bit: ``_jit``), as NumPy's own SIMD loops are; ``STRIDED_VECTOR_BITS=256``
+    or the user's own ``NUMBA_CPU_FEATURES`` leave LLVM's choice.  An elementwise kernel gives
+    the same bits at either width; a CPU without AVX-512 is left as it is."""
+    wide = _vector_probe()
+    narrow = _vector_probe(STRIDED_VECTOR_BITS="256")
+    assert narrow["wide"] is None and not narrow["zmm"]
+    if wide["avx512"]:
+        assert wide["wide"].endswith(",-prefer-256-bit") and wide["zmm"]
+        user = _vector_probe(NUMBA_CPU_FEATURES=wide["wide"].rsplit(",", 1)[0])
+        assert user["wide"] is None and not user["zmm"]
+    else:
+        assert wide["wide"] is None and not wide["zmm"]
+    assert wide["bits"] == narrow["bits"]

@@ -14,6 +14,7 @@ import threading
 import numpy as np
 from numba import njit, prange
 
+from . import _jit  # noqa: F401  (numba's code generation settings, before any compile)
 from . import _scalar as S
 from . import _vmath as V
 from ._scalar import store
@@ -32,7 +33,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '66c382cdf5642b3e'
+SOURCE_HASH = 'a71021f69e78a59e'
 
 
 @_loop(SERIAL)
