@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import re
 
 __all__ = [
@@ -82,24 +83,81 @@ def named(op: str):
 
     short = op.rsplit(".", 1)[-1]  # "fft.ifft" may say "ifft: ..."
 
-    def decorate(fn):
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            try:
-                return fn(*args, **kwargs)
-            except _NAMED as e:
-                msg = str(e)
-                if msg.startswith((op + ":", short + ":")):
-                    raise
-                try:
-                    renamed = type(e)(f"{op}: {_PREFIX.sub('', msg, count=1)}")
-                except Exception:  # an exception type with its own signature: leave it alone
-                    raise e from None
-                raise renamed from e
+    def rename(e):
+        msg = str(e)
+        if msg.startswith((op + ":", short + ":")):
+            raise e
+        try:
+            renamed = type(e)(f"{op}: {_PREFIX.sub('', msg, count=1)}")
+        except Exception:  # an exception type with its own signature: leave it alone
+            raise e from None
+        raise renamed from e
 
-        return wrapper
+    def decorate(fn):
+        wrapper = _same_signature(fn, rename)
+        if wrapper is None:  # a signature the generated wrapper does not take
+
+            def wrapper(*args, **kwargs):
+                try:
+                    return fn(*args, **kwargs)
+                except _NAMED as e:
+                    rename(e)
+
+        return functools.wraps(fn)(wrapper)
 
     return decorate
+
+
+_KINDS = inspect.Parameter
+
+
+def _same_signature(fn, rename):
+    """A wrapper of ``fn`` with ``fn``'s own parameters (generated once), passing them on as they
+    came and handing a raised named error to ``rename``; None where ``fn`` has no signature to
+    copy.  A ``(*args, **kwargs)`` wrapper packed and unpacked a tuple and a dict on every call
+    (~0.3 us of a 3 us call)."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+    params, call, scope = [], [], {"fn": fn, "rename": rename, "NAMED": _NAMED}
+    star = slash = False
+    for i, p in enumerate(sig.parameters.values()):
+        name = p.name
+        if not name.isidentifier() or name in scope:
+            return None
+        text = name
+        if p.default is not p.empty:
+            scope[f"_default{i}"] = p.default
+            text += f"=_default{i}"
+        if p.kind is _KINDS.POSITIONAL_ONLY:
+            slash = True
+        elif slash:
+            params.append("/")
+            slash = False
+        if p.kind is _KINDS.VAR_POSITIONAL:
+            text, star = f"*{name}", True
+            call.append(text)
+        elif p.kind is _KINDS.KEYWORD_ONLY:
+            if not star:
+                params.append("*")
+                star = True
+            call.append(f"{name}={name}")
+        elif p.kind is _KINDS.VAR_KEYWORD:
+            text = f"**{name}"
+            call.append(text)
+        else:
+            call.append(name)
+        params.append(text)
+    if slash:
+        params.append("/")
+    source = (
+        f"def wrapper({', '.join(params)}):\n"
+        f"    try:\n        return fn({', '.join(call)})\n"
+        f"    except NAMED as e:\n        rename(e)\n"
+    )
+    exec(source, scope)  # noqa: S102 (source built from the signature's own identifiers)
+    return scope["wrapper"]
 
 
 def name_errors(namespace: dict, names, prefix: str = "") -> None:

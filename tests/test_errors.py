@@ -158,3 +158,40 @@ def test_array_operators_and_indexing_raise_allowed_errors(device):
         except Exception as e:  # noqa: BLE001
             raise AssertionError(f"{name}: {type(e).__module__}.{type(e).__name__}: {e}") from e
         raise AssertionError(f"{name!r} was accepted")
+
+
+def test_named_wrapper_keeps_the_signature_and_passes_arguments_as_given():
+    """``named`` wraps a public function in a generated wrapper with the function's own
+    parameters (positional-only, defaults, ``*args``, keyword-only, ``**kwargs``): every way of
+    calling it reaches the function unchanged, the signature reads the same, an inner error is
+    raised again naming the function (same type, the inner one as its cause), and an error
+    already naming it, or outside the named types, passes unchanged."""
+    from strided._errors import named
+
+    def inner(a, b=2, /, c=3, *rest, d, e=5, **extra):
+        if a == "bad":
+            raise ValueError("helper: went wrong")
+        if a == "mine":
+            raise TypeError("op: already named")
+        if a == "key":
+            raise KeyError("not a named type")
+        return (a, b, c, rest, d, e, extra)
+
+    wrapped = named("op")(inner)
+    assert inspect.signature(wrapped) == inspect.signature(inner)
+    assert wrapped.__name__ == "inner" and wrapped.__wrapped__ is inner
+    assert wrapped(1, d=4) == (1, 2, 3, (), 4, 5, {})
+    assert wrapped(1, 7, 8, 9, 10, d=4, e=6, f=11) == (1, 7, 8, (9, 10), 4, 6, {"f": 11})
+    assert wrapped(1, c=8, d=4) == (1, 2, 8, (), 4, 5, {})
+    with pytest.raises(TypeError):
+        wrapped(1)  # d is required, as for the function itself
+    with pytest.raises(TypeError):
+        wrapped(a=1, d=4)  # a is positional-only
+    with pytest.raises(ValueError, match=r"^op: went wrong$") as info:
+        wrapped("bad", d=4)
+    assert isinstance(info.value.__cause__, ValueError)
+    with pytest.raises(TypeError, match=r"^op: already named$") as info:
+        wrapped("mine", d=4)
+    assert info.value.__cause__ is None
+    with pytest.raises(KeyError):
+        wrapped("key", d=4)
