@@ -262,46 +262,6 @@ def test_sort_stable_with_ties_nan_and_signed_zeros(dtype, descending, shape, ax
         np.testing.assert_array_equal(np.signbit(values), np.signbit(ref))
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64", "int16", "uint8"])
-def test_sort_of_long_rows_split_in_two_like_numpy(dtype):
-    """A long row (at least ``_LONG_ROW``) is split around a sampled median and its parts sorted
-    on two threads: NaN last, -0.0/+0.0 in input order, descending, a stepped view, a few long
-    rows along either axis, a pivot that most elements equal (all NaN, all zero), and the same
-    bits with one thread or two."""
-    import numba
-
-    from strided.backends.cpu import _LONG_ROW
-
-    rng = np.random.default_rng(12)
-    n = _LONG_ROW + 4097
-    a = (rng.standard_normal(n) * 100).astype(dtype)
-    if dtype.startswith("float"):
-        for v in (np.nan, 0.0, -0.0, np.inf, -np.inf):
-            a[rng.integers(0, n, 500)] = v
-    cases = [(a, 0), (a[::-1], 0), (a[: 2 * (n // 2)].reshape(2, -1), 1)]
-    cases += [(a[: 2 * (n // 2)].reshape(-1, 2), 0)]
-    if dtype.startswith("float"):
-        cases += [(np.full(n, np.nan, dtype), 0), (np.zeros(n, dtype), 0)]
-    before = numba.get_num_threads()
-    try:
-        for arr, axis in cases:
-            bits = []
-            for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
-                numba.set_num_threads(threads)
-                ref = np.sort(arr, axis=axis, kind="stable")
-                got = np.asarray(xp.sort(xp.asarray(arr), axis=axis))
-                np.testing.assert_array_equal(got, ref)
-                np.testing.assert_array_equal(np.signbit(got), np.signbit(ref))
-                down = np.asarray(xp.sort(xp.asarray(arr), axis=axis, descending=True))
-                np.testing.assert_array_equal(down, np.flip(ref, axis))
-                bits.append(got.tobytes())
-            assert bits[0] == bits[1]
-        stepped = np.asarray(xp.sort(xp.asarray(a)[::3]))
-        np.testing.assert_array_equal(stepped, np.sort(a[::3], kind="stable"))
-    finally:
-        numba.set_num_threads(before)
-
-
 @pytest.mark.parametrize(
     "shape,mask_ndim", [((6, 7), 2), ((4, 5, 3), 2), ((4, 5, 3), 3), ((5, 2, 3), 1)]
 )

@@ -1306,62 +1306,6 @@ def _zeros_in_input_order(sorted_row: np.ndarray, row: np.ndarray) -> None:
         sorted_row[lo:hi] = row[row == 0]
 
 
-#: rows at least this long are split around a sampled median and the two parts sorted at once,
-#: each step on two threads where numba has two (NumPy's sort and the split loop release the
-#: GIL): 1M float64 about 0.7x NumPy's one sort
-_LONG_ROW = 1 << 17
-_SORT_POOL = None
-
-
-def _on_two_threads(first, second) -> None:
-    """Run the calls ``first()`` and ``second()``: at once on two threads where numba is given
-    more than one, else one after the other."""
-    global _SORT_POOL
-    from numba import get_num_threads
-
-    if get_num_threads() > 1:
-        if _SORT_POOL is None:
-            from concurrent.futures import ThreadPoolExecutor
-
-            _SORT_POOL = ThreadPoolExecutor(1, thread_name_prefix="strided-sort")
-        pending = _SORT_POOL.submit(first)
-        second()
-        pending.result()
-    else:
-        first()
-        second()
-
-
-def _sort_long_row(o: np.ndarray, v: np.ndarray) -> None:
-    """``o`` = ``v`` sorted (NaN last): each half of ``v`` split around the median of a sample
-    (``_kern_index.partition_run``), the parts gathered into ``o`` and sorted by NumPy; the split
-    does not depend on the thread count, so neither does the result.  Equal values that differ
-    (-0.0 and +0.0) are put in input order afterwards by the caller."""
-    n = v.shape[0]
-    h = n // 2
-    sample = np.sort(v[:: n // 1023])
-    pivot = sample[sample.size // 2]
-    scratch = np.empty(n, v.dtype)
-    split = _ix().partition_run
-    counts = [0, 0]
-
-    def part(t, s0, s1):
-        def run():
-            counts[t] = split(scratch, v, s0, s1, pivot)
-
-        return run
-
-    _on_two_threads(part(0, 0, h), part(1, h, n))
-    c0, c1 = counts
-    c = c0 + c1
-    o[:c0] = scratch[:c0]
-    o[c0:c] = scratch[h : h + c1]
-    o[c : c + h - c0] = scratch[c0:h]
-    o[c + h - c0 :] = scratch[h + c1 :]
-    low, high = o[:c], o[c:]
-    _on_two_threads(lambda: low.sort(kind="quicksort"), lambda: high.sort(kind="quicksort"))
-
-
 def _sort_numpy(out, x, *, axis, descending) -> None:
     """Real-dtype sort through NumPy's ``np.sort`` (introsort, with AVX-512/AVX2 SIMD sorting
     networks for 16/32/64-bit keys in NumPy 2): 15-30x faster than a numba loop over ``np.sort``.
@@ -1373,16 +1317,8 @@ def _sort_numpy(out, x, *, axis, descending) -> None:
     Descending is the reverse of ascending (NaNs first)."""
     v = _rows_last(x, axis)
     o = _rows_last(out, axis)
-    rows = _size(o.shape[:-1])
-    if rows <= _FEW_ROWS and v.shape[-1] >= _LONG_ROW:
-        for i in np.ndindex(o.shape[:-1]):
-            _sort_long_row(o[i], v[i])
-            if v.dtype.kind == "f":
-                _zeros_in_input_order(o[i], v[i])
-        if descending:
-            o[...] = o[..., ::-1].copy()
-        return
     o[...] = v
+    rows = _size(o.shape[:-1])
     if v.dtype.kind != "f" or rows <= _FEW_ROWS:
         o.sort(axis=-1, kind="quicksort")  # in place, in the output
         if v.dtype.kind == "f":

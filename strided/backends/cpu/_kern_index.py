@@ -276,26 +276,6 @@ def argsort_rows(o, x, xo, xr, xa, n_rows, n, descending):
 
 
 @njit(**_OPTS)
-def partition_run(scratch, v, s0, s1, pivot):
-    """v[s0:s1] split around ``pivot`` into scratch[s0:s1]: the elements that sort before it
-    (NaN sorts last) from s0 up, the others from s1 down; returns how many of the former.
-    Branch-free: every element is stored at both cursors and only one cursor moves (a slot is
-    overwritten until its cursor passes it), as which side an element goes to is a coin toss
-    on random data.  (nogil: the sort runs the two halves on two Python threads, not numba's,
-    whose OpenMP workers spin for a while after a parallel loop and took the second core from
-    the sort.)"""
-    lo, hi = s0, s1 - 1
-    for k in range(s0, s1):
-        x = v[k]
-        before = (x < pivot) | ((pivot != pivot) & (x == x))
-        scratch[lo] = x
-        scratch[hi] = x
-        lo += before
-        hi -= not before
-    return lo - s0
-
-
-@njit(**_OPTS)
 def searchsorted(o, a, v, right):
     """o[i] = insertion point of v[i] in the sorted 1-D a (NaN sorts last, as in NumPy)."""
     n = a.shape[0]
