@@ -3,6 +3,8 @@ benchmarks/bench_ops.py's check of every result against NumPy)."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -118,5 +120,54 @@ def test_divmod_loops_vectorise():
     loop(o, p, a, b)
     llvm = loop.inspect_llvm(loop.signatures[0])
     assert "<8 x double>" in llvm or "<4 x double>" in llvm, "floor_divide/remainder: no vector"
+    np.testing.assert_array_equal(o, np.floor_divide(a, b))
+    np.testing.assert_array_equal(p, np.remainder(a, b))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "uint8", "uint16", "uint32"])
+def test_small_int_arrays_divide_exactly_through_float64(dtype):
+    """floor_divide and remainder of two arrays of integers up to 32 bits run in float64 (the
+    rounded quotient never crosses an integer): every pair equals NumPy's integer division,
+    extremes against each other, zero divisors (0, as NumPy gives) and INT_MIN // -1
+    (wrapping to INT_MIN), for the serial loop and, for int32, the threaded one."""
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(21)
+    n = 200_000 if dtype == "int32" else 30_000
+    a = rng.integers(info.min, info.max, n, endpoint=True).astype(dtype)
+    b = rng.integers(info.min, info.max, n, endpoint=True).astype(dtype)
+    b[: n // 3] = rng.integers(max(info.min, -9), 10, n // 3)  # small divisors, zeros among them
+    edges = [info.min, info.min + 1, info.max, info.max - 1, 0, 1, 2, 3]
+    edges += [-1, -2, -3] if info.min else []
+    grid = np.array([(x, y) for x in edges for y in edges], dtype=dtype)
+    a, b = np.concatenate([a, grid[:, 0]]), np.concatenate([b, grid[:, 1]])
+    with np.errstate(all="ignore"):
+        want_q, want_r = np.floor_divide(a, b), np.remainder(a, b)
+    for s in (slice(None), slice(0, 5000)):
+        x, y = xp.asarray(a[s]), xp.asarray(b[s])
+        q, r = np.asarray(xp.floor_divide(x, y)), np.asarray(xp.remainder(x, y))
+        assert q.dtype == dtype and r.dtype == dtype
+        np.testing.assert_array_equal(q, want_q[s])
+        np.testing.assert_array_equal(r, want_r[s])
+
+
+def test_small_int_divmod_loop_vectorises():
+    from numba import njit
+
+    from strided.backends.cpu import _scalar as S
+
+    fd, rem = S.floor_divide, S.remainder
+
+    @njit(error_model="numpy")
+    def loop(o, p, a, b):
+        for i in range(a.shape[0]):
+            o[i] = fd(a[i], b[i])
+            p[i] = rem(a[i], b[i])
+
+    a = np.arange(-32, 32, dtype=np.int32)
+    b = np.arange(1, 65, dtype=np.int32) * np.int32(-1) ** np.arange(64, dtype=np.int32)
+    o, p = np.empty_like(a), np.empty_like(a)
+    loop(o, p, a, b)
+    llvm = loop.inspect_llvm(loop.signatures[0])
+    assert re.search(r"<\d+ x double>", llvm), "int32 floor_divide/remainder: no vector"
     np.testing.assert_array_equal(o, np.floor_divide(a, b))
     np.testing.assert_array_equal(p, np.remainder(a, b))

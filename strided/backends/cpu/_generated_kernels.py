@@ -33,7 +33,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = 'a71021f69e78a59e'
+SOURCE_HASH = '377c2b14fe659118'
 
 
 @_loop(SERIAL)

@@ -185,8 +185,37 @@ def _floor_divide_generic(x, y):
     pass
 
 
+def _small_ints(x, y) -> bool:
+    """Whether x and y are integers of at most 32 bits: their quotient is exact in float64."""
+    return (
+        isinstance(x, types.Integer)
+        and isinstance(y, types.Integer)
+        and max(x.bitwidth, y.bitwidth) <= 32
+    )
+
+
+# floor_divide and remainder of integers of up to 32 bits in float64: x / y rounded to float64
+# never crosses an integer (a quotient n - e has e >= 1/|y| and n |y| <= |x| < 2^32, so e/n >
+# 2^-32, far above float64's 2^-53), so floor(x / y) is the exact floored quotient, and the
+# loop vectorises (x86 has no vector integer division: 4096 int32 16.7 -> ~4 us).  A zero
+# divisor gives 0 (NumPy's result) and INT_MIN // -1 wraps around to INT_MIN, as in NumPy.
+@njit(**V._OPTS)
+def _floored_quotient(x, y):
+    q = np.floor(np.float64(x) / np.float64(y if y != 0 else 1))
+    return np.int64(q) if y != 0 else np.int64(0)
+
+
+@njit(**V._OPTS)
+def _floored_remainder(x, y):
+    r = np.int64(x) - np.int64(y) * _floored_quotient(x, y)
+    return r if y != 0 else np.int64(0)
+
+
 @overload(_floor_divide_generic, **_INLINE)
 def _floor_divide(x, y):
+    if _small_ints(x, y):
+        to = np.dtype(str(x)).type
+        return lambda x, y: to(_floored_quotient(x, y))
     if isinstance(x, types.Integer) and x.signed:
 
         def impl(x, y):
@@ -227,6 +256,9 @@ def _remainder_generic(x, y):
 
 @overload(_remainder_generic, **_INLINE)
 def _remainder(x, y):
+    if _small_ints(x, y):
+        to = np.dtype(str(x)).type
+        return lambda x, y: to(_floored_remainder(x, y))
     if isinstance(x, types.Integer) and x.signed:
 
         def impl(x, y):
