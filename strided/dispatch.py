@@ -472,15 +472,20 @@ def _spec(prim: Primitive, plan: Plan, args: tuple) -> tuple:
     else:
         kern = prim.kernel(device.type)
         alloc = allocator(device, dtype)
-        specialize = getattr(kern, "dense", None)
-        if specialize is not None and _own_allocator(device):
-            dense = specialize(shape, dtype, args, plan.params)
-            if dense is not None:  # the arrays' strides (None for a Python scalar)
-                layout = tuple(getattr(a, "_strides", None) for a in args)
-    size = prod(shape)
     # a result that follows its inputs' layout: the strides they had here (the memo key of such a
     # primitive names its inputs' strides)
     strides = (plan.follow and follow_strides(shape, plan.inputs)) or contiguous_strides(shape)
+    if kern is not None:
+        specialize = getattr(kern, "dense", None)
+        if specialize is not None and _own_allocator(device):
+            dense = specialize(shape, dtype, args, plan.params)
+            # a dense kernel writing in its first input's memory order (``in_input_order``)
+            # serves only a plan whose result is laid out that way
+            if getattr(dense, "in_input_order", False) and args[0]._strides != strides:
+                dense = None
+            if dense is not None:  # the arrays' strides (None for a Python scalar)
+                layout = tuple(getattr(a, "_strides", None) for a in args)
+    size = prod(shape)
     # the positions of the array arguments (the memo key names which arguments are arrays)
     arrays = tuple(i for i, a in enumerate(args) if isinstance(a, Array))
     return (device, shape, strides, dtype, alloc, size, kern, plan.params, dense, layout, arrays)

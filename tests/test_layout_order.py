@@ -204,3 +204,23 @@ def test_binary_ops_with_a_one_element_operand_match_numpy(one):
                 got = fn(xp.abs(xp.asarray(x)), xp.asarray(y))
             assert got.shape == want.shape
             np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("shape,axes", [((6, 8), (1, 0)), ((3, 4, 5), (2, 0, 1))])
+def test_astype_and_c_copies_of_permuted_arrays_alternate_like_numpy(shape, axes):
+    """astype of a permuted dense array keeps its order (one flat pass over memory, memoized for
+    that layout) and a C copy of the same array is C-ordered, whichever of the two plans was
+    made first and however often they alternate: both equal NumPy's astype/copy."""
+    rng = np.random.default_rng(14)
+    a, x = _permuted(rng.integers(-50, 50, shape).astype(np.int32), axes)
+    for _ in range(3):
+        for to in (xp.float32, xp.int32, xp.float64):
+            got = xp.astype(x, to)
+            _check(got, a.astype(to.name))
+            if to is not xp.int32:  # (astype to its own dtype returns x itself)
+                assert got._strides == x._strides
+            c = xp.asarray(x, copy=True)
+            assert c._strides == tuple(
+                np.ascontiguousarray(a).strides[i] // 4 for i in range(a.ndim)
+            )
+            np.testing.assert_array_equal(np.asarray(c), a)

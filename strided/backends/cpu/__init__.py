@@ -773,7 +773,11 @@ def _copy_dense(out_shape, out_dtype, args, params):
     if x._strides == _c_strides(out_shape):
         return _flat_loop("copy", total, out_dtype.numpy)
     if dense_order(out_shape, x._strides) is not None:
-        return None  # the output's layout depends on the call's order: the kernel decides
+        # a dense x in another order (a transpose): for a plan whose output follows it
+        # (astype's order "K"), one flat run in memory order; a C-ordered plan drops it
+        fn = _flat_loop("copy", total, out_dtype.numpy)
+        fn.in_input_order = True
+        return fn
     # another layout (a stepped slice, a broadcast, a transposed block): the output is C-ordered
     # and the map plan one call, planned here once instead of on every call
     k = _k()
