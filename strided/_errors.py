@@ -12,6 +12,7 @@ __all__ = [
     "batched_linalg",
     "named",
     "name_errors",
+    "forwarding",
     "renamed",
     "NAMED_ERRORS",
 ]
@@ -94,7 +95,7 @@ def named(op: str):
         raise renamed from e
 
     def decorate(fn):
-        wrapper = _same_signature(fn, rename)
+        wrapper = forwarding(fn, fn, rename=rename)
         if wrapper is None:  # a signature the generated wrapper does not take
 
             def wrapper(*args, **kwargs):
@@ -111,16 +112,18 @@ def named(op: str):
 _KINDS = inspect.Parameter
 
 
-def _same_signature(fn, rename):
-    """A wrapper of ``fn`` with ``fn``'s own parameters (generated once), passing them on as they
-    came and handing a raised named error to ``rename``; None where ``fn`` has no signature to
-    copy.  A ``(*args, **kwargs)`` wrapper packed and unpacked a tuple and a dict on every call
-    (~0.3 us of a 3 us call)."""
+def forwarding(fn, target, *, by_name_from: int | None = None, rename=None):
+    """A function with ``fn``'s own parameters (generated once) that calls ``target`` with them:
+    positionally as they are declared, or by name from the ``by_name_from``-th parameter on
+    (keyword-only ones always by name); with ``rename``, a named error raised inside is handed
+    to it.  None where ``fn`` has no signature to copy.  A ``(*args, **kwargs)`` wrapper packed
+    and unpacked a tuple and a dict on every call (~0.3 us of a 3 us call)."""
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
         return None
-    params, call, scope = [], [], {"fn": fn, "rename": rename, "NAMED": _NAMED}
+    params, call = [], []
+    scope = {"target": target, "rename": rename, "NAMED": _NAMED}
     star = slash = False
     for i, p in enumerate(sig.parameters.values()):
         name = p.name
@@ -136,6 +139,8 @@ def _same_signature(fn, rename):
             params.append("/")
             slash = False
         if p.kind is _KINDS.VAR_POSITIONAL:
+            if by_name_from is not None and i >= by_name_from:
+                return None  # (extra positional arguments cannot go by name)
             text, star = f"*{name}", True
             call.append(text)
         elif p.kind is _KINDS.KEYWORD_ONLY:
@@ -146,16 +151,17 @@ def _same_signature(fn, rename):
         elif p.kind is _KINDS.VAR_KEYWORD:
             text = f"**{name}"
             call.append(text)
+        elif by_name_from is not None and i >= by_name_from:
+            call.append(f"{name}={name}")
         else:
             call.append(name)
         params.append(text)
     if slash:
         params.append("/")
-    source = (
-        f"def wrapper({', '.join(params)}):\n"
-        f"    try:\n        return fn({', '.join(call)})\n"
-        f"    except NAMED as e:\n        rename(e)\n"
-    )
+    body = f"return target({', '.join(call)})"
+    if rename is not None:
+        body = f"try:\n        {body}\n    except NAMED as e:\n        rename(e)"
+    source = f"def wrapper({', '.join(params)}):\n    {body}\n"
     exec(source, scope)  # noqa: S102 (source built from the signature's own identifiers)
     return scope["wrapper"]
 

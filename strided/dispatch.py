@@ -32,6 +32,7 @@ from . import _dtypes as dt
 from ._array import Array
 from ._device import META, Device
 from ._errors import NAMED_ERRORS as _NAMED_ERRORS
+from ._errors import forwarding as _forwarding
 from ._errors import renamed as _renamed
 from ._layout import dense_order
 from ._shapes import contiguous_strides, prod
@@ -1016,18 +1017,22 @@ def composite(name: str, n_data: int = 1):
 
     def deco(fn):
         prim = declare(name, "composite", rule=fn)
-        sig = inspect.signature(fn)
-        named = [
-            p.name for p in list(sig.parameters.values())[n_data:] if p.kind is not p.KEYWORD_ONLY
-        ]
+        call = _forwarding(fn, prim, by_name_from=n_data)  # fn's own signature, generated
+        if call is None:
+            sig = inspect.signature(fn)
+            named = [
+                p.name
+                for p in list(sig.parameters.values())[n_data:]
+                if p.kind is not p.KEYWORD_ONLY
+            ]
 
-        @functools.wraps(fn)
-        def call(*args, **kwargs):
-            if len(args) > n_data:
-                kwargs = {**dict(zip(named, args[n_data:])), **kwargs}
-                args = args[:n_data]
-            return prim(*args, **kwargs)
+            def call(*args, **kwargs):
+                if len(args) > n_data:
+                    kwargs = {**dict(zip(named, args[n_data:])), **kwargs}
+                    args = args[:n_data]
+                return prim(*args, **kwargs)
 
+        call = functools.wraps(fn)(call)
         call.primitive = prim
         return call
 

@@ -195,3 +195,28 @@ def test_named_wrapper_keeps_the_signature_and_passes_arguments_as_given():
     assert info.value.__cause__ is None
     with pytest.raises(KeyError):
         wrapped("key", d=4)
+
+
+def test_forwarding_passes_parameters_by_name_from_a_position():
+    """The composites' call wrapper (``forwarding(..., by_name_from=n_data)``): the data
+    arguments go on positionally, every later parameter by name (as the tape records them),
+    defaults filled in; the signature stays the function's."""
+    from strided._errors import forwarding
+
+    seen = []
+
+    def target(*args, **kwargs):
+        seen.append((args, kwargs))
+        return len(seen)
+
+    def rule(x, y, /, axis=0, *, keepdims=False):
+        pass
+
+    call = forwarding(rule, target, by_name_from=1)
+    assert inspect.signature(call) == inspect.signature(rule)
+    assert call(1, 2) == 1 and seen[-1] == ((1,), {"y": 2, "axis": 0, "keepdims": False})
+    call(1, 2, 3, keepdims=True)
+    assert seen[-1] == ((1,), {"y": 2, "axis": 3, "keepdims": True})
+    call(1, 2, axis=5)
+    assert seen[-1] == ((1,), {"y": 2, "axis": 5, "keepdims": False})
+    assert xp.concat.primitive.name == "concat"  # the namespace's composites are made so
