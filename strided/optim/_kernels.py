@@ -14,8 +14,6 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ..backends.cpu import _jit  # noqa: F401  (numba's code generation settings)
-
 # error_model="numpy": a division by zero gives inf/nan (as in PyTorch) instead of a Python
 # exception, whose per-element check would keep the loops from vectorising
 _JIT = {"cache": True, "nogil": True, "error_model": "numpy"}

@@ -44,7 +44,6 @@ import threading
 import numpy as np
 from numba import njit, prange
 
-from . import _jit  # noqa: F401  (numba's code generation settings, before any compile)
 from . import _scalar as S
 from . import _vmath as V
 from ._scalar import store

@@ -41,7 +41,6 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
-from . import _jit  # noqa: F401  (numba's code generation settings, before any compile)
 from . import _vmath as V
 from ._vmath import _bits, _from_bits
 

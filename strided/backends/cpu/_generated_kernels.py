@@ -14,7 +14,6 @@ import threading
 import numpy as np
 from numba import njit, prange
 
-from . import _jit  # noqa: F401  (numba's code generation settings, before any compile)
 from . import _scalar as S
 from . import _vmath as V
 from ._scalar import store
@@ -33,7 +32,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '377c2b14fe659118'
+SOURCE_HASH = '50471843c80c36c8'
 
 
 @_loop(SERIAL)

@@ -15,8 +15,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from . import _jit  # noqa: F401  (numba's code generation settings, before any compile)
-
 _ROW = dict(nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
 _OPTS = dict(_ROW, cache=True)
 

@@ -20,8 +20,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from . import _jit  # noqa: F401  (numba's code generation settings, before any compile)
-
 _OPTS = dict(cache=True, nogil=True, error_model="numpy")
 
 

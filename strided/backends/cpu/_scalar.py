@@ -14,7 +14,6 @@ from numba import njit, types
 from numba.extending import overload
 
 from . import _complex as C
-from . import _jit  # noqa: F401  (numba's code generation settings, before any compile)
 from . import _vmath as V
 
 #: the elementwise ops this backend implements (name -> arity), one scalar function each (named

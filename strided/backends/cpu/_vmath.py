@@ -27,7 +27,6 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic, overload
 
-from . import _jit  # noqa: F401  (numba's code generation settings, before any compile)
 from ._vmath_tables import POW_INVC, POW_LOG_Q, POW_LOGC
 
 _OPTS = dict(fastmath={"contract"}, error_model="numpy")
