@@ -155,6 +155,7 @@ class Primitive:
     def __call__(self, *args, **params):
         """Run the pipeline: see :func:`apply`."""
         memo_key = self.memo_key
+        key = None
         if memo_key is not None:
             # a memoized plan first: its key is made only of arrays and scalars (no sequences),
             # so the tracking test looks at the plan's array positions alone
@@ -180,16 +181,8 @@ class Primitive:
                 if Mode.enabled and self.vjp is not NOT_DIFFERENTIABLE:
                     return record(self.name, self.vjp, self, args, params)
                 break
-        memo_key = self.memo_key
-        if memo_key is not None:
-            key = memo_key(*args, **params)
-            if key is not None:
-                spec = self._plans.get(key)
-                if spec is not None:
-                    out = _memo_run(spec, args)
-                    if out is not None:
-                        return out
-                return self._memoized(key, args, params)
+        if key is not None:  # (its plan, if any, holds an array on another device)
+            return self._memoized(key, args, params)
         return execute(self, args, params)
 
     def recorded_call(self, args: tuple, params: dict):

@@ -101,29 +101,6 @@ def test_vectorised_divmod_is_numpys_bit_for_bit(dtype, size):
             assert ok.all(), (name, [(np.ravel(a)[i], np.ravel(b)[i % b.size]) for i in bad])
 
 
-def test_divmod_loops_vectorise():
-    from numba import njit
-
-    from strided.backends.cpu import _scalar as S
-
-    fd, rem = S.floor_divide, S.remainder
-
-    @njit(error_model="numpy")
-    def loop(o, p, a, b):
-        for i in range(a.shape[0]):
-            o[i] = fd(a[i], b[i])
-            p[i] = rem(a[i], b[i])
-
-    a = np.linspace(-50, 50, 64)
-    b = np.linspace(1, 3, 64)
-    o, p = np.empty_like(a), np.empty_like(a)
-    loop(o, p, a, b)
-    llvm = loop.inspect_llvm(loop.signatures[0])
-    assert "<8 x double>" in llvm or "<4 x double>" in llvm, "floor_divide/remainder: no vector"
-    np.testing.assert_array_equal(o, np.floor_divide(a, b))
-    np.testing.assert_array_equal(p, np.remainder(a, b))
-
-
 @pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "uint8", "uint16", "uint32"])
 def test_small_int_arrays_divide_exactly_through_float64(dtype):
     """floor_divide and remainder of two arrays of integers up to 32 bits run in float64 (the
@@ -150,7 +127,18 @@ def test_small_int_arrays_divide_exactly_through_float64(dtype):
         np.testing.assert_array_equal(r, want_r[s])
 
 
-def test_small_int_divmod_loop_vectorises():
+@pytest.mark.parametrize(
+    "a, b, lane",
+    [
+        (np.linspace(-50, 50, 64), np.linspace(1, 3, 64), "double"),
+        (  # integers of up to 32 bits divide in float64
+            np.arange(-32, 32, dtype=np.int32),
+            np.arange(1, 65, dtype=np.int32) * np.int32(-1) ** np.arange(64, dtype=np.int32),
+            "double",
+        ),
+    ],
+)
+def test_divmod_loops_vectorise(a, b, lane):
     from numba import njit
 
     from strided.backends.cpu import _scalar as S
@@ -163,11 +151,9 @@ def test_small_int_divmod_loop_vectorises():
             o[i] = fd(a[i], b[i])
             p[i] = rem(a[i], b[i])
 
-    a = np.arange(-32, 32, dtype=np.int32)
-    b = np.arange(1, 65, dtype=np.int32) * np.int32(-1) ** np.arange(64, dtype=np.int32)
     o, p = np.empty_like(a), np.empty_like(a)
     loop(o, p, a, b)
     llvm = loop.inspect_llvm(loop.signatures[0])
-    assert re.search(r"<\d+ x double>", llvm), "int32 floor_divide/remainder: no vector"
+    assert re.search(rf"<\d+ x {lane}>", llvm), f"{a.dtype} floor_divide/remainder: no vector"
     np.testing.assert_array_equal(o, np.floor_divide(a, b))
     np.testing.assert_array_equal(p, np.remainder(a, b))

@@ -32,7 +32,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '50471843c80c36c8'
+SOURCE_HASH = '7b5558dccf1a6d31'
 
 
 @_loop(SERIAL)

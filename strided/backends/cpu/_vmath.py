@@ -1186,22 +1186,18 @@ def log1p_fix(o, ob, os, a, ab, as_, n, which):
     (``log1p_needs_full``); nothing for other types (float32's loop function is whole)."""
 
 
-@njit(**_OPTS)
-def _log_full_f32(v, which):
-    if which == 0:
-        return log_f32(v)
-    if which == 1:
-        return log2_f32(v)
-    return log10_f32(v)
+def _log_full_for(log_e, log_2, log_10):
+    """The second pass's full function of one width: log, log2 or log10 (which: 0, 1, 2)."""
 
+    @njit(**_OPTS)
+    def full(v, which):
+        if which == 0:
+            return log_e(v)
+        if which == 1:
+            return log_2(v)
+        return log_10(v)
 
-@njit(**_OPTS)
-def _log_full(v, which):
-    if which == 0:
-        return log(v)
-    if which == 1:
-        return log2(v)
-    return log10(v)
+    return full
 
 
 @njit(**_OPTS)
@@ -1225,8 +1221,8 @@ def _fix_for(cases: dict):
 overload(log_fix, inline="always")(
     _fix_for(
         {
-            types.float32: (log_needs_full_f32, _log_full_f32),
-            types.float64: (log_needs_full, _log_full),
+            types.float32: (log_needs_full_f32, _log_full_for(log_f32, log2_f32, log10_f32)),
+            types.float64: (log_needs_full, _log_full_for(log, log2, log10)),
         }
     )
 )
