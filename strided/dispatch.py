@@ -234,26 +234,31 @@ class Primitive:
 
     def _memoized(self, key, args, params):
         spec = self._plans.get(key)
-        if spec is None or not _all_on(spec[0], args):
-            plan = _plan(self, args, params)
-            if type(plan) is not Plan:
-                return plan
-            inputs = plan.inputs
-            if (
-                type(plan.outputs) is list
-                or plan.finish is not None
-                or plan.kernel_device is not None
-                or len(inputs) != len(args)
-                or any(i is not a for i, a in zip(inputs, args))
-                or _needs_cast(args, plan.casts)
-                or plan.device is not args[0]._device
-            ):
-                return _run(self, plan)
-            spec = _spec(self, plan, args)
-            if len(self._plans) >= _SPECS_MAX:
-                self._plans.clear()
-            self._plans[key] = spec
-        return _from_spec(spec, args)
+        if spec is not None:
+            out = _memo_run(spec, args)
+            if out is not None:
+                return out
+        # no plan yet, or one of its arrays on another device (the rule then names both)
+        plan = _plan(self, args, params)
+        if type(plan) is not Plan:
+            return plan
+        inputs = plan.inputs
+        if (
+            type(plan.outputs) is list
+            or plan.finish is not None
+            or plan.kernel_device is not None
+            or len(inputs) != len(args)
+            or any(i is not a for i, a in zip(inputs, args))
+            or _needs_cast(args, plan.casts)
+            or plan.device is not args[0]._device
+        ):
+            return _run(self, plan)
+        spec = _spec(self, plan, args)
+        if len(self._plans) >= _SPECS_MAX:
+            self._plans.clear()
+        self._plans[key] = spec
+        out = _memo_run(spec, args)
+        return out if out is not None else _run(self, plan)
 
     def forget(self) -> None:
         """Drop the memoized plans (a kernel was replaced)."""
@@ -501,18 +506,10 @@ def _spec(prim: Primitive, plan: Plan, args: tuple) -> tuple:
     return (device, shape, strides, dtype, alloc, size, kern, plan.params, dense, layout, arrays)
 
 
-def _all_on(device, args: tuple) -> bool:
-    """Whether every array among ``args`` is on ``device`` (a memoized plan's): a call mixing
-    devices goes on to the rule, which names both."""
-    for a in args:
-        if a.__class__ is Array and a._device is not device:
-            return False
-    return True
-
-
 def _memo_run(spec: tuple, args: tuple):
     """Run a memoized plan (see :func:`_spec`) on ``args``; None when one of its arrays is on
-    another device than the plan's (the rule then names both).  The device and layout tests share
+    another device than the plan's (the rule then names both; the reduction and matmul lanes
+    test the device before they come here).  The device and layout tests share
     one pass over the array arguments, and the array object is made inline: this is every
     memoized call's path (clip, where, take, astype, argmax, ...)."""
     device = spec[0]
@@ -546,23 +543,6 @@ def _memo_run(spec: tuple, args: tuple):
         return Array._new(None, spec[1], spec[2], 0, spec[3], device)
     out = Array._new(spec[4](spec[5]), spec[1], spec[2], 0, spec[3], device)
     kern(out, *args, **spec[7])
-    return out
-
-
-def _from_spec(spec: tuple, args: tuple) -> Array:
-    """Run a memoized plan (see :func:`_spec`) on ``args``."""
-    device, shape, strides, dtype, alloc, size, kern, kparams, dense, layout, _ = spec
-    if kern is None:  # meta: the rule was the whole computation
-        return Array._new(None, shape, strides, 0, dtype, device)
-    if dense is not None:
-        # the backend's kernel for inputs laid out as when the plan was made
-        for a, st in zip(args, layout):
-            if st is not None and a._strides != st:
-                break
-        else:
-            return Array._new(dense(*args), shape, strides, 0, dtype, device)
-    out = Array._new(alloc(size), shape, strides, 0, dtype, device)
-    kern(out, *args, **kparams)
     return out
 
 
@@ -919,7 +899,7 @@ class Reduction(Primitive):
                 # below finds (or makes) the plan of x's own layout
                 if dense is None or x._strides == layout[0]:
                     if dense is None:
-                        out = _from_spec(spec, (x,))
+                        out = _memo_run(spec, (x,))
                     else:
                         out = _new_object(Array)
                         out._buf = dense(x)
@@ -995,7 +975,7 @@ class Contraction(Primitive):
                     out._ag = out._base = None
                     out._version = 0
                 else:
-                    out = _from_spec(spec, (x1, x2))
+                    out = _memo_run(spec, (x1, x2))
                 if (
                     x1._ag is not None
                     or x2._ag is not None
@@ -1022,25 +1002,12 @@ def composite(name: str, n_data: int = 1):
     it runs on every device because the operations it composes do.  The first ``n_data``
     positional arguments are the data; the others are passed on by name (as the tape records
     them).  Returns a function with ``fn``'s signature that calls the primitive."""
-    import inspect
 
     def deco(fn):
         prim = declare(name, "composite", rule=fn)
         call = _forwarding(fn, prim, by_name_from=n_data)  # fn's own signature, generated
-        if call is None:
-            sig = inspect.signature(fn)
-            named = [
-                p.name
-                for p in list(sig.parameters.values())[n_data:]
-                if p.kind is not p.KEYWORD_ONLY
-            ]
-
-            def call(*args, **kwargs):
-                if len(args) > n_data:
-                    kwargs = {**dict(zip(named, args[n_data:])), **kwargs}
-                    args = args[:n_data]
-                return prim(*args, **kwargs)
-
+        if call is None:  # (*args after the data, or a parameter named like the generator's own)
+            raise TypeError(f"composite {name!r}: its parameters cannot be passed on by name")
         call = functools.wraps(fn)(call)
         call.primitive = prim
         return call

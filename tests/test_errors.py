@@ -220,3 +220,18 @@ def test_forwarding_passes_parameters_by_name_from_a_position():
     call(1, 2, axis=5)
     assert seen[-1] == ((1,), {"y": 2, "axis": 5, "keepdims": False})
     assert xp.concat.primitive.name == "concat"  # the namespace's composites are made so
+
+
+def test_a_composite_whose_parameters_cannot_go_by_name_is_refused_when_declared():
+    """A composite's extra arguments reach its rule by name; one taking ``*args`` after its
+    data could not, and is refused where it is declared (not on its first call)."""
+    from strided import dispatch
+
+    try:
+        with pytest.raises(TypeError, match="composite 'test_star_args'"):
+
+            @dispatch.composite("test_star_args", 1)
+            def rule(x, *more):
+                return x
+    finally:
+        dispatch._PRIMITIVES.pop("test_star_args", None)

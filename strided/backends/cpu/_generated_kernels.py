@@ -32,7 +32,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '7b5558dccf1a6d31'
+SOURCE_HASH = 'b8bbbac3532bd8f0'
 
 
 @_loop(SERIAL)

@@ -945,10 +945,7 @@ def _count_true():
 
     def count_true_cuda(out, x, *, axes, keepdims) -> None:
         if x._dtype.kind != "bool":
-            size = 1
-            for n in x._shape:
-                size *= n
-            flags = _View(runtime().empty(size, np.bool_), x._shape, _c_strides(x._shape), 0,
+            flags = _View(runtime().empty(x.size, np.bool_), x._shape, _c_strides(x._shape), 0,
                           dt.bool)  # fmt: skip
             copy_cuda(flags, x)
             x = flags
