@@ -32,7 +32,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = 'b8bbbac3532bd8f0'
+SOURCE_HASH = '45194650345e42c6'
 
 
 @_loop(SERIAL)

@@ -1607,12 +1607,14 @@ def _sincos_libm(v, which):
     return np.tan(v)
 
 
-@overload(sincos_fix, inline="always")
-def _ol_sincos_fix(o, ob, os, a, ab, as_, n, which):
-    if a.dtype not in (types.float32, types.float64):
-        return lambda o, ob, os, a, ab, as_, n, which: None
-    beyond = _beyond_sincos_f32 if a.dtype == types.float32 else _beyond_sincos
-    return _row_fix(beyond, _sincos_libm)
+overload(sincos_fix, inline="always")(
+    _fix_for(
+        {
+            types.float32: (_beyond_sincos_f32, _sincos_libm),
+            types.float64: (_beyond_sincos, _sincos_libm),
+        }
+    )
+)
 
 
 def _row_fix(needs, redo):
