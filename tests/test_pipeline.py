@@ -316,6 +316,18 @@ def test_import_loads_neither_numba_nor_nn_until_they_are_used():
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr[-3000:]
 
 
+def test_observe_reports_a_concat_whose_plan_is_memoized():
+    """concat's public function runs a memoized plan without the primitive around it; under
+    observation it goes through the primitive, which reports it."""
+    a = xp.asarray(np.arange(6.0))
+    xp.concat([a, a]), xp.concat([a, a])  # the plan and its writer are kept
+    calls = []
+    with dispatch.observe(lambda prim, args, params, out, depth: calls.append((prim.name, depth))):
+        out = xp.concat([a, a])
+    assert calls == [("concat", 0)]
+    np.testing.assert_array_equal(np.asarray(out), np.tile(np.arange(6.0), 2))
+
+
 def test_a_memoized_plan_still_records_a_tracked_call():
     """A memoized plan is looked up before the tracking test (which then looks at the plan's
     array positions only): after untracked calls made the plans, the same calls with a tracked
@@ -329,6 +341,7 @@ def test_a_memoized_plan_still_records_a_tracked_call():
         (lambda t: xp.astype(t, xp.float32), lambda g: g.__iadd__(1)),
         (lambda t: xp.where(t > 0, t, 0.5), lambda g: g.__iadd__(a > 0)),
         (lambda t: xp.cumulative_sum(t, axis=1), lambda g: g.__iadd__(np.arange(5, 0, -1))),
+        (lambda t: xp.concat([t, 2 * plain, t], axis=1), lambda g: g.__iadd__(2)),
     ]
     for fn, expected in ops:
         plain = xp.asarray(a)

@@ -24,7 +24,7 @@ from .._shapes import (
     prod,
     reshape_strides,
 )
-from ..dispatch import Plan, composite, declare, dense_order
+from ..dispatch import Plan, _observers, composite, declare, dense_order
 from .core import (
     COPY,
     FILL,
@@ -275,12 +275,18 @@ _CONCAT_PLANS_MAX = 1024
 
 
 def _concat_key(arrays, axis):
+    """The key of :data:`_CONCAT_PLANS` for a call; None where the call is not memoized
+    (subclasses, other sequences, a non-int axis) or an input is recorded on the tape."""
     if type(axis) is not int or type(arrays) not in (list, tuple):
         return None
     key = [axis]
     for a in arrays:
         if a.__class__ is not Array:
             return None
+        if (a._ag is not None or (a._base is not None and a._base._ag is not None)) and (
+            Mode.enabled
+        ):
+            return None  # (the grad mode, a thread-local, is read only for tracked inputs)
         dev = a._device  # its type and index: a Device's own hash is a Python call
         key.append((a._dtype, a._shape, a._strides, dev.type, dev.index))
     return tuple(key)
@@ -313,9 +319,23 @@ def _slab_writer(out: Array, arrays, axis: int, extents):
     return slabs(out._shape, out._strides, out._dtype, arrays, starts)
 
 
-@composite("concat", 1)
 def concat(arrays, /, *, axis: int | None = 0) -> Array:
     """Join arrays along an existing ``axis`` (``None``: flatten first)."""
+    # inputs like an earlier call's, none recorded and no observer: the backend's one-call slab
+    # writer straight away, without the primitive's pipeline around the rule (which repeats this
+    # lookup; 4096 + 4096 float32, same runs: 4.6-4.9 -> 3.4-3.7 us, PyTorch 2.4)
+    key = _concat_key(arrays, axis)
+    if key is not None and not _observers:
+        plan = _CONCAT_PLANS.get(key)
+        if plan is not None and plan[6] is not None:
+            shape, d, device, strides, _, _, write = plan
+            return Array._new(write(arrays), shape, strides, 0, d, device)
+    return _concat(arrays, axis=axis)
+
+
+@composite("concat", 1)
+def _concat(arrays, /, *, axis: int | None = 0) -> Array:
+    """The concat primitive's rule (see :func:`concat`)."""
     key = _concat_key(arrays, axis)
     plan = _CONCAT_PLANS.get(key) if key is not None else None
     if plan is not None:  # inputs like an earlier call's: its checks and layout hold
@@ -357,6 +377,9 @@ def concat(arrays, /, *, axis: int | None = 0) -> Array:
         _CONCAT_PLANS[key] = (shape, d, device, out._strides, axis, extents,
                               _slab_writer(out, arrays, axis, extents))  # fmt: skip
     return out if device.type == "meta" else _concat_parts(out, arrays, axis, extents)
+
+
+concat.primitive = _concat.primitive
 
 
 def _common_order_strides(shape: tuple, arrays) -> tuple | None:
