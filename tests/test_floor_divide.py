@@ -47,6 +47,25 @@ def test_large_int_array_by_python_int(dtype):
             np.testing.assert_array_equal(got, want, err_msg=f"{dtype} // {d}")
 
 
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "int32"])
+def test_repeated_small_calls_by_a_python_int_keep_numpys_quotients(dtype):
+    """Repeated calls of one shape run a memoized one-call plan (the multiplication route for
+    int divisors, the division loop for 0 and -1): each call of an offset view, by every
+    divisor in turn, equals NumPy's integer floor division."""
+    info = np.iinfo(dtype)
+    a = np.random.default_rng(5).integers(info.min, info.max, 1200, endpoint=True).astype(dtype)
+    a[7:11] = [info.min, info.max, 0, -1 if info.min else 1]
+    x = xp.asarray(a)[7:1007]  # an offset view, dense
+    for d in (7, 0, -1, 3, -7, int(info.max), 1):
+        if not info.min <= d <= info.max:
+            continue
+        with np.errstate(all="ignore"):
+            want = a[7:1007] // np.array(d, dtype)
+        for _ in range(3):
+            got = np.asarray(xp.floor_divide(x, d))
+            np.testing.assert_array_equal(got, want, err_msg=f"{dtype} // {d}")
+
+
 def _bits_equal(got: np.ndarray, want: np.ndarray) -> np.ndarray:
     got, want = np.ascontiguousarray(got), np.ascontiguousarray(want)
     raw = got.view(np.uint8).reshape(got.shape + (-1,)) == want.view(np.uint8).reshape(

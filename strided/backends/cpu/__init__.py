@@ -236,10 +236,13 @@ def _elementwise(name: str, kind: str):
         generic_dense = dense
 
         def dense(out_dtype, in_dtype, size, pattern):
-            # (the same route for the memoized calls: no one-call loop of the generic division)
-            if pattern == (True, False) and in_dtype.name in _SMALL_INT:
-                return None
-            return generic_dense(out_dtype, in_dtype, size, pattern)
+            # the same route for the memoized calls, in one call
+            fn = generic_dense(out_dtype, in_dtype, size, pattern)
+            if fn is None or pattern != (True, False) or in_dtype.name not in _SMALL_INT:
+                return fn
+            if out_dtype is not in_dtype:
+                return fn
+            return _arith().floor_divide_dense(fn, size, out_dtype)
 
     elif name == "pow":
         generic_pow = binary

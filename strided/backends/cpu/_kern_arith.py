@@ -32,8 +32,8 @@ _PARALLEL_MIN = 1 << 16
 
 
 @njit(**_OPTS)
-def _fdiv_run(o, x, n, d):
-    """o[k] = x[k] // d by a multiplication: q = floor(x * (1/d)) is within one of the quotient
+def _fdiv_run(o, x, xo, n, d):
+    """o[k] = x[xo + k] // d by a multiplication: q = floor(x * (1/d)) is within one of the quotient
     (the product's relative error is below 2^-52, so its absolute error below 2^32 2^-52), and
     the remainder x - q d, exact in float64 (|q d| < 2^33), says which way: for d > 0 it must
     lie in [0, d), for d < 0 in (d, 0].  One correction each way, no division (vdivpd costs
@@ -44,7 +44,7 @@ def _fdiv_run(o, x, n, d):
     s = 1.0 if d > 0 else -1.0
     ad = abs(df)
     for k in range(n):
-        xf = np.float64(x[k])
+        xf = np.float64(x[xo + k])
         q = np.floor(xf * inv)
         r = (xf - q * df) * s
         q = q - 1.0 if r < 0.0 else q
@@ -58,7 +58,7 @@ def floor_divide_scalar_int(o, x, xo, n, d):
     for t in prange(nseg):
         k0 = t * _SEG
         k1 = min(k0 + _SEG, n)
-        _fdiv_run(o[k0:k1], x[xo + k0 : xo + k1], k1 - k0, d)
+        _fdiv_run(o[k0:k1], x, xo + k0, k1 - k0, d)
 
 
 #: dtypes whose values and divisors float64 represents exactly, with quotients that stay exact
@@ -78,8 +78,32 @@ def floor_divide_scalar(out, x1, x2) -> bool:
     if n >= _PARALLEL_MIN:
         floor_divide_scalar_int(out._buf, x1._buf, x1._offset, n, np.int64(x2))
     elif n:
-        _fdiv_run(out._buf, x1._buf[x1._offset : x1._offset + n], n, np.int64(x2))
+        _fdiv_run(out._buf, x1._buf, x1._offset, n, np.int64(x2))
     return True
+
+
+def floor_divide_dense(generic, size: int, dtype):
+    """For memoized calls of a dense small-integer array of ``size`` elements over a Python
+    scalar: ``fn(x1, x2) -> output buffer``, :func:`_fdiv_run` in one call through its compiled
+    entry for an int divisor other than 0 and -1, ``generic`` (the division loop's one-call
+    form) for the others.  4096 int32 // 7: 9-10 -> 4-5 us (NumPy 1.9-3.4 in the same runs)."""
+    empty, np_dtype = np.empty, dtype.numpy
+    entry = None
+
+    def fn(x1, x2):
+        nonlocal entry
+        if type(x2) is not int or x2 == 0 or x2 == -1:
+            return generic(x1, x2)
+        buf = empty(size, np_dtype)
+        args = (buf, x1._buf, x1._offset, size, x2)
+        if entry is None:
+            _fdiv_run(*args)  # compiles, or loads from the disk cache
+            entry = _fdiv_run.overloads[tuple(_fdiv_run.typeof_pyval(a) for a in args)].entry_point
+        else:
+            entry(*args)
+        return buf
+
+    return fn
 
 
 # -- x ** c for the exponents that are one correctly rounded operation ---------------------------
