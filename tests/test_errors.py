@@ -235,3 +235,18 @@ def test_a_composite_whose_parameters_cannot_go_by_name_is_refused_when_declared
                 return x
     finally:
         dispatch._PRIMITIVES.pop("test_star_args", None)
+
+
+def test_functions_that_only_call_their_primitive_are_not_wrapped_again():
+    """Public functions whose body is a call of the primitive of their name are left unwrapped
+    (the dispatcher names the primitive's errors, as the test above checks for every function);
+    compositions keep the wrapper that renames their inner functions' errors."""
+    for name in ("take", "where", "sort", "cumulative_sum", "var", "flip", "argmax", "concat"):
+        fn = getattr(xp, name)
+        assert getattr(fn, "names_its_errors", False) and not hasattr(fn, "__wrapped__"), name
+    for name in ("clip", "std", "reshape", "searchsorted"):
+        assert hasattr(getattr(xp, name), "__wrapped__"), name
+    with pytest.raises(IndexError, match="^take: "):
+        xp.take(xp.arange(3), xp.asarray([5]))
+    with pytest.raises(ValueError, match="^cumulative_sum: "):
+        xp.cumulative_sum(xp.ones((2, 2)))

@@ -12,6 +12,7 @@ import operator
 from .. import _dtypes as dt
 from .._array import Array
 from .._device import as_device
+from .._errors import names_its_errors
 from .._grad_state import Mode
 from .._shapes import (
     broadcast_shapes as broadcast_shapes_rule,
@@ -214,6 +215,7 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
     return RESHAPE(x, shape=shape)
 
 
+@names_its_errors
 def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
     """A view of ``x`` with its dimensions reordered (``axes`` may be negative)."""
     return PERMUTE_DIMS(x, axes=axes)
@@ -227,16 +229,19 @@ def matrix_transpose(x: Array, /) -> Array:
     return x.mT
 
 
+@names_its_errors
 def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
     """A view of ``x`` with size-1 dimensions inserted at ``axis`` (an int or a tuple)."""
     return EXPAND_DIMS(x, axis=axis)
 
 
+@names_its_errors
 def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     """A view of ``x`` without the size-1 dimensions named by ``axis``."""
     return SQUEEZE(x, axis=axis)
 
 
+@names_its_errors
 def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     """A read-through view of ``x`` broadcast to ``shape`` (stride 0 on repeated dimensions)."""
     return BROADCAST_TO(x, shape=shape)
@@ -319,6 +324,7 @@ def _slab_writer(out: Array, arrays, axis: int, extents):
     return slabs(out._shape, out._strides, out._dtype, arrays, starts)
 
 
+@names_its_errors  # (the fast path cannot raise; the primitive's errors say concat)
 def concat(arrays, /, *, axis: int | None = 0) -> Array:
     """Join arrays along an existing ``axis`` (``None``: flatten first)."""
     # inputs like an earlier call's, none recorded and no observer: the backend's one-call slab
@@ -539,6 +545,7 @@ def _where_key(condition, x1, x2, /):
 WHERE.memoize(_where_key)
 
 
+@names_its_errors
 def where(condition: Array, x1, x2, /) -> Array:
     """Elements of ``x1`` where ``condition`` is True, of ``x2`` elsewhere (scalars allowed)."""
     return WHERE(condition, x1, x2)
@@ -554,6 +561,7 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     return broadcast_shapes_rule(*shapes)
 
 
+@names_its_errors
 def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
     """A view of ``x`` with the order of elements reversed along ``axis`` (all axes by default)."""
     return FLIP(x, axis=axis)

@@ -6,6 +6,7 @@ import operator
 
 from .. import _dtypes as dt
 from .._array import Array
+from .._errors import names_its_errors
 from .._shapes import normalize_axes, normalize_axis
 from .._shapes import prod as shape_prod
 from ..dispatch import Plan, declare
@@ -205,18 +206,19 @@ def mean(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:
     return divide(total, float(n)) if n else divide(total, float("nan"))
 
 
-def _scan(name: str, x: Array, axis, dtype, include_initial: bool) -> Array:
-    return SCANS[name](x, axis=axis, dtype=dtype, include_initial=include_initial)
+_CUMSUM, _CUMPROD = SCANS["sum"], SCANS["prod"]
 
 
+@names_its_errors
 def cumulative_sum(x: Array, /, *, axis=None, dtype=None, include_initial: bool = False) -> Array:
     """Cumulative sum along ``axis`` (optional for 1-D input)."""
-    return _scan("sum", x, axis, dtype, include_initial)
+    return _CUMSUM(x, axis=axis, dtype=dtype, include_initial=include_initial)
 
 
+@names_its_errors
 def cumulative_prod(x: Array, /, *, axis=None, dtype=None, include_initial: bool = False) -> Array:
     """Cumulative product along ``axis`` (optional for 1-D input)."""
-    return _scan("prod", x, axis, dtype, include_initial)
+    return _CUMPROD(x, axis=axis, dtype=dtype, include_initial=include_initial)
 
 
 def _var_rule(x, /, *, axis=None, correction: float = 0.0, keepdims: bool = False, root=False):
@@ -249,6 +251,7 @@ VAR = declare("var", "moment", "floating", rule=_var_rule)
 VAR.memoize(_var_key)
 
 
+@names_its_errors
 def var(x: Array, /, *, axis=None, correction: float = 0.0, keepdims: bool = False) -> Array:
     """Variance over ``axis``: sum(|x - mean|**2) / (N - correction); NaN where N - correction
     <= 0 (NumPy divides by zero and gives inf)."""

@@ -7,6 +7,7 @@ import operator
 
 from .. import _dtypes as dt
 from .._array import Array
+from .._errors import names_its_errors
 from .._shapes import broadcast_shapes, normalize_axis
 from ..dispatch import Plan, composite, declare
 from .core import (
@@ -74,11 +75,13 @@ ARGMAX.memoize(_argreduce_key)
 ARGMIN.memoize(_argreduce_key)
 
 
+@names_its_errors
 def argmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
     """Index of the first maximum along ``axis`` (of the flattened array when None)."""
     return ARGMAX(x, axis=axis, keepdims=keepdims)
 
 
+@names_its_errors
 def argmin(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
     """Index of the first minimum along ``axis`` (of the flattened array when None)."""
     return ARGMIN(x, axis=axis, keepdims=keepdims)
@@ -102,6 +105,7 @@ def _nonzero_rule(x, /) -> Plan:
 NONZERO = declare("nonzero", "nonzero", rule=_nonzero_rule)
 
 
+@names_its_errors
 def nonzero(x: Array, /) -> tuple[Array, ...]:
     """Indices of the nonzero elements, one int64 array per dimension, in C order."""
     return NONZERO(x)
@@ -190,12 +194,14 @@ SORT = declare("sort", "sort", "any", rule=_sort_rule("sort", False))
 ARGSORT = declare("argsort", "sort", "any", rule=_sort_rule("argsort", True))
 
 
+@names_its_errors
 def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """A sorted copy of ``x`` along ``axis`` (NaN last ascending, first descending; complex
     numbers by real part, then imaginary part)."""
     return SORT(x, axis=axis, descending=descending, stable=stable)
 
 
+@names_its_errors
 def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """Indices that sort ``x`` along ``axis``; always stable (equal elements keep their order)."""
     return ARGSORT(x, axis=axis, descending=descending, stable=stable)
@@ -263,11 +269,13 @@ SCATTER = declare("scatter", "write")
 SCATTER_ADD = declare("scatter_add", "write")
 
 
+@names_its_errors
 def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
     """Elements of ``x`` at ``indices`` (1-D, negative counts from the end) along ``axis``."""
     return TAKE(x, indices, axis=axis)
 
 
+@names_its_errors
 def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
     """``x`` gathered along ``axis`` by ``indices`` of the same rank (other dims broadcast)."""
     return TAKE_ALONG_AXIS(x, indices, axis=axis)
