@@ -121,11 +121,15 @@ def _make(name: str):
             # and no gradient is recorded (what a view would give, without building one; the
             # attribute tests are _in_graph_args's, inline: this call costs NumPy's x.real,
             # ~0.2 us), else a view through indexing, which the tape and subclasses see
-            if (x.__class__ is Array or isinstance(x, Array)) and x._dtype.kind in _REAL_KINDS:
-                if x.__class__ is Array and (
-                    not Mode.enabled or (x._ag is None and (x._base is None or x._base._ag is None))
-                ):
-                    return x
+            if x.__class__ is Array:
+                if x._dtype.kind in _REAL_KINDS:
+                    # (grad mode, a thread-local, is read only for a tracked x)
+                    if (x._ag is None and (x._base is None or x._base._ag is None)) or (
+                        not Mode.enabled
+                    ):
+                        return x
+                    return x[...]
+            elif isinstance(x, Array) and x._dtype.kind in _REAL_KINDS:
                 return x[...]
             return prim(x)
 
