@@ -8,7 +8,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-meta bench-nn bench-ops bench-cuda bench-memory conformance fuzz boundscheck clean
+.PHONY: demo test lint bench bench-meta bench-nn bench-ops bench-threads bench-cuda bench-memory conformance fuzz boundscheck clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,10 @@ bench-nn: $(STAMP)
 # every op vs NumPy and PyTorch (pip install torch==2.13.0 for its column); ARGS="--quick --filter exp"
 bench-ops: $(STAMP)
 	$(PY) benchmarks/bench_ops.py $(ARGS)
+
+# parallel kernels beside BLAS and busy processes: strided's OpenMP spin bound vs libgomp's default
+bench-threads: $(STAMP)
+	$(PY) benchmarks/bench_threads.py $(ARGS)
 
 # the cuda device on a GPU: bandwidth fractions, matmul vs cuBLAS, per-call cost vs CuPy/PyTorch
 bench-cuda: $(STAMP)

@@ -121,3 +121,25 @@ def test_two_processes_compiling_into_one_cache(tmp_path):
             assert p.returncode == 0, err
             assert out.startswith("ok"), out
     assert any(tmp_path.rglob("*.nbi")), "the kernels were not cached in NUMBA_CACHE_DIR"
+
+
+def test_import_bounds_the_openmp_spin_and_leaves_a_users_setting_alone():
+    """``import strided`` sets libgomp's spin count (its idle threads would otherwise spin ~10 ms
+    on a core after every parallel kernel, stalling BLAS and other threads there) unless the
+    user chose a spin count or a wait policy; numba's first parallel kernel, which loads
+    libgomp, comes after the import."""
+    from strided.backends.cpu import OPENMP_SPIN_COUNT
+
+    code = "import os, strided; print(os.environ.get('GOMP_SPINCOUNT'))"
+    base = {k: v for k, v in os.environ.items() if k not in ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY")}
+    for extra, want in (
+        ({}, str(OPENMP_SPIN_COUNT)),
+        ({"GOMP_SPINCOUNT": "77"}, "77"),
+        ({"OMP_WAIT_POLICY": "ACTIVE"}, "None"),
+    ):
+        out = subprocess.run(
+            [sys.executable, "-c", code], env={**base, **extra}, cwd=ROOT, capture_output=True,
+            text=True, check=True,
+        )  # fmt: skip
+        assert out.stdout.strip() == want, (extra, out.stdout, out.stderr)
+    assert 0 < OPENMP_SPIN_COUNT < 300_000  # below libgomp's own default
