@@ -43,8 +43,9 @@ def _fdiv_run(o, x, xo, n, d):
     inv = 1.0 / df
     s = 1.0 if d > 0 else -1.0
     ad = abs(df)
+    xs = x[xo : xo + n]  # (x[xo + k], a signed index, loaded through gathers: 2x slower)
     for k in range(n):
-        xf = np.float64(x[xo + k])
+        xf = np.float64(xs[k])
         q = np.floor(xf * inv)
         r = (xf - q * df) * s
         q = q - 1.0 if r < 0.0 else q
