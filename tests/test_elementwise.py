@@ -239,6 +239,7 @@ def test_clip_fused_kernel_matches_numpy(dtype, layout):
         a = (np.abs(rng.standard_normal(shape)) * 50).astype(dtype)
         if dtype.startswith("float"):
             a[0, :3] = (np.nan, np.inf, -np.inf)
+            a[1, :4] = (0.0, -0.0, 0.5, -0.5)  # ties with zero bounds: the bound, as NumPy
         a = {"contiguous": a, "transposed": a.T, "strided": a[:, ::2]}[layout]
         lo_arr = (np.abs(rng.standard_normal(a.shape[-1:])) * 20).astype(dtype)
         hi_arr = (np.abs(rng.standard_normal(a.shape[:1] + (1,))) * 20 + 30).astype(dtype)
@@ -246,7 +247,8 @@ def test_clip_fused_kernel_matches_numpy(dtype, layout):
         if not unsigned:
             cases += [(-10, 40)]
         if dtype.startswith("float"):
-            cases += [(-0.5, 0.25), (np.nan, 1.0), (0.0, -0.0)]
+            cases += [(-0.5, 0.25), (np.nan, 1.0), (0.0, -0.0), (0.0, 1.0), (-0.0, 1.0)]
+            cases += [(-1.0, 0.0), (-1.0, -0.0), (-0.5, np.nan), (-np.inf, np.inf)]
         for lo, hi in cases:
             x = xp.asarray(a)
             got = xp.clip(
@@ -256,6 +258,15 @@ def test_clip_fused_kernel_matches_numpy(dtype, layout):
             want = np.clip(a, lo, hi)
             assert got.dtype.name == dtype and got.shape == want.shape
             np.testing.assert_array_equal(np.asarray(got), want)
+            # the sign of a zero tied with a zero bound: the bound, as minimum(maximum(x, lo), hi)
+            # gives (np.clip keeps x's there), on every kernel path
+            composed = want
+            if dtype.startswith("float") and not isinstance(lo, np.ndarray):
+                big, small = -np.inf if lo is None else lo, np.inf if hi is None else hi
+                composed = np.minimum(
+                    np.maximum(a, np.asarray(big, dtype)), np.asarray(small, dtype)
+                )
+            np.testing.assert_array_equal(np.signbit(np.asarray(got)), np.signbit(composed))
     assert any(key[0][0].name == dtype for key in CLIP._plans)
 
 
