@@ -238,12 +238,16 @@ def clip(x, /, min=None, max=None):
     if (min is not None or max is not None) and x._dtype.kind in _CLIP_KINDS:
         lo, hi = _fused_bound(x, min, True), _fused_bound(x, max, False)
         if lo is not _NOT_FUSED and hi is not _NOT_FUSED:
-            # untracked (the bounds are scalars or arrays: only arrays can be tracked)
-            if not Mode.enabled or not (
-                x._ag is not None
-                or (x._base is not None and x._base._ag is not None)
-                or (lo.__class__ is Array and _in_graph_args((lo,)))
-                or (hi.__class__ is Array and _in_graph_args((hi,)))
+            # untracked (the bounds are scalars or arrays: only arrays can be tracked); grad
+            # mode, a thread-local, is read only when something is
+            if (
+                not (
+                    x._ag is not None
+                    or (x._base is not None and x._base._ag is not None)
+                    or (lo.__class__ is Array and _in_graph_args((lo,)))
+                    or (hi.__class__ is Array and _in_graph_args((hi,)))
+                )
+                or not Mode.enabled
             ):
                 return CLIP(x, lo, hi)
     out = x
