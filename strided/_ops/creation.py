@@ -213,16 +213,23 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Array:
     return out
 
 
-@_grad_option
-def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
+def asarray(obj, /, *, dtype=None, device=None, copy=None, requires_grad: bool = False) -> Array:
     """Convert ``obj`` to a strided array.
 
     ``obj`` may be a strided array, a Python scalar, a (nested) sequence, a NumPy array, or any
     object supporting DLPack, the buffer protocol or ``__array__``.  ``copy=None`` copies only when
     needed, ``True`` always copies, ``False`` raises ValueError where a copy would be needed.
+    ``requires_grad=True`` makes the result a leaf that records (PyTorch's keyword).
     """
-    if obj.__class__ is Array and dtype is None and device is None:  # the common call, first
+    # the common call first (array API code calls asarray on arrays everywhere); requires_grad
+    # is a parameter here rather than _grad_option's wrapper, one frame less per call
+    if obj.__class__ is Array and dtype is None and device is None and not requires_grad:
         return copy_of(obj) if copy else obj
+    out = _asarray(obj, dtype, device, copy)
+    return out.requires_grad_() if requires_grad else out
+
+
+def _asarray(obj, dtype, device, copy) -> Array:
     dtype = None if dtype is None else dt.as_dtype(dtype)
     if isinstance(obj, Array):
         dev = obj._device if device is None else as_device(device)
