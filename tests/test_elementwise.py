@@ -239,7 +239,7 @@ def test_clip_fused_kernel_matches_numpy(dtype, layout):
         a = (np.abs(rng.standard_normal(shape)) * 50).astype(dtype)
         if dtype.startswith("float"):
             a[0, :3] = (np.nan, np.inf, -np.inf)
-            a[1, :4] = (0.0, -0.0, 0.5, -0.5)  # ties with zero bounds: the bound, as NumPy
+            a[1, :4] = (0.0, -0.0, 0.5, -0.5)  # ties with zero bounds (signs checked below)
         a = {"contiguous": a, "transposed": a.T, "strided": a[:, ::2]}[layout]
         lo_arr = (np.abs(rng.standard_normal(a.shape[-1:])) * 20).astype(dtype)
         hi_arr = (np.abs(rng.standard_normal(a.shape[:1] + (1,))) * 20 + 30).astype(dtype)

@@ -83,30 +83,6 @@ def floor_divide_scalar(out, x1, x2) -> bool:
     return True
 
 
-def floor_divide_dense(generic, size: int, dtype):
-    """For memoized calls of a dense small-integer array of ``size`` elements over a Python
-    scalar: ``fn(x1, x2) -> output buffer``, :func:`_fdiv_run` in one call through its compiled
-    entry for an int divisor other than 0 and -1, ``generic`` (the division loop's one-call
-    form) for the others.  4096 int32 // 7: 9-10 -> 4-5 us (NumPy 1.9-3.4 in the same runs)."""
-    empty, np_dtype = np.empty, dtype.numpy
-    entry = None
-
-    def fn(x1, x2):
-        nonlocal entry
-        if type(x2) is not int or x2 == 0 or x2 == -1:
-            return generic(x1, x2)
-        buf = empty(size, np_dtype)
-        args = (buf, x1._buf, x1._offset, size, x2)
-        if entry is None:
-            _fdiv_run(*args)  # compiles, or loads from the disk cache
-            entry = _fdiv_run.overloads[tuple(_fdiv_run.typeof_pyval(a) for a in args)].entry_point
-        else:
-            entry(*args)
-        return buf
-
-    return fn
-
-
 # -- x ** c for the exponents that are one correctly rounded operation ---------------------------
 @njit(**_OPTS)
 def _pow_special_run(o, x, n, which):
