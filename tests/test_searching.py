@@ -262,6 +262,49 @@ def test_sort_stable_with_ties_nan_and_signed_zeros(dtype, descending, shape, ax
         np.testing.assert_array_equal(np.signbit(values), np.signbit(ref))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int16", "uint8"])
+def test_large_sorts_on_two_threads_like_numpy(dtype):
+    """A long row (at least ``_LONG_SORT``) is sorted in two halves at once and merged by two
+    threads; many rows are sorted half on each thread.  Checked against NumPy's stable sort:
+    NaN last (with their payloads), -0.0/+0.0 in input order, descending, a stepped view, a few
+    long rows along either axis, many rows, rows whose values are mostly one value (all NaN, all
+    zero, a constant, already sorted and reversed), and the same bits with one thread or two."""
+    import numba
+
+    from strided.backends.cpu import _LONG_SORT
+
+    rng = np.random.default_rng(12)
+    n = _LONG_SORT + 4097
+    a = (rng.standard_normal(n) * 100).astype(dtype)
+    if dtype.startswith("float"):
+        for v in (np.nan, -np.nan, 0.0, -0.0, np.inf, -np.inf):
+            a[rng.integers(0, n, 500)] = v
+    even = a[: 2 * (n // 2)]
+    cases = [(a, 0), (a[::-1], 0), (even.reshape(2, -1), 1), (even.reshape(-1, 2), 0)]
+    cases += [(even.reshape(-1, 64), 1), (np.sort(a), 0), (np.sort(a)[::-1], 0)]
+    cases += [(np.full(n, 7, dtype), 0), (np.where(np.arange(n) % 3 == 0, a, a[0]), 0)]
+    if dtype.startswith("float"):
+        cases += [(np.full(n, np.nan, dtype), 0), (np.zeros(n, dtype), 0)]
+    before = numba.get_num_threads()
+    try:
+        for arr, axis in cases:
+            bits = []
+            for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+                numba.set_num_threads(threads)
+                ref = np.sort(arr, axis=axis, kind="stable")
+                got = np.asarray(xp.sort(xp.asarray(arr), axis=axis))
+                np.testing.assert_array_equal(got, ref)
+                np.testing.assert_array_equal(np.signbit(got), np.signbit(ref))
+                down = np.asarray(xp.sort(xp.asarray(arr), axis=axis, descending=True))
+                np.testing.assert_array_equal(down, np.flip(ref, axis))
+                bits.append(got.tobytes())
+            assert bits[0] == bits[1]
+        stepped = np.asarray(xp.sort(xp.asarray(a)[::3]))
+        np.testing.assert_array_equal(stepped, np.sort(a[::3], kind="stable"))
+    finally:
+        numba.set_num_threads(before)
+
+
 @pytest.mark.parametrize(
     "shape,mask_ndim", [((6, 7), 2), ((4, 5, 3), 2), ((4, 5, 3), 3), ((5, 2, 3), 1)]
 )

@@ -275,6 +275,75 @@ def argsort_rows(o, x, xo, xr, xa, n_rows, n, descending):
 
 
 @njit(**_OPTS)
+def _merge_split(a, b, k):
+    """How many of the first ``k`` elements of the merge of the sorted ``a`` and ``b`` come from
+    ``a`` (ties taken from ``a`` first, as ``merge_sorted_run`` does): a binary search along the
+    merge path, so each thread can start its part of the output without the others."""
+    lo, hi = max(0, k - b.size), min(k, a.size)
+    while lo < hi:
+        i = (lo + hi) // 2
+        if b[k - i - 1] < a[i]:
+            hi = i
+        else:
+            lo = i + 1
+    return lo
+
+
+@njit(**_OPTS)
+def _merge_tail(a, b, out, k, k1, i, j):
+    """out[k:k1] of the merge, from a[i] and b[j] on (the few elements the paired loop leaves)."""
+    while k < k1 and i < a.size and j < b.size:
+        if b[j] < a[i]:
+            out[k] = b[j]
+            j += 1
+        else:
+            out[k] = a[i]
+            i += 1
+        k += 1
+    while k < k1 and i < a.size:
+        out[k] = a[i]
+        i += 1
+        k += 1
+    while k < k1 and j < b.size:
+        out[k] = b[j]
+        j += 1
+        k += 1
+
+
+@njit(**_OPTS)
+def merge_sorted_run(a, b, out, p, r):
+    """out[p:r] of the merge of the sorted, NaN-free ``a`` and ``b`` (ties from ``a`` first).
+
+    Branch-free: which input an element comes from is a coin toss on random data, so each step
+    selects and moves one cursor.  Each step's loads wait for the previous compare, so the range
+    is merged as two independent halves in one loop (two dependency chains: ~2 ns per element
+    instead of ~4.5 here).  The bits do not depend on how the output is cut into runs."""
+    q = (p + r) // 2
+    i1 = _merge_split(a, b, p)
+    j1, k1 = p - i1, p
+    i2 = _merge_split(a, b, q)
+    j2, k2 = q - i2, q
+    na, nb = a.size, b.size
+    while True:
+        steps = min(na - i1, nb - j1, q - k1, na - i2, nb - j2, r - k2)
+        if steps <= 0:
+            break
+        for _ in range(steps):  # no cursor can run out within these steps
+            x1, y1, x2, y2 = a[i1], b[j1], a[i2], b[j2]
+            from_b1, from_b2 = y1 < x1, y2 < x2
+            out[k1] = y1 if from_b1 else x1
+            out[k2] = y2 if from_b2 else x2
+            j1 += from_b1
+            i1 += not from_b1
+            j2 += from_b2
+            i2 += not from_b2
+            k1 += 1
+            k2 += 1
+    _merge_tail(a, b, out, k1, q, i1, j1)
+    _merge_tail(a, b, out, k2, r, i2, j2)
+
+
+@njit(**_OPTS)
 def searchsorted(o, a, v, right):
     """o[i] = insertion point of v[i] in the sorted 1-D a (NaN sorts last, as in NumPy)."""
     n = a.shape[0]
