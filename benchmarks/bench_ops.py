@@ -398,23 +398,30 @@ def other_cases(dtypes, sizes, layouts):
                     yield Case(group, op, dtype, n, layout, f_s, f_n, tt and f_t, exact=True)
 
 
-def timeit(fn, repeat: int, budget: float) -> float:
-    """Best mean time per call (seconds) over ``repeat`` batches of about ``budget`` seconds.
+def timeit(fns, repeat: int, budget: float) -> list[float]:
+    """Best mean time per call (seconds) of each of ``fns`` over ``repeat`` batches of about
+    ``budget`` seconds, the functions' batches interleaved (strided, NumPy, PyTorch, strided, ...).
 
     The best batch, not the mean: on a shared machine a batch that a descheduled thread held up
     (prange and PyTorch's pool wait for their slowest thread) says nothing about the kernel.
+    Interleaved: this machine's slow spells last milliseconds (a virtual CPU held by the host, a
+    second thread that gains nothing for a while), so timing one library's batches after the
+    other's let one spell fall on every batch of one library and none of the other's.
     """
-    fn()
-    t0 = time.perf_counter()
-    fn()
-    one = max(time.perf_counter() - t0, 1e-7)
-    number = max(1, min(10_000, int(budget / one)))
-    best = math.inf
-    for _ in range(repeat):
+    numbers = []
+    for fn in fns:
+        fn()
         t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / number)
+        fn()
+        one = max(time.perf_counter() - t0, 1e-7)
+        numbers.append(max(1, min(10_000, int(budget / one))))
+    best = [math.inf] * len(fns)
+    for _ in range(repeat):
+        for i, (fn, number) in enumerate(zip(fns, numbers)):
+            t0 = time.perf_counter()
+            for _ in range(number):
+                fn()
+            best[i] = min(best[i], (time.perf_counter() - t0) / number)
     return best
 
 
@@ -474,14 +481,15 @@ def main(argv=None) -> int:
             wrong.append((c.name, err))
             print(f"{c.name:46s} WRONG: {err}")
             continue
-        ts = timeit(c.f_s, repeat, budget)
-        tn = timeit(c.f_n, repeat, budget)
-        tt = None
+        fns = [c.f_s, c.f_n]
         if c.f_t:
             try:
-                tt = timeit(c.f_t, repeat, budget)
+                c.f_t()
+                fns.append(c.f_t)
             except (TypeError, RuntimeError, IndexError):  # PyTorch lacks this op or dtype
-                tt = None
+                pass
+        ts, tn, *rest = timeit(fns, repeat, budget)
+        tt = rest[0] if rest else None
         rn = ts / tn
         rt = ts / tt if tt else None
         rows.append((c, rn, rt))

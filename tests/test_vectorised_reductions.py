@@ -6,6 +6,8 @@ full reduction and one or two threads."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -191,3 +193,24 @@ def test_reduction_remembers_the_plan_of_the_layout_it_just_reduced():
         np.testing.assert_allclose(float(xp.sum(y)), want.sum(), rtol=1e-12)
         spec = PRIMS["sum"]._last[5]
         assert spec is not None and spec[9] == (y._strides,), "the last plan is another layout's"
+
+
+@pytest.mark.parametrize("lane", ["float", "double"])
+def test_variance_passes_vectorise(lane):
+    """var/std's two passes (``_kern_moment._total``/``_squares``) compile to vector loads: they
+    once indexed the input from a signed offset, which numba wraps for negative indices, and LLVM
+    read it with gathers, ~10x slower (1M float32 var: 0.7-0.9 ms, NumPy 0.5, now 0.07)."""
+    from numba import njit
+
+    from strided.backends.cpu import _kern_moment as M
+
+    dtype = np.float32 if lane == "float" else np.float64
+    rows = njit(error_model="numpy")(M.var_rows.py_func)  # a fresh, inspectable compilation
+    x = RNG.standard_normal(3000).astype(dtype)
+    o = np.empty(3, dtype)
+    f = dtype
+    rows(o, x, 0, 3, 1000, f(0), f(0), f(1000), f(999), False)
+    np.testing.assert_allclose(o, np.var(x.reshape(3, 1000), axis=1, ddof=1), rtol=1e-5)
+    llvm = rows.inspect_llvm(rows.signatures[0])
+    assert re.search(rf"load <\d+ x {lane}>", llvm), "no vector loads"
+    assert "gather" not in llvm

@@ -24,18 +24,23 @@ SEGMENT = 1 << 14
 
 @njit(**_ROW)
 def _total(a, lo, hi, zero):
+    """sum of a[lo:hi].  The loops index a slice from 0: a[k] with k from a signed ``lo`` is
+    wrapped for negative k by numba, which kept LLVM from vectorising (1M float32 var: 920 us
+    on one thread, NumPy 470)."""
+    run = a[lo:hi]
     acc = zero
-    for k in range(lo, hi):
-        acc += a[k]
+    for k in range(run.size):
+        acc += run[k]
     return acc
 
 
 @njit(**_ROW)
 def _squares(a, lo, hi, mean, rzero):
     """sum |a[k] - mean|^2 over [lo, hi) (real for complex a)."""
+    run = a[lo:hi]
     acc = rzero
-    for k in range(lo, hi):
-        d = a[k] - mean
+    for k in range(run.size):
+        d = run[k] - mean
         acc += (d * np.conj(d)).real
     return acc
 
