@@ -193,10 +193,9 @@ def reduce(op: str, out, inp, shape, axes) -> None:
                     nk0, nk1, nr0, nr1, first, ident)  # fmt: skip
             if how == 0:
                 call_compiled(serial, (serial, obuf.dtype, buf.dtype), args)
-            elif how == 1:
-                parallel(*args)
-            else:
-                parallel(*args, how)
+            else:  # inner_p, or outer_p with its chunk
+                key = (parallel, obuf.dtype, buf.dtype)
+                call_compiled(parallel, key, args if how == 1 else (*args, how))
     elif kind == "all":
         _, doo, dbase, n, stride = plan
         _reduce_all_parallel(op, obuf, ooff + doo, buf, off + dbase, n, stride, ident)
@@ -306,13 +305,17 @@ def _reduce_rows_parallel(op, obuf, oo, ost, buf, base, kst, rst, nk, nr, ident)
     partial = np.empty(parts * nk, dtype=obuf.dtype)
     outer_p, outer_s = getattr(G, f"{op}_outer_p"), getattr(G, f"{op}_outer_s")
     merge_s = getattr(G, f"{_MERGE.get(op, op)}_outer_s")
-    outer_p(partial, 0, nk, 1, buf, base, chunk * rst, kst, 0, rst, parts, nk, 1, chunk, True,
-            ident, nk)  # fmt: skip
-    merge_s(obuf, oo, 0, ost, partial, 0, 0, 1, 0, nk, 1, nk, 1, parts, True, ident)
+    # every loop through its compiled entry (the dispatcher typed their 16-17 arguments)
+    call_compiled(outer_p, (outer_p, obuf.dtype, buf.dtype),
+                  (partial, 0, nk, 1, buf, base, chunk * rst, kst, 0, rst, parts, nk, 1, chunk,
+                   True, ident, nk))  # fmt: skip
+    call_compiled(merge_s, (merge_s, obuf.dtype, obuf.dtype),
+                  (obuf, oo, 0, ost, partial, 0, 0, 1, 0, nk, 1, nk, 1, parts, True, ident))
     tail = nr - parts * chunk
     if tail:
-        outer_s(obuf, oo, 0, ost, buf, base + parts * chunk * rst, 0, kst, 0, rst, 1, nk, 1,
-                tail, False, ident)  # fmt: skip
+        call_compiled(outer_s, (outer_s, obuf.dtype, buf.dtype),
+                      (obuf, oo, 0, ost, buf, base + parts * chunk * rst, 0, kst, 0, rst, 1, nk,
+                       1, tail, False, ident))  # fmt: skip
 
 
 def _reduce_all_parallel(op, obuf, oo, buf, base, n, stride, ident):
