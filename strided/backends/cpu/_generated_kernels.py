@@ -2,7 +2,8 @@
 
 Each elementwise op has a row function (the inner loop, specialised at run time on unit, zero and
 other strides, slicing the buffer first so numba emits plain vector loads), a serial kernel over a
-rank-3 layout and a parallel one over row segments.  Reductions and scans follow.
+rank-3 layout, a dense one for operands laid out like the output (few arguments: cheap to enter)
+and a parallel one over row segments.  Reductions and scans follow.
 
 The serial and parallel loops become numba dispatchers when first looked up (the module's
 ``__getattr__``): making all ~200 at import was ~0.1 s of a process's first kernel call.
@@ -32,7 +33,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '7e1df3f611359af8'
+SOURCE_HASH = '00cfbd711b374c3a'
 
 
 @_loop(SERIAL)
@@ -49,6 +50,13 @@ def abs_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
             else:
                 for k in range(n2):
                     store(o, np.uint64(ob + k * os2), S.abs_(a[np.uint64(ab + k * as2)]))
+
+
+@_loop(SERIAL)
+def abs_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.abs_(aseg[k]))
 
 
 @_loop(PARALLEL)
@@ -93,6 +101,13 @@ def negative_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, np.uint64(ob + k * os2), S.negative(a[np.uint64(ab + k * as2)]))
 
 
+@_loop(SERIAL)
+def negative_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.negative(aseg[k]))
+
+
 @_loop(PARALLEL)
 def negative_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -133,6 +148,13 @@ def positive_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
             else:
                 for k in range(n2):
                     store(o, np.uint64(ob + k * os2), S.positive(a[np.uint64(ab + k * as2)]))
+
+
+@_loop(SERIAL)
+def positive_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.positive(aseg[k]))
 
 
 @_loop(PARALLEL)
@@ -177,6 +199,13 @@ def square_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, np.uint64(ob + k * os2), S.square(a[np.uint64(ab + k * as2)]))
 
 
+@_loop(SERIAL)
+def square_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.square(aseg[k]))
+
+
 @_loop(PARALLEL)
 def square_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -219,6 +248,13 @@ def sign_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, np.uint64(ob + k * os2), S.sign(a[np.uint64(ab + k * as2)]))
 
 
+@_loop(SERIAL)
+def sign_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.sign(aseg[k]))
+
+
 @_loop(PARALLEL)
 def sign_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -259,6 +295,13 @@ def reciprocal_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
             else:
                 for k in range(n2):
                     store(o, np.uint64(ob + k * os2), S.reciprocal(a[np.uint64(ab + k * as2)]))
+
+
+@_loop(SERIAL)
+def reciprocal_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.reciprocal(aseg[k]))
 
 
 @_loop(PARALLEL)
@@ -311,6 +354,14 @@ def exp_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 for k in range(n2):
                     store(o, np.uint64(ob + k * os2), S.exp_main(a[np.uint64(ab + k * as2)]))
             V.exp_fix(o, ob, os2, a, ab, as2, n2, 0)
+
+
+@_loop(SERIAL)
+def exp_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.exp_main(aseg[k]))
+    V.exp_fix(o, 0, 1, a, ao, 1, n, 0)
 
 
 @_loop(PARALLEL)
@@ -374,6 +425,13 @@ def expm1_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, np.uint64(ob + k * os2), S.expm1(a[np.uint64(ab + k * as2)]))
 
 
+@_loop(SERIAL)
+def expm1_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.expm1(aseg[k]))
+
+
 @_loop(PARALLEL)
 def expm1_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -433,6 +491,14 @@ def log_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 for k in range(n2):
                     store(o, np.uint64(ob + k * os2), S.log_main(a[np.uint64(ab + k * as2)]))
             V.log_fix(o, ob, os2, a, ab, as2, n2, 0)
+
+
+@_loop(SERIAL)
+def log_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.log_main(aseg[k]))
+    V.log_fix(o, 0, 1, a, ao, 1, n, 0)
 
 
 @_loop(PARALLEL)
@@ -497,6 +563,14 @@ def log1p_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
             V.log1p_fix(o, ob, os2, a, ab, as2, n2, 0)
 
 
+@_loop(SERIAL)
+def log1p_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.log1p_main(aseg[k]))
+    V.log1p_fix(o, 0, 1, a, ao, 1, n, 0)
+
+
 @_loop(PARALLEL)
 def log1p_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -557,6 +631,14 @@ def log2_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 for k in range(n2):
                     store(o, np.uint64(ob + k * os2), S.log2_main(a[np.uint64(ab + k * as2)]))
             V.log_fix(o, ob, os2, a, ab, as2, n2, 1)
+
+
+@_loop(SERIAL)
+def log2_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.log2_main(aseg[k]))
+    V.log_fix(o, 0, 1, a, ao, 1, n, 1)
 
 
 @_loop(PARALLEL)
@@ -621,6 +703,14 @@ def log10_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
             V.log_fix(o, ob, os2, a, ab, as2, n2, 2)
 
 
+@_loop(SERIAL)
+def log10_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.log10_main(aseg[k]))
+    V.log_fix(o, 0, 1, a, ao, 1, n, 2)
+
+
 @_loop(PARALLEL)
 def log10_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -673,6 +763,13 @@ def sqrt_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, np.uint64(ob + k * os2), S.sqrt(a[np.uint64(ab + k * as2)]))
 
 
+@_loop(SERIAL)
+def sqrt_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.sqrt(aseg[k]))
+
+
 @_loop(PARALLEL)
 def sqrt_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -723,6 +820,14 @@ def sin_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 for k in range(n2):
                     store(o, np.uint64(ob + k * os2), S.sin(a[np.uint64(ab + k * as2)]))
             V.sincos_fix(o, ob, os2, a, ab, as2, n2, 0)
+
+
+@_loop(SERIAL)
+def sin_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.sin(aseg[k]))
+    V.sincos_fix(o, 0, 1, a, ao, 1, n, 0)
 
 
 @_loop(PARALLEL)
@@ -787,6 +892,14 @@ def cos_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
             V.sincos_fix(o, ob, os2, a, ab, as2, n2, 1)
 
 
+@_loop(SERIAL)
+def cos_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.cos(aseg[k]))
+    V.sincos_fix(o, 0, 1, a, ao, 1, n, 1)
+
+
 @_loop(PARALLEL)
 def cos_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -847,6 +960,14 @@ def tan_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                 for k in range(n2):
                     store(o, np.uint64(ob + k * os2), S.tan(a[np.uint64(ab + k * as2)]))
             V.sincos_fix(o, ob, os2, a, ab, as2, n2, 2)
+
+
+@_loop(SERIAL)
+def tan_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.tan(aseg[k]))
+    V.sincos_fix(o, 0, 1, a, ao, 1, n, 2)
 
 
 @_loop(PARALLEL)
@@ -910,6 +1031,13 @@ def asin_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, np.uint64(ob + k * os2), S.asin(a[np.uint64(ab + k * as2)]))
 
 
+@_loop(SERIAL)
+def asin_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.asin(aseg[k]))
+
+
 @_loop(PARALLEL)
 def asin_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -968,6 +1096,13 @@ def acos_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
             else:
                 for k in range(n2):
                     store(o, np.uint64(ob + k * os2), S.acos(a[np.uint64(ab + k * as2)]))
+
+
+@_loop(SERIAL)
+def acos_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.acos(aseg[k]))
 
 
 @_loop(PARALLEL)
@@ -1030,6 +1165,13 @@ def atan_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, np.uint64(ob + k * os2), S.atan(a[np.uint64(ab + k * as2)]))
 
 
+@_loop(SERIAL)
+def atan_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.atan(aseg[k]))
+
+
 @_loop(PARALLEL)
 def atan_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -1088,6 +1230,13 @@ def sinh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
             else:
                 for k in range(n2):
                     store(o, np.uint64(ob + k * os2), S.sinh(a[np.uint64(ab + k * as2)]))
+
+
+@_loop(SERIAL)
+def sinh_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.sinh(aseg[k]))
 
 
 @_loop(PARALLEL)
@@ -1150,6 +1299,13 @@ def cosh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, np.uint64(ob + k * os2), S.cosh(a[np.uint64(ab + k * as2)]))
 
 
+@_loop(SERIAL)
+def cosh_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.cosh(aseg[k]))
+
+
 @_loop(PARALLEL)
 def cosh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -1208,6 +1364,13 @@ def tanh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
             else:
                 for k in range(n2):
                     store(o, np.uint64(ob + k * os2), S.tanh(a[np.uint64(ab + k * as2)]))
+
+
+@_loop(SERIAL)
+def tanh_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.tanh(aseg[k]))
 
 
 @_loop(PARALLEL)
@@ -1270,6 +1433,13 @@ def asinh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, np.uint64(ob + k * os2), S.asinh(a[np.uint64(ab + k * as2)]))
 
 
+@_loop(SERIAL)
+def asinh_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.asinh(aseg[k]))
+
+
 @_loop(PARALLEL)
 def asinh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -1328,6 +1498,13 @@ def acosh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
             else:
                 for k in range(n2):
                     store(o, np.uint64(ob + k * os2), S.acosh(a[np.uint64(ab + k * as2)]))
+
+
+@_loop(SERIAL)
+def acosh_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.acosh(aseg[k]))
 
 
 @_loop(PARALLEL)
@@ -1390,6 +1567,13 @@ def atanh_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, np.uint64(ob + k * os2), S.atanh(a[np.uint64(ab + k * as2)]))
 
 
+@_loop(SERIAL)
+def atanh_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.atanh(aseg[k]))
+
+
 @_loop(PARALLEL)
 def atanh_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -1441,6 +1625,13 @@ def floor_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, np.uint64(ob + k * os2), S.floor(a[np.uint64(ab + k * as2)]))
 
 
+@_loop(SERIAL)
+def floor_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.floor(aseg[k]))
+
+
 @_loop(PARALLEL)
 def floor_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -1481,6 +1672,13 @@ def ceil_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
             else:
                 for k in range(n2):
                     store(o, np.uint64(ob + k * os2), S.ceil(a[np.uint64(ab + k * as2)]))
+
+
+@_loop(SERIAL)
+def ceil_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.ceil(aseg[k]))
 
 
 @_loop(PARALLEL)
@@ -1525,6 +1723,13 @@ def trunc_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, np.uint64(ob + k * os2), S.trunc(a[np.uint64(ab + k * as2)]))
 
 
+@_loop(SERIAL)
+def trunc_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.trunc(aseg[k]))
+
+
 @_loop(PARALLEL)
 def trunc_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -1565,6 +1770,13 @@ def round_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
             else:
                 for k in range(n2):
                     store(o, np.uint64(ob + k * os2), S.round_(a[np.uint64(ab + k * as2)]))
+
+
+@_loop(SERIAL)
+def round_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.round_(aseg[k]))
 
 
 @_loop(PARALLEL)
@@ -1609,6 +1821,13 @@ def signbit_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, np.uint64(ob + k * os2), S.signbit(a[np.uint64(ab + k * as2)]))
 
 
+@_loop(SERIAL)
+def signbit_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.signbit(aseg[k]))
+
+
 @_loop(PARALLEL)
 def signbit_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -1649,6 +1868,13 @@ def isnan_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
             else:
                 for k in range(n2):
                     store(o, np.uint64(ob + k * os2), S.isnan(a[np.uint64(ab + k * as2)]))
+
+
+@_loop(SERIAL)
+def isnan_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.isnan(aseg[k]))
 
 
 @_loop(PARALLEL)
@@ -1693,6 +1919,13 @@ def isinf_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, np.uint64(ob + k * os2), S.isinf(a[np.uint64(ab + k * as2)]))
 
 
+@_loop(SERIAL)
+def isinf_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.isinf(aseg[k]))
+
+
 @_loop(PARALLEL)
 def isinf_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -1733,6 +1966,13 @@ def isfinite_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
             else:
                 for k in range(n2):
                     store(o, np.uint64(ob + k * os2), S.isfinite(a[np.uint64(ab + k * as2)]))
+
+
+@_loop(SERIAL)
+def isfinite_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.isfinite(aseg[k]))
 
 
 @_loop(PARALLEL)
@@ -1777,6 +2017,13 @@ def conj_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, np.uint64(ob + k * os2), S.conj(a[np.uint64(ab + k * as2)]))
 
 
+@_loop(SERIAL)
+def conj_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.conj(aseg[k]))
+
+
 @_loop(PARALLEL)
 def conj_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -1817,6 +2064,13 @@ def real_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
             else:
                 for k in range(n2):
                     store(o, np.uint64(ob + k * os2), S.real(a[np.uint64(ab + k * as2)]))
+
+
+@_loop(SERIAL)
+def real_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.real(aseg[k]))
 
 
 @_loop(PARALLEL)
@@ -1861,6 +2115,13 @@ def imag_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, np.uint64(ob + k * os2), S.imag(a[np.uint64(ab + k * as2)]))
 
 
+@_loop(SERIAL)
+def imag_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.imag(aseg[k]))
+
+
 @_loop(PARALLEL)
 def imag_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -1903,6 +2164,13 @@ def logical_not_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
                     store(o, np.uint64(ob + k * os2), S.logical_not(a[np.uint64(ab + k * as2)]))
 
 
+@_loop(SERIAL)
+def logical_not_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.logical_not(aseg[k]))
+
+
 @_loop(PARALLEL)
 def logical_not_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -1943,6 +2211,13 @@ def bitwise_invert_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
             else:
                 for k in range(n2):
                     store(o, np.uint64(ob + k * os2), S.bitwise_invert(a[np.uint64(ab + k * as2)]))
+
+
+@_loop(SERIAL)
+def bitwise_invert_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.bitwise_invert(aseg[k]))
 
 
 @_loop(PARALLEL)
@@ -2010,6 +2285,14 @@ def add_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0,
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.add(x, bseg[k]))
+
+
+@_loop(SERIAL)
+def add_d(o, a, ao, b, bo, n):
+    aseg = a[ao : ao + n]
+    bseg = b[bo : bo + n]
+    for k in range(n):
+        store(o, k, S.add(aseg[k], bseg[k]))
 
 
 @_loop(PARALLEL)
@@ -2090,6 +2373,14 @@ def subtract_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
                     store(oseg, k, S.subtract(x, bseg[k]))
 
 
+@_loop(SERIAL)
+def subtract_d(o, a, ao, b, bo, n):
+    aseg = a[ao : ao + n]
+    bseg = b[bo : bo + n]
+    for k in range(n):
+        store(o, k, S.subtract(aseg[k], bseg[k]))
+
+
 @_loop(PARALLEL)
 def subtract_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -2166,6 +2457,14 @@ def multiply_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.multiply(x, bseg[k]))
+
+
+@_loop(SERIAL)
+def multiply_d(o, a, ao, b, bo, n):
+    aseg = a[ao : ao + n]
+    bseg = b[bo : bo + n]
+    for k in range(n):
+        store(o, k, S.multiply(aseg[k], bseg[k]))
 
 
 @_loop(PARALLEL)
@@ -2246,6 +2545,14 @@ def divide_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, 
                     store(oseg, k, S.divide(x, bseg[k]))
 
 
+@_loop(SERIAL)
+def divide_d(o, a, ao, b, bo, n):
+    aseg = a[ao : ao + n]
+    bseg = b[bo : bo + n]
+    for k in range(n):
+        store(o, k, S.divide(aseg[k], bseg[k]))
+
+
 @_loop(PARALLEL)
 def divide_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -2324,6 +2631,15 @@ def floor_divide_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1,
                 for k in range(n2):
                     store(oseg, k, S.floor_divide(x, bseg[k]))
             S.divmod_fix(o, ob, os2, a, ab, as2, b, bb, bs2, n2, 0)
+
+
+@_loop(SERIAL)
+def floor_divide_d(o, a, ao, b, bo, n):
+    aseg = a[ao : ao + n]
+    bseg = b[bo : bo + n]
+    for k in range(n):
+        store(o, k, S.floor_divide(aseg[k], bseg[k]))
+    S.divmod_fix(o, 0, 1, a, ao, 1, b, bo, 1, n, 0)
 
 
 @_loop(PARALLEL)
@@ -2407,6 +2723,15 @@ def remainder_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
             S.divmod_fix(o, ob, os2, a, ab, as2, b, bb, bs2, n2, 1)
 
 
+@_loop(SERIAL)
+def remainder_d(o, a, ao, b, bo, n):
+    aseg = a[ao : ao + n]
+    bseg = b[bo : bo + n]
+    for k in range(n):
+        store(o, k, S.remainder(aseg[k], bseg[k]))
+    S.divmod_fix(o, 0, 1, a, ao, 1, b, bo, 1, n, 1)
+
+
 @_loop(PARALLEL)
 def remainder_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -2488,6 +2813,15 @@ def pow_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0,
             S.pow_fix(o, ob, os2, a, ab, as2, b, bb, bs2, n2)
 
 
+@_loop(SERIAL)
+def pow_d(o, a, ao, b, bo, n):
+    aseg = a[ao : ao + n]
+    bseg = b[bo : bo + n]
+    for k in range(n):
+        store(o, k, S.pow_(aseg[k], bseg[k]))
+    S.pow_fix(o, 0, 1, a, ao, 1, b, bo, 1, n)
+
+
 @_loop(PARALLEL)
 def pow_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -2565,6 +2899,14 @@ def maximum_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.maximum(x, bseg[k]))
+
+
+@_loop(SERIAL)
+def maximum_d(o, a, ao, b, bo, n):
+    aseg = a[ao : ao + n]
+    bseg = b[bo : bo + n]
+    for k in range(n):
+        store(o, k, S.maximum(aseg[k], bseg[k]))
 
 
 @_loop(PARALLEL)
@@ -2645,6 +2987,14 @@ def minimum_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
                     store(oseg, k, S.minimum(x, bseg[k]))
 
 
+@_loop(SERIAL)
+def minimum_d(o, a, ao, b, bo, n):
+    aseg = a[ao : ao + n]
+    bseg = b[bo : bo + n]
+    for k in range(n):
+        store(o, k, S.minimum(aseg[k], bseg[k]))
+
+
 @_loop(PARALLEL)
 def minimum_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -2721,6 +3071,14 @@ def logaddexp_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.logaddexp(x, bseg[k]))
+
+
+@_loop(SERIAL)
+def logaddexp_d(o, a, ao, b, bo, n):
+    aseg = a[ao : ao + n]
+    bseg = b[bo : bo + n]
+    for k in range(n):
+        store(o, k, S.logaddexp(aseg[k], bseg[k]))
 
 
 @_loop(PARALLEL)
@@ -2801,6 +3159,14 @@ def hypot_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n
                     store(oseg, k, S.hypot(x, bseg[k]))
 
 
+@_loop(SERIAL)
+def hypot_d(o, a, ao, b, bo, n):
+    aseg = a[ao : ao + n]
+    bseg = b[bo : bo + n]
+    for k in range(n):
+        store(o, k, S.hypot(aseg[k], bseg[k]))
+
+
 @_loop(PARALLEL)
 def hypot_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -2877,6 +3243,14 @@ def atan2_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.atan2(x, bseg[k]))
+
+
+@_loop(SERIAL)
+def atan2_d(o, a, ao, b, bo, n):
+    aseg = a[ao : ao + n]
+    bseg = b[bo : bo + n]
+    for k in range(n):
+        store(o, k, S.atan2(aseg[k], bseg[k]))
 
 
 @_loop(PARALLEL)
@@ -2957,6 +3331,14 @@ def copysign_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
                     store(oseg, k, S.copysign(x, bseg[k]))
 
 
+@_loop(SERIAL)
+def copysign_d(o, a, ao, b, bo, n):
+    aseg = a[ao : ao + n]
+    bseg = b[bo : bo + n]
+    for k in range(n):
+        store(o, k, S.copysign(aseg[k], bseg[k]))
+
+
 @_loop(PARALLEL)
 def copysign_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -3033,6 +3415,14 @@ def nextafter_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.nextafter(x, bseg[k]))
+
+
+@_loop(SERIAL)
+def nextafter_d(o, a, ao, b, bo, n):
+    aseg = a[ao : ao + n]
+    bseg = b[bo : bo + n]
+    for k in range(n):
+        store(o, k, S.nextafter(aseg[k], bseg[k]))
 
 
 @_loop(PARALLEL)
@@ -3113,6 +3503,14 @@ def equal_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n
                     store(oseg, k, S.equal(x, bseg[k]))
 
 
+@_loop(SERIAL)
+def equal_d(o, a, ao, b, bo, n):
+    aseg = a[ao : ao + n]
+    bseg = b[bo : bo + n]
+    for k in range(n):
+        store(o, k, S.equal(aseg[k], bseg[k]))
+
+
 @_loop(PARALLEL)
 def equal_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -3189,6 +3587,14 @@ def not_equal_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.not_equal(x, bseg[k]))
+
+
+@_loop(SERIAL)
+def not_equal_d(o, a, ao, b, bo, n):
+    aseg = a[ao : ao + n]
+    bseg = b[bo : bo + n]
+    for k in range(n):
+        store(o, k, S.not_equal(aseg[k], bseg[k]))
 
 
 @_loop(PARALLEL)
@@ -3269,6 +3675,14 @@ def less_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0
                     store(oseg, k, S.less(x, bseg[k]))
 
 
+@_loop(SERIAL)
+def less_d(o, a, ao, b, bo, n):
+    aseg = a[ao : ao + n]
+    bseg = b[bo : bo + n]
+    for k in range(n):
+        store(o, k, S.less(aseg[k], bseg[k]))
+
+
 @_loop(PARALLEL)
 def less_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -3345,6 +3759,14 @@ def less_equal_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.less_equal(x, bseg[k]))
+
+
+@_loop(SERIAL)
+def less_equal_d(o, a, ao, b, bo, n):
+    aseg = a[ao : ao + n]
+    bseg = b[bo : bo + n]
+    for k in range(n):
+        store(o, k, S.less_equal(aseg[k], bseg[k]))
 
 
 @_loop(PARALLEL)
@@ -3425,6 +3847,14 @@ def greater_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
                     store(oseg, k, S.greater(x, bseg[k]))
 
 
+@_loop(SERIAL)
+def greater_d(o, a, ao, b, bo, n):
+    aseg = a[ao : ao + n]
+    bseg = b[bo : bo + n]
+    for k in range(n):
+        store(o, k, S.greater(aseg[k], bseg[k]))
+
+
 @_loop(PARALLEL)
 def greater_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -3501,6 +3931,14 @@ def greater_equal_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.greater_equal(x, bseg[k]))
+
+
+@_loop(SERIAL)
+def greater_equal_d(o, a, ao, b, bo, n):
+    aseg = a[ao : ao + n]
+    bseg = b[bo : bo + n]
+    for k in range(n):
+        store(o, k, S.greater_equal(aseg[k], bseg[k]))
 
 
 @_loop(PARALLEL)
@@ -3581,6 +4019,14 @@ def logical_and_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, 
                     store(oseg, k, S.logical_and(x, bseg[k]))
 
 
+@_loop(SERIAL)
+def logical_and_d(o, a, ao, b, bo, n):
+    aseg = a[ao : ao + n]
+    bseg = b[bo : bo + n]
+    for k in range(n):
+        store(o, k, S.logical_and(aseg[k], bseg[k]))
+
+
 @_loop(PARALLEL)
 def logical_and_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -3657,6 +4103,14 @@ def logical_or_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.logical_or(x, bseg[k]))
+
+
+@_loop(SERIAL)
+def logical_or_d(o, a, ao, b, bo, n):
+    aseg = a[ao : ao + n]
+    bseg = b[bo : bo + n]
+    for k in range(n):
+        store(o, k, S.logical_or(aseg[k], bseg[k]))
 
 
 @_loop(PARALLEL)
@@ -3737,6 +4191,14 @@ def logical_xor_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, 
                     store(oseg, k, S.logical_xor(x, bseg[k]))
 
 
+@_loop(SERIAL)
+def logical_xor_d(o, a, ao, b, bo, n):
+    aseg = a[ao : ao + n]
+    bseg = b[bo : bo + n]
+    for k in range(n):
+        store(o, k, S.logical_xor(aseg[k], bseg[k]))
+
+
 @_loop(PARALLEL)
 def logical_xor_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -3813,6 +4275,14 @@ def bitwise_and_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, 
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.bitwise_and(x, bseg[k]))
+
+
+@_loop(SERIAL)
+def bitwise_and_d(o, a, ao, b, bo, n):
+    aseg = a[ao : ao + n]
+    bseg = b[bo : bo + n]
+    for k in range(n):
+        store(o, k, S.bitwise_and(aseg[k], bseg[k]))
 
 
 @_loop(PARALLEL)
@@ -3893,6 +4363,14 @@ def bitwise_or_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                     store(oseg, k, S.bitwise_or(x, bseg[k]))
 
 
+@_loop(SERIAL)
+def bitwise_or_d(o, a, ao, b, bo, n):
+    aseg = a[ao : ao + n]
+    bseg = b[bo : bo + n]
+    for k in range(n):
+        store(o, k, S.bitwise_or(aseg[k], bseg[k]))
+
+
 @_loop(PARALLEL)
 def bitwise_or_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -3969,6 +4447,14 @@ def bitwise_xor_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, 
                 x = a[ab]
                 for k in range(n2):
                     store(oseg, k, S.bitwise_xor(x, bseg[k]))
+
+
+@_loop(SERIAL)
+def bitwise_xor_d(o, a, ao, b, bo, n):
+    aseg = a[ao : ao + n]
+    bseg = b[bo : bo + n]
+    for k in range(n):
+        store(o, k, S.bitwise_xor(aseg[k], bseg[k]))
 
 
 @_loop(PARALLEL)
@@ -4049,6 +4535,14 @@ def bitwise_left_shift_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0
                     store(oseg, k, S.bitwise_left_shift(x, bseg[k]))
 
 
+@_loop(SERIAL)
+def bitwise_left_shift_d(o, a, ao, b, bo, n):
+    aseg = a[ao : ao + n]
+    bseg = b[bo : bo + n]
+    for k in range(n):
+        store(o, k, S.bitwise_left_shift(aseg[k], bseg[k]))
+
+
 @_loop(PARALLEL)
 def bitwise_left_shift_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -4127,6 +4621,14 @@ def bitwise_right_shift_sb(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs
                     store(oseg, k, S.bitwise_right_shift(x, bseg[k]))
 
 
+@_loop(SERIAL)
+def bitwise_right_shift_d(o, a, ao, b, bo, n):
+    aseg = a[ao : ao + n]
+    bseg = b[bo : bo + n]
+    for k in range(n):
+        store(o, k, S.bitwise_right_shift(aseg[k], bseg[k]))
+
+
 @_loop(PARALLEL)
 def bitwise_right_shift_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2, seg):
     nseg = (n2 + seg - 1) // seg
@@ -4178,6 +4680,13 @@ def copy_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
             else:
                 for k in range(n2):
                     store(o, np.uint64(ob + k * os2), S.positive(a[np.uint64(ab + k * as2)]))
+
+
+@_loop(SERIAL)
+def copy_d(o, a, ao, n):
+    aseg = a[ao : ao + n]
+    for k in range(n):
+        store(o, k, S.positive(aseg[k]))
 
 
 @_loop(PARALLEL)
