@@ -691,9 +691,7 @@ def generate() -> str:
         template = unary_vmath_template() if name in VMATH_OPS else UNARY
         parts.append(template.format(name=name, fn=fn, fix_s=fix_s, fix_p=fix_p, fix_d=fix_d))
     # copy (with cast): the identity through store()
-    parts.append(
-        copy_template().format(name="copy", fn="positive", fix_s="", fix_p="", fix_d="")
-    )
+    parts.append(copy_template().format(name="copy", fn="positive", fix_s="", fix_p="", fix_d=""))
     for name, row in (("where", WHERE), ("clip", CLIP)):
         parts.append(row)
         parts.append(TERNARY_LOOPS.format(name=name))

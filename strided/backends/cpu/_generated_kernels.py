@@ -33,7 +33,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '00cfbd711b374c3a'
+SOURCE_HASH = '17ff7c25c4c8cfd9'
 
 
 @_loop(SERIAL)

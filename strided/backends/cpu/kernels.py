@@ -309,8 +309,11 @@ def _reduce_rows_parallel(op, obuf, oo, ost, buf, base, kst, rst, nk, nr, ident)
     call_compiled(outer_p, (outer_p, obuf.dtype, buf.dtype),
                   (partial, 0, nk, 1, buf, base, chunk * rst, kst, 0, rst, parts, nk, 1, chunk,
                    True, ident, nk))  # fmt: skip
-    call_compiled(merge_s, (merge_s, obuf.dtype, obuf.dtype),
-                  (obuf, oo, 0, ost, partial, 0, 0, 1, 0, nk, 1, nk, 1, parts, True, ident))
+    call_compiled(
+        merge_s,
+        (merge_s, obuf.dtype, obuf.dtype),
+        (obuf, oo, 0, ost, partial, 0, 0, 1, 0, nk, 1, nk, 1, parts, True, ident),
+    )
     tail = nr - parts * chunk
     if tail:
         call_compiled(outer_s, (outer_s, obuf.dtype, buf.dtype),
