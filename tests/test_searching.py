@@ -305,6 +305,33 @@ def test_large_sorts_on_two_threads_like_numpy(dtype):
         numba.set_num_threads(before)
 
 
+def _sort_in_child(queue, values) -> None:
+    queue.put(np.asarray(xp.sort(xp.asarray(values))).tobytes())
+
+
+def test_large_sort_in_a_forked_child():
+    """A child forked after the parent's large sort started the sort's helper thread inherits the
+    pool without the thread: the child's own large sort must still run (not wait forever)."""
+    import multiprocessing
+
+    from strided.backends.cpu import _LONG_SORT
+
+    values = np.random.default_rng(3).standard_normal(_LONG_SORT * 2).astype(np.float32)
+    expected = np.sort(values).tobytes()
+    assert np.asarray(xp.sort(xp.asarray(values))).tobytes() == expected  # the pool exists now
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_sort_in_child, args=(queue, values))
+    child.start()
+    try:
+        got = queue.get(timeout=60)
+    finally:
+        child.join(timeout=10)
+        if child.is_alive():
+            child.kill()
+    assert got == expected
+
+
 @pytest.mark.parametrize(
     "shape,mask_ndim", [((6, 7), 2), ((4, 5, 3), 2), ((4, 5, 3), 3), ((5, 2, 3), 1)]
 )

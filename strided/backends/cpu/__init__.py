@@ -1379,6 +1379,15 @@ _LONG_SORT = 1 << 16
 _SORT_POOL = None
 
 
+def _forget_sort_pool() -> None:
+    global _SORT_POOL
+    _SORT_POOL = None
+
+
+# a forked child inherits the pool without its thread: work submitted there would never run
+os.register_at_fork(after_in_child=_forget_sort_pool)
+
+
 def _on_two_threads(first, second) -> None:
     """Run the calls ``first()`` and ``second()``: at once on two Python threads where numba is
     given more than one, else one after the other.  (Python threads, not numba's: the work is
