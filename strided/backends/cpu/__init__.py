@@ -1411,8 +1411,10 @@ def _on_two_threads(first, second) -> None:
 
             _SORT_POOL = ThreadPoolExecutor(1, thread_name_prefix="strided-sort")
         pending = _SORT_POOL.submit(first)
-        second()
-        pending.result()
+        try:
+            second()
+        finally:  # (never leave the helper writing into buffers the caller gives up on)
+            pending.result()
     else:
         first()
         second()
