@@ -82,16 +82,9 @@ def _entry_point(name: str, args: list, broadcast: bool = False):
     loop = kernels._loops(name)[0]
     if broadcast:  # one operand constant over the loop: its serial kernel vectorises
         loop = getattr(kernels.G, f"{name}_sb", loop)
-    loop(*args)  # compiles, or loads from the disk cache
-    return loop.overloads[tuple(loop.typeof_pyval(a) for a in args)].entry_point
-
-
-def _dense_entry_point(name: str, args: tuple):
-    """Run the op's dense loop (``{name}_d``: operands laid out like the output, offsets and a
-    count as its only other arguments) on ``args`` and return its compiled entry point."""
-    loop = getattr(_k().G, f"{name}_d")
-    loop(*args)  # compiles, or loads from the disk cache
-    return loop.overloads[tuple(loop.typeof_pyval(a) for a in args)].entry_point
+    entry = kernels.compiled_entry(loop, args)
+    entry(*args)
+    return entry
 
 
 def _elementwise(name: str, kind: str):
@@ -112,6 +105,15 @@ def _elementwise(name: str, kind: str):
     def first_call(key, args) -> None:
         # a key of three, (output dtype, compute dtype, True): an operand is a broadcast scalar
         entries[key] = _entry_point(name, args, len(key) == 3)
+
+    def dense_entry(key, args):
+        """The entry point of the op's dense loop (``{name}_d``: the output, each operand with
+        its offset, the count) for ``key``, found on its first call."""
+        entry = dense_entries.get(key)
+        if entry is None:
+            k = _k()
+            entry = dense_entries[key] = k.compiled_entry(getattr(k.G, f"{name}_d"), args)
+        return entry
 
     # the per-call fast paths (arity written out: this is the hot path of every small op):
     # operands laid out exactly like the output, or Python scalars, need no layout planning
@@ -207,15 +209,9 @@ def _elementwise(name: str, kind: str):
             def fn(x):
                 nonlocal compiled
                 buf = empty(size, out_np)
-                if compiled is not None:
-                    compiled(buf, x._buf, x._offset, size)
-                    return buf
-                compiled = dense_entries.get(key)
                 if compiled is None:
-                    args = (buf, x._buf, x._offset, size)
-                    compiled = dense_entries[key] = _dense_entry_point(name, args)
-                else:
-                    compiled(buf, x._buf, x._offset, size)
+                    compiled = dense_entry(key, (buf, x._buf, x._offset, size))
+                compiled(buf, x._buf, x._offset, size)
                 return buf
 
         elif pattern == (True, True):
@@ -224,15 +220,10 @@ def _elementwise(name: str, kind: str):
             def fn(x1, x2):
                 nonlocal compiled
                 buf = empty(size, out_np)
-                if compiled is not None:  # the arguments written out: no tuple to build
-                    compiled(buf, x1._buf, x1._offset, x2._buf, x2._offset, size)
-                    return buf
-                compiled = dense_entries.get(key)
                 if compiled is None:
                     args = (buf, x1._buf, x1._offset, x2._buf, x2._offset, size)
-                    compiled = dense_entries[key] = _dense_entry_point(name, args)
-                else:
-                    compiled(buf, x1._buf, x1._offset, x2._buf, x2._offset, size)
+                    compiled = dense_entry(key, args)
+                compiled(buf, x1._buf, x1._offset, x2._buf, x2._offset, size)
                 return buf
 
         elif pattern in ((True, False), (False, True)):
@@ -916,13 +907,11 @@ def _clip_dense(out_shape, out_dtype, args, params):
     def fn(x, lo, hi):
         nonlocal entry
         buf = empty(total, np_dtype)
-        if entry is None:
-            loop = _k().G.clip_scalars_s
+        if entry is None:  # typed by bounds of the elements' type (the entry converts later ones)
+            k = _k()
             args = (buf, x._buf, x._offset, total, scalar(lo), scalar(hi))
-            loop(*args)
-            entry = loop.overloads[tuple(loop.typeof_pyval(a) for a in args)].entry_point
-        else:
-            entry(buf, x._buf, x._offset, total, lo, hi)
+            entry = k.compiled_entry(k.G.clip_scalars_s, args)
+        entry(buf, x._buf, x._offset, total, lo, hi)
         return buf
 
     return fn
@@ -1483,14 +1472,9 @@ def _sort_numpy(out, x, *, axis, descending) -> None:
     if rows <= _FEW_ROWS and v.shape[-1] >= _LONG_SORT and v.dtype.kind in "fiu":
         for i in _row_indices(o.shape):
             _sort_long_row(o[i], v[i])
-            if v.dtype.kind == "f":
-                _ties_in_input_order(o[i], v[i])
     elif v.dtype.kind != "f" or rows <= _FEW_ROWS:
         o[...] = v
         _sort_rows_in_place(o, "quicksort")  # in place, in the output
-        if v.dtype.kind == "f":
-            for i in _row_indices(o.shape):
-                _ties_in_input_order(o[i], v[i])
     else:
         o[...] = v
         kind = "quicksort"
@@ -1500,6 +1484,9 @@ def _sort_numpy(out, x, *, axis, descending) -> None:
                 if signs.any() and not signs.all():
                     kind = "stable"
         _sort_rows_in_place(o, kind)
+    if v.dtype.kind == "f" and rows <= _FEW_ROWS:  # (more rows took the stable sort if need be)
+        for i in _row_indices(o.shape):
+            _ties_in_input_order(o[i], v[i])
     if descending:
         o[...] = o[..., ::-1].copy()
 

@@ -69,15 +69,19 @@ def _dense_strides(shape) -> tuple[tuple, tuple]:
 _ENTRIES: dict = {}
 
 
+def compiled_entry(loop, args):
+    """The compiled entry point of the numba dispatcher ``loop`` for the types of ``args``
+    (compiled, or loaded from the disk cache, now; nothing is run)."""
+    return loop.compile(tuple(loop.typeof_pyval(a) for a in args))
+
+
 def call_compiled(loop, key, args):
     """``loop(*args)`` through the entry point remembered under ``key`` (the loop and its array
-    operands' dtypes); the first call goes through the dispatcher and remembers it."""
+    operands' dtypes); the first call of a key finds it (:func:`compiled_entry`)."""
     entry = _ENTRIES.get(key)
-    if entry is not None:
-        return entry(*args)
-    result = loop(*args)
-    _ENTRIES[key] = loop.overloads[tuple(loop.typeof_pyval(a) for a in args)].entry_point
-    return result
+    if entry is None:
+        entry = _ENTRIES[key] = compiled_entry(loop, args)
+    return entry(*args)
 
 
 def _run_map(name: str, operands, shape) -> None:
