@@ -305,6 +305,73 @@ def test_large_sorts_on_two_threads_like_numpy(dtype):
         numba.set_num_threads(before)
 
 
+def _radix_input(dtype: str, shape, rng) -> np.ndarray:
+    """Values that test every key class of the radix sort: extremes of integer dtypes, few
+    distinct values (ties), NaN of both signs with payloads, +-0.0, +-inf, subnormals."""
+    if dtype.startswith("float"):
+        a = (rng.standard_normal(shape) * 10.0 ** rng.integers(-3, 4, shape)).astype(dtype)
+        bits = a.view(f"uint{a.itemsize * 8}")
+        info = np.finfo(dtype)
+        specials = [np.nan, -np.nan, 0.0, -0.0, np.inf, -np.inf, info.smallest_subnormal,
+                    -info.smallest_subnormal, info.max, -info.max, 1.0, -1.0]  # fmt: skip
+        for v in specials:
+            a[rng.random(shape) < 0.02] = v
+        payload = rng.random(shape) < 0.01  # NaNs with other payloads, both signs
+        bits[payload] = np.array(-np.nan, dtype).view(bits.dtype) | np.array(3, bits.dtype)
+        return a
+    info = np.iinfo(dtype)
+    a = rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
+    a[rng.random(shape) < 0.3] = info.min
+    a[rng.random(shape) < 0.3] = info.max
+    a[rng.random(shape) < 0.2] = 0
+    return a
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "uint32", "uint64"])
+@pytest.mark.parametrize(
+    "shape,axis,view",
+    [
+        ((5000,), 0, None),  # one row
+        ((3, 2100), 1, None),  # a few rows, axis last
+        ((2100, 3), 0, None),  # axis first: a scratch buffer, then copied into place
+        ((70, 1100), 1, None),  # many rows, two threads
+        ((1100, 70), 0, None),
+        ((2300,), 0, "stepped"),  # a strided row
+        ((40, 2048), 1, "transposed"),  # rows of a transpose
+    ],
+)
+def test_radix_sort_and_argsort_like_numpys_stable_sort(dtype, shape, axis, view):
+    """Rows of at least ``_RADIX_MIN`` 4- or 8-byte elements are sorted by the LSD radix kernels
+    (keys from the bits, a pass per byte).  Reference: NumPy's stable sort, bit for bit: NaN of
+    either sign last with payloads in input order, -0.0/+0.0 in input order, descending as the
+    reversed ascending sort (values) or the stable descending argsort."""
+    from strided.backends.cpu import _RADIX_MIN
+
+    rng = np.random.default_rng(sum(map(ord, dtype)) + len(shape))
+    a = _radix_input(dtype, shape if view != "transposed" else shape[::-1], rng)
+    if view == "stepped":
+        a = _radix_input(dtype, (shape[0] * 2,), rng)
+    s = xp.asarray(a)
+    if view == "stepped":
+        a, s = a[::2], s[::2]
+    elif view == "transposed":
+        a, s = a.T, s.T
+    assert a.shape[axis] >= _RADIX_MIN
+    bits = f"uint{a.itemsize * 8}"
+    ref = np.sort(a, axis=axis, kind="stable")
+    for descending in (False, True):
+        got = np.asarray(xp.sort(s, axis=axis, descending=descending))
+        want = np.flip(ref, axis) if descending else ref
+        np.testing.assert_array_equal(got.view(bits), want.view(bits))
+        if descending:
+            o = np.argsort(np.flip(a, axis), axis=axis, kind="stable")
+            want_order = a.shape[axis] - 1 - np.flip(o, axis)
+        else:
+            want_order = np.argsort(a, axis=axis, kind="stable")
+        order = np.asarray(xp.argsort(s, axis=axis, descending=descending))
+        np.testing.assert_array_equal(order, want_order)
+
+
 def _sort_in_child(queue, values) -> None:
     queue.put(np.asarray(xp.sort(xp.asarray(values))).tobytes())
 

@@ -194,6 +194,16 @@ SORT = declare("sort", "sort", "any", rule=_sort_rule("sort", False))
 ARGSORT = declare("argsort", "sort", "any", rule=_sort_rule("argsort", True))
 
 
+def _sort_memo_key(x, /, *, axis=-1, descending=False, stable=True):
+    if x.__class__ is Array and type(axis) is int and type(descending) is bool:
+        return (x._dtype, x._shape, axis, descending)
+    return None
+
+
+SORT.memoize(_sort_memo_key)
+ARGSORT.memoize(_sort_memo_key)
+
+
 @names_its_errors
 def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """A sorted copy of ``x`` along ``axis`` (NaN last ascending, first descending; complex

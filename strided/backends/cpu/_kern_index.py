@@ -274,6 +274,189 @@ def argsort_rows(o, x, xo, xr, xa, n_rows, n, descending):
                 o[r * n + k] = order[k]
 
 
+#: what the radix kernels' ``kind`` says the bits are
+RADIX_UNSIGNED, RADIX_SIGNED, RADIX_FLOAT = 0, 1, 2
+
+
+@njit(**_OPTS)
+def _radix_constants(x):
+    """[top bit, +inf's bits, all ones, 255, then the shift of each byte] in ``x``'s unsigned
+    dtype, so that the key arithmetic never mixes signed and unsigned integers (numba would
+    widen those to float)."""
+    width = x.itemsize
+    c = np.zeros(4 + width, x.dtype)
+    c[0] = 1
+    c[1] = 8 * width - 1
+    c[2] = 0
+    c[3] = 23 if width == 4 else 52  # the fraction bits of float32 / float64
+    top = c[0] << c[1]
+    ones = ~c[2]
+    c[1] = ((ones >> c[0]) >> c[3]) << c[3]  # +inf: exponent all ones, fraction zero
+    c[0] = top
+    c[2] = ones
+    c[3] = 255
+    for p in range(width):
+        c[4 + p] = 8 * p
+    return c
+
+
+@njit(**_OPTS)
+def _radix_keys(keys, x, base, xa, kind, c, descending):
+    """keys[i]: the order-preserving unsigned key of the element bits x[base + i xa] (selects,
+    no branches: the signs of random data would defeat a predictor).  NaN of either sign is the
+    largest key and -0.0 has +0.0's, so equal values are equal keys and the stable passes keep
+    them in input order; ``descending`` complements the keys.  Returns the counts of negative
+    (nonzero, not NaN) values, zeros and NaNs (zero for non-floats)."""
+    top, inf, ones = c[0], c[1], c[2]
+    below_zero = zeros = nans = 0
+    for i in range(keys.size):
+        u = x[base + i * xa]
+        if kind == RADIX_FLOAT:
+            mag = u & ~top
+            negative = (u & top) != 0
+            k = u ^ (ones if negative else top)
+            is_nan = mag > inf
+            is_zero = mag == 0
+            k = ones if is_nan else k
+            k = top if is_zero else k
+            nans += is_nan
+            zeros += is_zero
+            below_zero += negative & ~is_nan & ~is_zero
+        elif kind == RADIX_SIGNED:
+            k = u ^ top
+        else:
+            k = u
+        keys[i] = ~k if descending else k
+    return below_zero, zeros, nans
+
+
+@njit(**_OPTS)
+def _radix_histograms(keys, hist, c):
+    """hist[p, b]: how many keys have b as their byte p (one pass for all bytes)."""
+    hist[:] = 0
+    m = c[3]
+    one = np.uint64(1)
+    if keys.itemsize == 4:
+        s1, s2, s3 = c[5], c[6], c[7]
+        for i in range(keys.size):
+            k = keys[i]
+            hist[0, k & m] += one
+            hist[1, (k >> s1) & m] += one
+            hist[2, (k >> s2) & m] += one
+            hist[3, (k >> s3) & m] += one
+    else:
+        s1, s2, s3, s4, s5, s6, s7 = c[5], c[6], c[7], c[8], c[9], c[10], c[11]
+        for i in range(keys.size):
+            k = keys[i]
+            hist[0, k & m] += one
+            hist[1, (k >> s1) & m] += one
+            hist[2, (k >> s2) & m] += one
+            hist[3, (k >> s3) & m] += one
+            hist[4, (k >> s4) & m] += one
+            hist[5, (k >> s5) & m] += one
+            hist[6, (k >> s6) & m] += one
+            hist[7, (k >> s7) & m] += one
+
+
+@njit(**_OPTS)
+def _radix_passes(keys, tmp, idx, idx_tmp, hist, c, with_idx):
+    """Stable LSD passes over ``keys`` (moving ``idx`` along when ``with_idx``), a byte each from
+    the lowest, bucket starts from the histograms ``hist``; a byte all keys share is skipped.
+    Returns the pair of arrays holding the sorted keys and indices."""
+    n = keys.size
+    m255 = c[3]
+    one = np.uint64(1)  # (uint64 + an int literal would be float64 in numba)
+    src, dst, isrc, idst = keys, tmp, idx, idx_tmp
+    for p in range(hist.shape[0]):
+        h = hist[p]
+        shift = c[4 + p]
+        if h[(src[0] >> shift) & m255] == n:  # (n >= 1: a row of the caller's)
+            continue  # one bucket: this pass would move nothing
+        start = one - one  # the histograms are unsigned: no negative-index wraparound test
+        for b in range(256):
+            count = h[b]
+            h[b] = start
+            start += count
+        if with_idx:
+            for i in range(n):
+                k = src[i]
+                d = (k >> shift) & m255
+                j = h[d]
+                dst[j] = k
+                idst[j] = isrc[i]
+                h[d] = j + one
+        else:
+            for i in range(n):
+                k = src[i]
+                d = (k >> shift) & m255
+                j = h[d]
+                dst[j] = k
+                h[d] = j + one
+        src, dst = dst, src
+        isrc, idst = idst, isrc
+    return src, isrc
+
+
+@njit(**_OPTS)
+def radix_sort_rows(o, x, xo, xr, xa, n_rows, n, kind, descending):
+    """Sort each row of ``x`` (unsigned views of 4- or 8-byte elements whose bits ``kind``
+    describes) into the contiguous ``o``: NaNs last and, with the zeros, in input order (the
+    bits a stable sort gives); descending is the ascending row reversed, as NumPy's sort
+    reversed."""
+    c = _radix_constants(x)
+    top, ones = c[0], c[2]
+    keys, tmp = np.empty(n, x.dtype), np.empty(n, x.dtype)
+    no_idx = np.empty(0, np.int64)
+    hist = np.empty((x.itemsize, 256), np.uint64)
+    for r in range(n_rows):
+        base = xo + r * xr
+        below_zero, zeros, nans = _radix_keys(keys, x, base, xa, kind, c, False)
+        _radix_histograms(keys, hist, c)
+        src, _ = _radix_passes(keys, tmp, no_idx, no_idx, hist, c, False)
+        row = o[r * n : (r + 1) * n]
+        if kind == RADIX_FLOAT:
+            for i in range(n):
+                k = src[i]
+                row[i] = k ^ (top if k & top else ones)
+        elif kind == RADIX_SIGNED:
+            for i in range(n):
+                row[i] = src[i] ^ top
+        else:
+            row[:] = src
+        if zeros or nans:  # the input's own zeros and NaNs, in its order
+            inf = c[1]
+            z, q = below_zero, n - nans
+            for i in range(n):
+                u = x[base + i * xa]
+                mag = u & ~top
+                if mag == 0:
+                    row[z] = u
+                    z += 1
+                elif mag > inf:
+                    row[q] = u
+                    q += 1
+        if descending:
+            row[:] = row[::-1].copy()
+
+
+@njit(**_OPTS)
+def radix_argsort_rows(o, x, xo, xr, xa, n_rows, n, kind, descending):
+    """Stable argsort of each row of ``x`` (as :func:`radix_sort_rows`) into the contiguous int64
+    ``o``: equal elements (-0.0 and +0.0 equal, every NaN equal and last) keep their order;
+    descending sorts the complemented keys, so NaNs come first and ties stay in order."""
+    c = _radix_constants(x)
+    keys, tmp = np.empty(n, x.dtype), np.empty(n, x.dtype)
+    idx, idx_tmp = np.empty(n, np.int64), np.empty(n, np.int64)
+    hist = np.empty((x.itemsize, 256), np.uint64)
+    for r in range(n_rows):
+        _radix_keys(keys, x, xo + r * xr, xa, kind, c, descending)
+        _radix_histograms(keys, hist, c)
+        for i in range(n):
+            idx[i] = i
+        _, order = _radix_passes(keys, tmp, idx, idx_tmp, hist, c, True)
+        o[r * n : (r + 1) * n] = order
+
+
 @njit(**_OPTS)
 def _merge_split(a, b, k):
     """How many of the first ``k`` elements of the merge of the sorted ``a`` and ``b`` come from
