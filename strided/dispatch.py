@@ -163,11 +163,29 @@ class Primitive:
             if key is not None:
                 spec = self._plans.get(key)
                 if spec is not None:
+                    dense = spec[8]
+                    device = spec[0]
+                    layout = spec[9]
                     for i in spec[10]:
                         a = args[i]
                         if a._ag is not None or (a._base is not None and a._base._ag is not None):
                             break  # tracked: the general path below decides
+                        if a._device is not device or (
+                            dense is not None and a._strides != layout[i]
+                        ):
+                            dense = None  # (another device: _memo_run returns None)
                     else:
+                        if dense is not None:  # _memo_run's dense lane written out (its hot path)
+                            out = _new_object(Array)
+                            out._buf = dense(*args)
+                            out._shape = spec[1]
+                            out._strides = spec[2]
+                            out._offset = 0
+                            out._dtype = spec[3]
+                            out._device = device
+                            out._ag = out._base = None
+                            out._version = 0
+                            return out
                         out = _memo_run(spec, args)
                         if out is not None:
                             return out
