@@ -190,6 +190,7 @@ def _calls(name):
         ],
         "gather": lambda x: [x[xp.asarray([0, 0])]] if x.ndim and x.shape[0] else [],
         "scatter": _scatter,
+        "mask_fill": _mask_fill,
         "scatter_add": _scatter_add,
         **_NN_CALLS,
     }
@@ -216,6 +217,18 @@ def _scatter(x):
     y = xp.asarray(x, copy=True)
     y[xp.asarray([0, -1])] = y[xp.asarray([-1, 0])]
     return [y]
+
+
+def _mask_fill(x):
+    """x[mask] = scalar with a mask in x's layout (a copy of x, which keeps it) and in C order."""
+    if not x.ndim:
+        return []
+    out = []
+    for mask in (xp.astype(x, xp.bool), xp.asarray(np.ones(x.shape, bool))):
+        y = x + xp.zeros_like(x)  # x's layout where it is dense (the elementwise result follows)
+        y[mask] = 1
+        out.append(y)
+    return out
 
 
 def _scatter_add(x):

@@ -305,6 +305,69 @@ def test_large_sorts_on_two_threads_like_numpy(dtype):
         numba.set_num_threads(before)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8", "bool", "complex64"])
+@pytest.mark.parametrize(
+    "shape,layout",
+    [((37,), "C"), ((6, 7), "C"), ((300, 301), "C"), ((6, 7), "transposed")]
+    + [((300, 301), "transposed"), ((37,), "stepped"), ((6, 7), "x transposed, mask C")],
+)
+def test_mask_fill_with_a_scalar_like_numpy(dtype, shape, layout):
+    """x[mask] = scalar with a mask of x's shape: one pass in memory order where the mask is
+    laid out like a dense x (C or a transpose; over threads for 300x301), the offsets route for
+    other layouts.  NumPy's result in each, other elements (NaN payloads included) untouched."""
+    from strided._ops.searching import MASK_FILL
+
+    rng = np.random.default_rng(len(shape) * 7 + len(dtype))
+    transposed = layout != "C" and len(shape) == 2
+    base = (rng.standard_normal(shape[::-1] if transposed else shape) * 50).astype(dtype)
+    if dtype.startswith("float"):
+        base.ravel()[::11] = np.nan
+    x_np, x = (base.T, xp.asarray(base).T) if transposed else (base, xp.asarray(base))
+    if layout == "stepped":
+        x_np, x = x_np[::2], x[::2]
+    m_np = rng.random(x_np.shape) < 0.4
+    if layout == "transposed":  # the mask in x's layout (as x > 0 would be)
+        mask = xp.asarray(np.ascontiguousarray(m_np.T)).T
+    else:
+        mask = xp.asarray(m_np)
+    value = {"bool": True, "uint8": 200, "int32": -7, "complex64": 1.5 - 2j}.get(dtype, 2.5)
+    want = x_np.copy()
+    want[m_np] = value
+    calls = []
+    kernel = MASK_FILL.kernels["cpu"]
+    MASK_FILL.kernels["cpu"] = lambda *a, **k: (calls.append(1), kernel(*a, **k))
+    try:
+        x[mask] = value
+    finally:
+        MASK_FILL.kernels["cpu"] = kernel
+    bits = {1: np.uint8, 4: np.uint32, 8: np.uint64}[want.dtype.itemsize]
+    np.testing.assert_array_equal(np.asarray(x).view(bits), want.view(bits))
+    assert bool(calls) == (layout in ("C", "transposed"))
+
+
+def test_mask_fill_errors_and_gradients_like_torch():
+    """The one-pass x[mask] = scalar checks the scalar as every write does, and writing into an
+    array recorded on the tape gives zero gradient where the write landed (PyTorch's)."""
+    torch = pytest.importorskip("torch")
+    x = xp.asarray(np.arange(12, dtype=np.int32).reshape(3, 4))
+    mask = x > 5
+    with pytest.raises(TypeError, match="__setitem__"):
+        x[mask] = 1.5
+    with pytest.raises(OverflowError):
+        x[mask] = 2**40
+    v = np.random.default_rng(2).standard_normal((3, 4))
+    a = xp.asarray(v, requires_grad=True)
+    b = a * 2.0
+    b[b > 0] = 0.0
+    xp.sum(b * b + b).backward()
+    t = torch.tensor(v, requires_grad=True)
+    tb = t * 2.0
+    tb[tb > 0] = 0.0
+    (tb * tb + tb).sum().backward()
+    np.testing.assert_allclose(np.asarray(b), tb.detach().numpy())
+    np.testing.assert_allclose(np.asarray(a.grad), t.grad.numpy())
+
+
 def _radix_input(dtype: str, shape, rng) -> np.ndarray:
     """Values that test every key class of the radix sort: extremes of integer dtypes, few
     distinct values (ties), NaN of both signs with payloads, +-0.0, +-inf, subnormals."""

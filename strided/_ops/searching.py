@@ -8,7 +8,8 @@ import operator
 from .. import _dtypes as dt
 from .._array import Array
 from .._errors import names_its_errors
-from .._shapes import broadcast_shapes, normalize_axis
+from .._layout import dense_order
+from .._shapes import broadcast_shapes, contiguous_strides, normalize_axis
 from ..dispatch import Plan, composite, declare
 from .core import (
     astype_to,
@@ -277,6 +278,9 @@ GATHER = declare("gather", "take", rule=_gather_rule)
 # through element offsets (the latter is gather's VJP)
 SCATTER = declare("scatter", "write")
 SCATTER_ADD = declare("scatter_add", "write")
+# x[mask] = scalar for a mask laid out like x, densely: one pass in memory order (a device
+# without the kernel takes the mask's offsets and SCATTER)
+MASK_FILL = declare("mask_fill", "write")
 
 
 @names_its_errors
@@ -515,6 +519,21 @@ def setitem_arrays(x: Array, key, value) -> None:
             if mask._device.type != "meta" and not bool(mask):  # meta: checked as if True
                 target = target._view((0,) + x._shape, (0,) + x._strides, x._offset)
             assign(target, value)
+            return
+        if (
+            mask._shape == x._shape
+            and is_scalar(value)
+            and mask._strides == x._strides
+            and x._device.type in MASK_FILL.kernels
+            and (
+                x._strides == contiguous_strides(x._shape)
+                or dense_order(x._shape, x._strides) is not None
+            )
+        ):
+            v = value if isinstance(value, (bool, int, float, complex)) else value.item()
+            check_scalar_fits("__setitem__", v, x._dtype)
+            _data_dependent("boolean indexing", x)  # (as every mask: meta refuses it)
+            run(MASK_FILL, x, mask, value=v)
             return
         key = mask_to_key(x, mask)
     assign_with_arrays(x, key, value)

@@ -1015,6 +1015,7 @@ not_differentiable("clip")
 COVERED_BY = {
     "gather": "getitem_arrays",
     "scatter": "setitem",
+    "mask_fill": "setitem",
     "scatter_add": "index_add",
     "linalg_cholesky": "cholesky",
     "linalg_inv": "inv",

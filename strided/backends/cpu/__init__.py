@@ -1669,6 +1669,23 @@ def mask_select_cpu(out, x, mask):
     _k().call_compiled(loop, (loop, obuf.dtype, x._buf.dtype, mask._buf.dtype), args)
 
 
+def mask_fill_cpu(x, mask, *, value):
+    """x[mask] = value (a Python scalar that fits x's dtype) for an x and mask of one shape laid
+    out alike and densely (the op layer checks): one pass in memory order, over threads when
+    large."""
+    n = _size(x._shape)
+    v = x._buf.dtype.type(value)
+    if n >= PARALLEL_THRESHOLD:
+        from numba import get_num_threads
+
+        _ix().mask_fill_p(x._buf, x._offset, mask._buf, mask._offset, n, v, get_num_threads())
+        return
+    loop = _ix().mask_fill
+    args = (x._buf, x._offset, mask._buf, mask._offset, n, v)
+    _k().call_compiled(loop, (loop, x._buf.dtype, mask._buf.dtype), args)
+
+
+_INT64S: dict = {}
 _INT64S: dict = {}
 
 
@@ -1783,6 +1800,7 @@ def _special_kernels() -> dict:
         "nonzero": nonzero_cpu,
         "mask_offsets": mask_offsets_cpu,
         "mask_select": mask_select_cpu,
+        "mask_fill": mask_fill_cpu,
         "count_true": _count_true(),
     }
     from ._fft import KERNELS as fft_kernels

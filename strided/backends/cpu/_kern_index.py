@@ -640,6 +640,30 @@ def mask_select(o, x, xo, xstrides, m, mo, mstrides, shape):
 
 
 @njit(**_OPTS)
+def mask_fill(x, xo, m, mo, n, v):
+    """x[xo + i] = v where m[mo + i], for n elements of an x and a mask laid out alike and densely
+    (x[mask] = scalar): every element written, kept or replaced by a select (vectorised; a
+    branch per element would not be)."""
+    xs = x[xo : xo + n]
+    ms = m[mo : mo + n].view(np.uint8)
+    for i in range(n):
+        xs[i] = v if ms[i] else xs[i]
+
+
+@njit(parallel=True, **_OPTS)
+def mask_fill_p(x, xo, m, mo, n, v, parts):
+    """:func:`mask_fill` in ``parts`` chunks over threads."""
+    chunk = (n + parts - 1) // parts
+    for p in prange(parts):
+        i0 = min(p * chunk, n)
+        i1 = min(i0 + chunk, n)
+        xs = x[xo + i0 : xo + i1]
+        ms = m[mo + i0 : mo + i1].view(np.uint8)
+        for i in range(i1 - i0):
+            xs[i] = v if ms[i] else xs[i]
+
+
+@njit(**_OPTS)
 def mask_offsets(o, m, mo, mstrides, shape, xstrides, xo):
     """Element offsets ``xo + sum(i_d * xstrides[d])`` of the True elements of the mask ``m``
     (any strides), in C order of the index ``i``: one pass, an odometer instead of divisions.
