@@ -565,14 +565,14 @@ def _memo_run(spec: tuple, args: tuple):
 
 
 def _needs_cast(args, casts) -> bool:
-    """Whether casting ``args`` as ``casts`` says would change any of them."""
+    """Whether casting ``args`` as ``casts`` says would change any of them (a Python scalar
+    passes :func:`_cast` unchanged: its kernel takes it as it is)."""
     if casts is None:
         return False
     if isinstance(casts, dt.DType):
         return any(isinstance(a, Array) and a._dtype is not casts for a in args)
     return any(
-        c is not None and (not isinstance(a, Array) or a._dtype is not c)
-        for a, c in zip(args, casts)
+        c is not None and isinstance(a, Array) and a._dtype is not c for a, c in zip(args, casts)
     )
 
 

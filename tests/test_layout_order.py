@@ -190,6 +190,33 @@ def test_where_calls_repeated_over_layouts_and_scalars_match_numpy():
         np.testing.assert_array_equal(np.asarray(got), np.where(c, np.float32(1.5), a))
 
 
+@pytest.mark.parametrize("shape", [(6, 8), (300, 301)])
+@pytest.mark.parametrize("dtype", ["float32", "int8", "bool", "complex128"])
+def test_where_with_python_scalars_over_layouts_and_sizes_matches_numpy(shape, dtype):
+    """where with a Python scalar for x1, x2 or both: the scalar read once and a vector select
+    (small calls memoized, 300x301 over threads), the strided loop for other layouts; NumPy's
+    values on every repeat of each call."""
+    rng = np.random.default_rng(9)
+    c = rng.random(shape) < 0.5
+    a = (rng.standard_normal(shape) * 50).astype(dtype)
+    s1, s2 = {"int8": (7, -3), "bool": (True, False), "complex128": (1 + 2j, -0.5)}.get(
+        dtype, (1.5, -2.25)
+    )
+    one = np.dtype(dtype).type
+    for _ in range(2):  # the second round runs the memoized plans
+        for cc, aa in ((c, a), (c.T, a.T), (c[:, ::2], a[:, ::2])):
+            cs, as_ = xp.asarray(cc), xp.asarray(aa)
+            if cc is not c:  # the transposes and steps as views of strided arrays
+                cs = xp.asarray(c).T if cc.shape == c.T.shape else xp.asarray(c)[:, ::2]
+                as_ = xp.asarray(a).T if cc.shape == c.T.shape else xp.asarray(a)[:, ::2]
+            for x1, x2, w1, w2 in ((s1, as_, one(s1), aa), (as_, s2, aa, one(s2))):
+                got = xp.where(cs, x1, x2)
+                assert got.dtype == as_.dtype
+                np.testing.assert_array_equal(np.asarray(got), np.where(cc, w1, w2))
+            both = xp.where(cs, s1, s2)
+            np.testing.assert_array_equal(np.asarray(both), np.where(cc, s1, s2))
+
+
 @pytest.mark.parametrize("one", [(), (1,), (1, 1), (1, 1, 1)])
 def test_binary_ops_with_a_one_element_operand_match_numpy(one):
     """An operand of one element (0-d, (1, 1), ...) broadcast like a scalar, on either side."""

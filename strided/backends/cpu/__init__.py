@@ -926,15 +926,40 @@ def _where_dense(out_shape, out_dtype, args, params):
     the compiled loop over memory order (no layout planning, no numba type dispatch after the
     first call)."""
     total = _size(out_shape)
-    if not 0 < total < PARALLEL_THRESHOLD or any(type(a) in _PY_SCALARS for a in args):
+    if not 0 < total < PARALLEL_THRESHOLD:
         return None
     strides = args[0]._strides
     if strides != _c_strides(out_shape) and dense_order(out_shape, strides) is None:
         return None
-    for a in args:
-        if a._shape != out_shape or a._strides != strides:
+    scalars = tuple(type(a) in _PY_SCALARS for a in args)
+    for a, scalar in zip(args, scalars):
+        if not scalar and (a._shape != out_shape or a._strides != strides):
             return None
-    return _flat_loop("where", total, out_dtype.numpy)
+    if scalars[0]:
+        return None
+    if not any(scalars):
+        return _flat_loop("where", total, out_dtype.numpy)
+    # a Python scalar operand (where(m, 0.0, x)): a one-element buffer read with stride 0
+    np_dtype, empty, array = out_dtype.numpy, np.empty, np.array
+    entry = None
+
+    def fn(cond, x1, x2):
+        nonlocal entry
+        buf = empty(total, np_dtype)
+        args = [buf, 0, 0, 0, 1, cond._buf, cond._offset, 0, 0, 1]
+        for v, scalar in ((x1, scalars[1]), (x2, scalars[2])):
+            if scalar:
+                args += (array((v,), np_dtype), 0, 0, 0, 0)
+            else:
+                args += (v._buf, v._offset, 0, 0, 1)
+        args += (1, 1, total)
+        if entry is None:
+            entry = _entry_point("where", args)  # (runs the loop once)
+        else:
+            entry(*args)
+        return buf
+
+    return fn
 
 
 where_cpu.dense = _where_dense

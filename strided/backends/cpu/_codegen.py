@@ -341,6 +341,29 @@ def _where_row(o, ob, os, c, cb, cs, a, ab, as_, b, bb, bs, k0, k1):
             x = aseg[k]
             y = bseg[k]
             oseg[k] = x if cseg[k] else y
+    elif os == 1 and cs == 1 and (as_ == 0 or as_ == 1) and (bs == 0 or bs == 1):
+        # a scalar operand (stride 0: a Python scalar, a broadcast value): read once, the rest a
+        # vector select as above (through the branch below a random condition mispredicts half
+        # the time: where(m, 0.0, x) of 1M float32 2.2 ms, NumPy 2.1)
+        oseg = o[ob + k0 : ob + k1]
+        cseg = c[cb + k0 : cb + k1]
+        if as_ == 0 and bs == 0:
+            x = a[ab]
+            y = b[bb]
+            for k in range(k1 - k0):
+                oseg[k] = x if cseg[k] else y
+        elif as_ == 0:
+            x = a[ab]
+            bseg = b[bb + k0 : bb + k1]
+            for k in range(k1 - k0):
+                y = bseg[k]
+                oseg[k] = x if cseg[k] else y
+        else:
+            aseg = a[ab + k0 : ab + k1]
+            y = b[bb]
+            for k in range(k1 - k0):
+                x = aseg[k]
+                oseg[k] = x if cseg[k] else y
     else:
         for k in range(k0, k1):
             o[ob + k * os] = a[ab + k * as_] if c[cb + k * cs] else b[bb + k * bs]
