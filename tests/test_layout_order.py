@@ -217,6 +217,33 @@ def test_where_with_python_scalars_over_layouts_and_sizes_matches_numpy(shape, d
             np.testing.assert_array_equal(np.asarray(both), np.where(cc, s1, s2))
 
 
+def test_small_broadcasting_binary_ops_reuse_their_plans_like_numpy():
+    """A small binary op whose operands broadcast (a row, a column, a 3-D slab, a transposed or
+    stepped operand) plans its loop call once per shapes and strides; later calls with other
+    offsets (other rows of the same array) and other layouts still give NumPy's values."""
+    rng = np.random.default_rng(21)
+    m = rng.standard_normal((6, 8)).astype(np.float32)
+    t3 = rng.standard_normal((3, 6, 8)).astype(np.float32)
+    s, s3 = xp.asarray(m), xp.asarray(t3)
+    st = xp.asarray(np.ascontiguousarray(m.T)).T  # m's values, transposed layout
+    cases = []
+    for i in (0, 3, 5):  # the same layout at other offsets: one plan, offsets per call
+        cases.append((s, s[i], m, m[i]))
+        cases.append((s, s[:, i : i + 1], m, m[:, i : i + 1]))
+    cases += [(st, s[2], m, m[2]), (s[:, ::2], s[1, ::2], m[:, ::2], m[1, ::2])]
+    cases += [
+        (s3, s, t3, m),
+        (s3, s[1:2], t3, m[1:2]),
+        (s3[:, :, ::2], s[:, ::2], t3[:, :, ::2], m[:, ::2]),
+    ]
+    for _ in range(2):
+        for a, b, an, bn in cases:
+            for fn, ref in ((xp.subtract, np.subtract), (xp.multiply, np.multiply)):
+                np.testing.assert_array_equal(np.asarray(fn(a, b)), ref(an, bn))
+                np.testing.assert_array_equal(np.asarray(fn(b, a)), ref(bn, an))
+            np.testing.assert_array_equal(np.asarray(xp.less(a, b)), np.less(an, bn))
+
+
 @pytest.mark.parametrize("one", [(), (1,), (1, 1), (1, 1, 1)])
 def test_binary_ops_with_a_one_element_operand_match_numpy(one):
     """An operand of one element (0-d, (1, 1), ...) broadcast like a scalar, on either side."""

@@ -106,6 +106,39 @@ def _elementwise(name: str, kind: str):
         # a key of three, (output dtype, compute dtype, True): an operand is a broadcast scalar
         entries[key] = _entry_point(name, args, len(key) == 3)
 
+    broadcast_plans: dict = {}  # (shapes and strides of out, x1, x2) -> one loop call, or False
+
+    def broadcast(out, x1, x2) -> None:
+        """A small binary op of two arrays that broadcast (a row or a column against a matrix,
+        x - mean(x, axis=0)): the layout planned once per shapes and strides, then one call of
+        the serial loop (``_sb`` where an operand is constant along the inner loop) through its
+        compiled entry (64x64 float32 + a row: 7.0 -> 2.6 us)."""
+        key = (out._shape, out._strides, x1._shape, x1._strides, x2._shape, x2._strides)
+        plan = broadcast_plans.get(key)
+        if plan is None:
+            k, shape = _k(), out._shape
+            calls = k._map_plan(
+                shape, (out._strides, _operand(x1, shape)[2], _operand(x2, shape)[2])
+            )
+            plan = False
+            if len(calls) == 1:
+                (d0, d1, d2), n0, n1, n2, (s0, s1, s2) = calls[0]
+                loop = k._loops(name)[0]
+                if s0[2] == 1 and n2 > 1 and {s1[2], s2[2]} == {0, 1}:
+                    loop = getattr(k.G, f"{name}_sb", loop)
+                plan = (loop, d0, *s0, d1, *s1, d2, *s2, n0, n1, n2)
+            if len(broadcast_plans) >= 4096:
+                broadcast_plans.clear()
+            broadcast_plans[key] = plan
+        if plan is False:
+            general(out, (x1, x2))
+            return
+        loop, d0, o0, o1, o2, d1, a0, a1, a2, d2, b0, b1, b2, n0, n1, n2 = plan
+        b1buf, b2buf = x1._buf, x2._buf
+        args = (out._buf, out._offset + d0, o0, o1, o2, b1buf, x1._offset + d1, a0, a1, a2,
+                b2buf, x2._offset + d2, b0, b1, b2, n0, n1, n2)  # fmt: skip
+        _k().call_compiled(loop, (loop, out._buf.dtype, b1buf.dtype, b2buf.dtype), args)
+
     def dense_entry(key, args):
         """The entry point of the op's dense loop (``{name}_d``: the output, each operand with
         its offset, the count) for ``key``, found on its first call."""
@@ -157,13 +190,13 @@ def _elementwise(name: str, kind: str):
                 elif x2._shape.count(1) == len(x2._shape):  # one element (0-d, (1, 1), ...)
                     a2 = (x2._buf, x2._offset, 0)
                 else:
-                    return general(out, (x1, x2))
+                    return broadcast(out, x1, x2)
             elif x1._shape.count(1) == len(x1._shape) and x2._shape == shape and x2._strides == st:
                 d = x1._dtype
                 a1 = (x1._buf, x1._offset, 0)
                 a2 = (x2._buf, x2._offset, 1)
             else:
-                return general(out, (x1, x2))
+                return broadcast(out, x1, x2)
             args = (
                 buf,
                 0,
