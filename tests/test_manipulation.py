@@ -85,6 +85,35 @@ def test_setitem_with_overlapping_source():
     np.testing.assert_array_equal(np.asarray(x), [0, 0, 1, 2, 3, 4, 5, 6, 7, 8])
 
 
+@pytest.mark.parametrize("n", [12, 70000])
+def test_setitem_from_views_of_the_same_buffer_like_numpy(n):
+    """Writes whose source is a view of the target's own buffer: overlapping ones (shifts both
+    ways, a reversal, interleaved steps, a transpose onto itself) read the source before any
+    write lands, as NumPy does; disjoint ones (the two halves) copy straight, without a
+    temporary.  Small and threaded sizes."""
+    h = n // 2
+    cases = [
+        (lambda a: a[1:], lambda a: a[:-1]),
+        (lambda a: a[:-1], lambda a: a[1:]),
+        (lambda a: a, lambda a: a[::-1]),
+        (lambda a: a[::2], lambda a: a[1::2]),
+        (lambda a: a[:h], lambda a: a[h : 2 * h]),
+        (lambda a: a[h : 2 * h], lambda a: a[:h]),
+        (lambda a: a[: 2 * h : 2], lambda a: a[:h]),
+    ]
+    for dst, src in cases:
+        ref = np.arange(n, dtype=np.float32)
+        x = xp.asarray(ref, copy=True)
+        dst(x)[...] = src(x)
+        dst(ref)[...] = src(ref).copy()
+        np.testing.assert_array_equal(np.asarray(x), ref)
+    side = 6 if n == 12 else 260
+    ref = np.arange(side * side, dtype=np.float64).reshape(side, side)
+    x = xp.asarray(ref, copy=True)
+    x[...] = x.T
+    np.testing.assert_array_equal(np.asarray(x), ref.T)
+
+
 def test_indexing_errors():
     x = xp.zeros((2, 3))
     with pytest.raises(IndexError, match="out of bounds"):
