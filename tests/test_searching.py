@@ -113,6 +113,36 @@ def test_nonzero_and_boolean_masks(data, rng):
     np.testing.assert_array_equal(np.asarray(target), target_np)
 
 
+@pytest.mark.parametrize("dtype", ["bool", "int16", "float32", "float64", "complex64"])
+@pytest.mark.parametrize("shape", [(1,), (4097,), (7, 13), (3, 5, 70), (300, 400)])
+@pytest.mark.parametrize("fill", ["random", "trailing zeros", "leading zeros", "last only"])
+def test_nonzero_like_numpy(dtype, shape, fill):
+    """nonzero's branch-free pass (a slot per element, advancing past nonzero ones, up to the
+    last nonzero element; leading coordinates by odometer): NumPy's coordinates for sparse and
+    dense data, zeros at either end, a single nonzero last element, NaN (nonzero) and -0.0
+    (zero), in 1 to 3 dimensions."""
+    rng = np.random.default_rng(sum(shape) + len(dtype))
+    a = rng.standard_normal(shape)
+    a[rng.random(shape) < 0.5] = 0.0
+    flat = a.reshape(-1)
+    if dtype.startswith(("float", "complex")):
+        flat[rng.random(flat.size) < 0.05] = np.nan
+        flat[rng.random(flat.size) < 0.05] = -0.0
+    if fill == "trailing zeros":
+        flat[flat.size // 2 :] = 0
+    elif fill == "leading zeros":
+        flat[: flat.size // 2] = 0
+    elif fill == "last only":
+        flat[:] = 0
+        flat[-1] = 3
+    a = a.astype(dtype)
+    got = xp.nonzero(xp.asarray(a))
+    want = np.nonzero(a)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(g), w)
+
+
 @settings(max_examples=40)
 @given(data=st.data(), rng=seeds())
 def test_take_and_integer_array_indexing(data, rng):

@@ -566,16 +566,42 @@ def searchsorted(o, a, v, right):
 
 @njit(**_OPTS)
 def nonzero_coords(o, x, shape, count):
-    """Coordinates (ndim, count) of the nonzero elements of the contiguous bool x, C order."""
+    """Coordinates (ndim, count) of the nonzero elements of the contiguous x, C order.
+
+    Branch-free: each element's coordinates are written at the next free slot, which advances
+    only past a nonzero element (a branch mispredicts half the time on random data: 1M float32
+    3.6 -> ~1.5 ms), up to the last nonzero element, so that no write lands past the output;
+    the leading coordinates come from an odometer over the rows, not divisions."""
+    if count == 0:
+        return
+    last = x.shape[0] - 1
+    while x[last] == 0:
+        last -= 1
     nd = shape.shape[0]
     c = 0
-    for flat in range(x.shape[0]):
-        if x[flat]:
-            rem = flat
-            for d in range(nd - 1, -1, -1):
-                o[d * count + c] = rem % shape[d]
-                rem //= shape[d]
-            c += 1
+    if nd == 1:
+        for flat in range(last + 1):
+            o[c] = flat
+            c += x[flat] != 0
+        return
+    inner = shape[nd - 1]
+    idx = np.zeros(nd, np.int64)
+    start = 0
+    tail = (nd - 1) * count
+    while start <= last:
+        for j in range(min(inner, last + 1 - start)):
+            for d in range(nd - 1):
+                o[d * count + c] = idx[d]
+            o[tail + c] = j
+            c += x[start + j] != 0
+        start += inner
+        d = nd - 2
+        while d >= 0:
+            idx[d] += 1
+            if idx[d] < shape[d]:
+                break
+            idx[d] = 0
+            d -= 1
 
 
 @njit(**_OPTS)
