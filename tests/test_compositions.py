@@ -132,15 +132,20 @@ def test_meshgrid(indexing):
     assert int(g[1, 0]) == 0
 
 
-@pytest.mark.parametrize("k", [-2, 0, 1, 5])
+@pytest.mark.parametrize("k", [-2, 0, 1, 5, -(10**30), 10**30])
 @pytest.mark.parametrize("d", [sdt.bool, sdt.int8, sdt.float32], ids=lambda d: d.name)
-def test_tril_triu(k, d):
-    v = values(np.random.default_rng(k + 3), (2, 4, 5), d)
+@pytest.mark.parametrize("shape", [(2, 4, 5), (300, 400)])
+def test_tril_triu(k, d, shape):
+    """tril/triu: NumPy's values for any k (one beyond the matrix keeps all or nothing), in a
+    transposed layout, small (the kept mask remembered: each call twice) and large."""
+    v = values(np.random.default_rng(abs(k) % 97 + 3), shape, d)
     _, a = in_layout(v, "transposed")
+    n, m = shape[-2:]
     for fn, ref in ((xp.tril, np.tril), (xp.triu, np.triu)):
-        got = fn(a, k=k)
-        assert got.dtype is d
-        _same(got, ref(v, k=k))
+        for _ in range(2):
+            got = fn(a, k=k)
+            assert got.dtype is d
+            _same(got, ref(v, k=max(min(k, m), -n)))
     with pytest.raises(ValueError, match="tril"):
         xp.tril(xp.zeros(3))
 

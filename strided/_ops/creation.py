@@ -422,18 +422,33 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
     return tuple(out)
 
 
+#: (n, m, k, lower, device) -> the bool mask of the kept positions, for small triangles (the
+#: mask is never handed out, so it can be reused: a 64x64 tril is then one where)
+_TRIANGLE_MASKS: dict = {}
+
+
 def _triangle(op: str, x: Array, k: int, lower: bool) -> Array:
-    from .elementwise import greater_equal, less_equal, subtract
+    from .elementwise import add, greater_equal, less_equal
     from .manipulation import where
 
     if not isinstance(x, Array) or x.ndim < 2:
         raise ValueError(f"{op}: needs an array with at least 2 dimensions")
     n, m = x._shape[-2:]
-    rows = arange(n, device=x._device)
-    cols = arange(m, device=x._device)
-    offset = subtract(cols[None, :], rows[:, None])  # column - row, for every position
-    keep = less_equal(offset, operator.index(k)) if lower else greater_equal(offset, k)
-    return where(keep, x, zeros((), dtype=x._dtype, device=x._device))
+    # k clamped to [-n, m]: every answer the same, and any int in int64's range
+    k = max(min(operator.index(k), m), -n)
+    key = (n, m, k, lower, x._device)
+    keep = _TRIANGLE_MASKS.get(key)
+    if keep is None:
+        # kept where column - row <= k (lower) or >= k (upper): the columns against rows + k in
+        # one broadcast compare (no (n, m) int64 matrix of the differences)
+        rows = add(arange(n, device=x._device), k)[:, None]
+        cols = arange(m, device=x._device)[None, :]
+        keep = less_equal(cols, rows) if lower else greater_equal(cols, rows)
+        if n * m <= 1 << 16:
+            if len(_TRIANGLE_MASKS) >= 64:
+                _TRIANGLE_MASKS.clear()
+            _TRIANGLE_MASKS[key] = keep
+    return where(keep, x, False if x._dtype is dt.bool else 0)
 
 
 def tril(x: Array, /, *, k: int = 0) -> Array:
