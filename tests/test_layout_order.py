@@ -217,6 +217,31 @@ def test_where_with_python_scalars_over_layouts_and_sizes_matches_numpy(shape, d
             np.testing.assert_array_equal(np.asarray(both), np.where(cc, s1, s2))
 
 
+@pytest.mark.parametrize("n", [50, 30000])
+def test_maps_with_a_short_inner_dimension_match_numpy(n):
+    """Maps whose innermost dimension is short (N x 3 points plus a row, a column slice, repeat's
+    copy of a broadcast, a (N, 1, 2) broadcast, where and clip on such layouts) run the long
+    dimension innermost: NumPy's values, small and threaded sizes."""
+    rng = np.random.default_rng(n)
+    pts = rng.standard_normal((n, 3)).astype(np.float32)
+    row = rng.standard_normal(3).astype(np.float32)
+    p, r = xp.asarray(pts), xp.asarray(row)
+    np.testing.assert_array_equal(np.asarray(p + r), pts + row)
+    np.testing.assert_array_equal(np.asarray(r * p), row * pts)
+    np.testing.assert_array_equal(np.asarray(xp.asarray(p[:, :2], copy=True)), pts[:, :2])
+    np.testing.assert_array_equal(np.asarray(xp.asarray(p[::2, 1:], copy=True)), pts[::2, 1:])
+    v = pts[:, 0].copy()
+    np.testing.assert_array_equal(np.asarray(xp.repeat(xp.asarray(v), 3)), np.repeat(v, 3))
+    pair = rng.standard_normal((n, 1, 2))
+    np.testing.assert_array_equal(
+        np.asarray(xp.asarray(pair) - xp.asarray(pair[:4, 0])), pair - pair[:4, 0]
+    )
+    c = pts > 0
+    np.testing.assert_array_equal(np.asarray(xp.where(xp.asarray(c), p, r)), np.where(c, pts, row))
+    got = xp.clip(p, xp.asarray(-row), xp.asarray(np.abs(row)))
+    np.testing.assert_array_equal(np.asarray(got), np.clip(pts, -row, np.abs(row)))
+
+
 def test_small_broadcasting_binary_ops_reuse_their_plans_like_numpy():
     """A small binary op whose operands broadcast (a row, a column, a 3-D slab, a transposed or
     stepped operand) plans its loop call once per shapes and strides; later calls with other

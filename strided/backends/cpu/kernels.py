@@ -134,6 +134,20 @@ _PLANS: dict = {}
 _PLANS_MAX = 4096
 
 
+#: an inner loop this short runs the middle dimension innermost instead (when that one is
+#: long): each inner loop's set-up costs more than its few elements (a (N, 3) array plus a row,
+#: repeat(x, 4)'s copy of a broadcast)
+SHORT_INNER = 4
+
+
+def _long_inner(offs, n0, n1, n2, strides):
+    """A plan entry with its two inner loops swapped where the innermost is short and the middle
+    one long (a map writes each output element once, so the order is free)."""
+    if n2 <= SHORT_INNER and n1 >= 16 * n2:
+        return offs, n0, n2, n1, tuple((s0, s2, s1) for s0, s1, s2 in strides)
+    return offs, n0, n1, n2, strides
+
+
 def _map_plan(shape: tuple, strides_list: tuple) -> tuple:
     """The rank-3 kernel calls covering ``shape`` with these operand strides: a tuple of
     (offset of each operand relative to its own, n0, n1, n2, inner strides of each operand).
@@ -149,7 +163,7 @@ def _map_plan(shape: tuple, strides_list: tuple) -> tuple:
         plan = ()
     else:
         plan = tuple(
-            (tuple(offs), n0, n1, n2, tuple(strides))
+            _long_inner(tuple(offs), n0, n1, n2, tuple(strides))
             for offs, (n0, n1, n2), strides in split_outer(sshape, sstrides, deltas, 3)
         )
     if len(plan) <= 64:  # a layout needing more blocks than that is rare and costs its loop
