@@ -269,6 +269,23 @@ def test_where(d, data, rng):
     np.testing.assert_array_equal(np.asarray(got), np.where(c_np, a_np, b_np))
 
 
+def test_where_with_numpy_scalars_like_python_ones():
+    """A NumPy scalar (np.float64 is a float subclass; np.int64, np.bool_ are not) is taken as
+    the Python scalar it holds (it reached the kernel as an array-like before: AttributeError)."""
+    c_n = np.array([True, False, True, False])
+    a_n = np.array([1.5, -2.0, 3.0, 4.5], np.float32)
+    c, a = xp.asarray(c_n), xp.asarray(a_n)
+    for z in (np.float64(0.5), np.float32(0.5), np.int64(2), np.int8(-3)):
+        got = xp.where(c, a, z)
+        assert got.dtype is xp.float32
+        np.testing.assert_array_equal(np.asarray(got), np.where(c_n, a_n, np.float32(z)))
+        np.testing.assert_array_equal(
+            np.asarray(xp.where(c, z, a)), np.where(c_n, np.float32(z), a_n)
+        )
+    got = xp.where(c, xp.asarray(a_n.astype(np.complex64)), np.complex128(1j))
+    np.testing.assert_array_equal(np.asarray(got), np.where(c_n, a_n.astype(np.complex64), 1j))
+
+
 def test_where_with_scalars_and_errors():
     c = xp.asarray([True, False, True])
     got = xp.where(c, xp.asarray([1.0, 2.0, 3.0], dtype=xp.float32), 0)

@@ -528,7 +528,9 @@ def _where_rule(condition, x1, x2, /) -> Plan:
         if isinstance(v, Array):
             values.append(v)
         elif is_scalar(v):
-            v = v.item() if not isinstance(v, (bool, int, float, complex)) else v
+            # a NumPy scalar as the Python one (np.float64 is a float, but the kernels take
+            # exactly bool, int, float and complex by value)
+            v = v if type(v) in (bool, int, float, complex) else v.item()
             sd = dt.scalar_dtype(v, d)
             check_int_range("where", v, sd)
             d = dt.promote(d, sd)
