@@ -123,11 +123,14 @@ def make_input(op: str, dtype: str, n: int, seed: int) -> np.ndarray:
 class Case:
     """One timed comparison: strided, NumPy and (optional) PyTorch callables and a checker."""
 
-    def __init__(self, group, op, dtype, n, layout, f_s, f_n, f_t, exact=False, rtol=None):
+    def __init__(
+        self, group, op, dtype, n, layout, f_s, f_n, f_t, exact=False, rtol=None, unordered=False
+    ):
         self.name = f"{op}{' ' + group if group else ''} {dtype} {n} {layout}"
         self.op, self.dtype, self.n, self.layout = op, dtype, n, layout
         self.f_s, self.f_n, self.f_t = f_s, f_n, f_t
-        self.exact, self.rtol = exact, rtol
+        # unordered: the result's order is unspecified (unique_values), compared sorted
+        self.exact, self.rtol, self.unordered = exact, rtol, unordered
 
 
 def _tol(dtype: str, op: str) -> float:
@@ -141,6 +144,8 @@ def check(case: Case) -> str | None:
     """None if strided's result matches NumPy's, else a short description of the mismatch."""
     got = np.asarray(case.f_s())
     want = np.asarray(case.f_n())
+    if case.unordered:
+        got, want = np.sort(got, axis=None), np.sort(want, axis=None)
     if got.shape != want.shape:
         return f"shape {got.shape} != {want.shape}"
     if case.exact or want.dtype.kind in "biu":
@@ -402,6 +407,129 @@ def other_cases(dtypes, sizes, layouts):
                     yield Case(group, op, dtype, n, layout, f_s, f_n, tt and f_t, exact=True)
 
 
+def _square(a: np.ndarray) -> np.ndarray:
+    side = math.isqrt(a.size)
+    return np.ascontiguousarray(a[: side * side].reshape(side, side))
+
+
+def _torch_of(a: np.ndarray):
+    return torch.from_numpy(a.copy()) if torch is not None else None
+
+
+def _setter(target, key_fn, value):
+    """``target[key_fn(target)] = value`` then ``target`` (a write's result, to check)."""
+
+    def call():
+        target[key_fn(target)] = value
+        return target
+
+    return call
+
+
+def namespace_cases(dtypes, sizes, layouts):
+    """The rest of the namespace, contiguous operands: sorting and sets, searching, the
+    manipulation functions, writes (a mask, a slice), broadcasting, linear algebra and
+    reductions along the other axis of a matrix."""
+    if "contig" not in layouts:
+        return
+    for dtype in dtypes:
+        for n in sizes:
+            for group, op, f_s, f_n, f_t in _namespace_table(dtype, n):
+                exact = op not in ("vector_norm", "matmul", "vecdot", "sum", "cumulative_sum")
+                yield Case(
+                    group, op, dtype, n, "contig", f_s, f_n, f_t or None, exact=exact,
+                    unordered=op == "unique_values",
+                )  # fmt: skip
+
+
+def _namespace_table(dtype: str, n: int) -> list:
+    """(group, op, strided, NumPy, PyTorch or None) calls on inputs of ``n`` elements (a
+    function of its own: each call's closures hold its own inputs)."""
+    tt = torch is not None
+    fl = dtype != INT_DTYPE
+    a_n = make_input("where", dtype, n, 5)
+    b_n = make_input("where", dtype, n, 6)
+    a_s, b_s, a_t, b_t = xp.asarray(a_n), xp.asarray(b_n), _torch_of(a_n), _torch_of(b_n)
+    few = (a_n * 10 if fl else a_n).astype(np.int64) % 50  # repeated values
+    few_n = few.astype(dtype)
+    few_s, few_t = xp.asarray(few_n), _torch_of(few_n)
+    srt = np.sort(a_n)
+    q_n = a_n[:1000].copy()
+    m_n = _square(a_n)
+    m_s, m_t = xp.asarray(m_n), _torch_of(m_n)
+    row_n = m_n[0].copy()
+    row_s, row_t = xp.asarray(row_n), _torch_of(row_n)
+    quarter = a_n[: n // 4].copy()
+    half = n // 2
+    zero = a_n.dtype.type(0)
+    srt_s, q_s, srt_t, q_t = xp.asarray(srt), xp.asarray(q_n), _torch_of(srt), _torch_of(q_n)
+    quarter_s, quarter_t = xp.asarray(quarter), _torch_of(quarter)
+    c_n = a_n > b_n
+    c_s, c_t = xp.asarray(c_n), _torch_of(c_n)
+    table = [
+        ("", "argsort", lambda: xp.argsort(a_s), lambda: np.argsort(a_n, kind="stable"),
+         tt and (lambda: torch.argsort(a_t, stable=True))),
+        ("", "unique_values", lambda: xp.unique_values(few_s),
+         lambda: np.unique_values(few_n), tt and (lambda: torch.unique(few_t))),
+        ("", "unique_counts", lambda: xp.unique_counts(few_s)[1],
+         lambda: np.unique_counts(few_n)[1],
+         tt and (lambda: torch.unique(few_t, return_counts=True)[1])),
+        ("", "unique_inverse", lambda: xp.unique_inverse(few_s)[1],
+         lambda: np.unique_inverse(few_n)[1],
+         tt and (lambda: torch.unique(few_t, return_inverse=True)[1])),
+        ("", "searchsorted", lambda: xp.searchsorted(srt_s, q_s),
+         lambda: np.searchsorted(srt, q_n),
+         tt and (lambda: torch.searchsorted(srt_t, q_t))),
+        ("", "nonzero", lambda: xp.nonzero(few_s)[0], lambda: np.nonzero(few_n)[0],
+         tt and (lambda: torch.nonzero(few_t, as_tuple=True)[0])),
+        ("", "flip", lambda: xp.flip(a_s), lambda: np.flip(a_n).copy(),
+         tt and (lambda: torch.flip(a_t, (0,)))),
+        ("", "roll", lambda: xp.roll(a_s, 7), lambda: np.roll(a_n, 7),
+         tt and (lambda: torch.roll(a_t, 7))),
+        ("", "repeat", lambda: xp.repeat(quarter_s, 4),
+         lambda: np.repeat(quarter, 4),
+         tt and (lambda: torch.repeat_interleave(quarter_t, 4))),
+        ("", "tile", lambda: xp.tile(quarter_s, (4,)),
+         lambda: np.tile(quarter, 4), tt and (lambda: torch.tile(quarter_t, (4,)))),
+        ("", "stack", lambda: xp.stack([a_s, b_s]), lambda: np.stack([a_n, b_n]),
+         tt and (lambda: torch.stack([a_t, b_t]))),
+        ("", "diff", lambda: xp.diff(a_s), lambda: np.diff(a_n),
+         tt and (lambda: torch.diff(a_t))),
+        ("", "tril", lambda: xp.tril(m_s), lambda: np.tril(m_n),
+         tt and (lambda: torch.tril(m_t))),
+        ("row", "subtract", lambda: m_s - row_s, lambda: m_n - row_n,
+         tt and (lambda: m_t - row_t)),
+        ("axis0", "sum", lambda: xp.sum(m_s, axis=0), lambda: np.sum(m_n, axis=0),
+         tt and (lambda: torch.sum(m_t, 0))),
+        ("axis0", "cumulative_sum", lambda: xp.cumulative_sum(m_s, axis=0),
+         lambda: np.cumsum(m_n, axis=0), tt and (lambda: torch.cumsum(m_t, 0))),
+        ("rows", "argmax", lambda: xp.argmax(m_s, axis=1), lambda: np.argmax(m_n, axis=1),
+         tt and (lambda: torch.argmax(m_t, 1))),
+        ("rows", "vecdot", lambda: xp.vecdot(m_s, m_s), lambda: np.vecdot(m_n, m_n),
+         tt and (lambda: torch.linalg.vecdot(m_t, m_t))),
+        ("scalar", "where", lambda: xp.where(c_s, a_s, zero),
+         lambda: np.where(c_n, a_n, zero),
+         tt and (lambda: torch.where(c_t, a_t, zero.item()))),
+        ("mask", "setitem",
+         _setter(xp.asarray(a_n.copy()), lambda x: x > b_s, zero),
+         _setter(a_n.copy(), lambda x: x > b_n, zero),
+         tt and _setter(_torch_of(a_n), lambda x: x > b_t, zero.item())),
+        ("slice", "setitem",
+         _setter(xp.asarray(a_n.copy()), lambda x: slice(0, half), b_s[:half]),
+         _setter(a_n.copy(), lambda x: slice(0, half), b_n[:half]),
+         tt and _setter(_torch_of(a_n), lambda x: slice(0, half), b_t[:half])),
+    ]  # fmt: skip
+    if fl:
+        table += [
+            ("", "vector_norm", lambda: xp.linalg.vector_norm(a_s),
+             lambda: np.linalg.vector_norm(a_n),
+             tt and (lambda: torch.linalg.vector_norm(a_t))),
+            ("", "matmul", lambda: m_s @ m_s, lambda: m_n @ m_n,
+             tt and (lambda: m_t @ m_t)),
+        ]  # fmt: skip
+    return table
+
+
 def timeit(fns, repeat: int, budget: float) -> list[float]:
     """Best mean time per call (seconds) of each of ``fns`` over ``repeat`` batches of about
     ``budget`` seconds, the functions' batches interleaved (strided, NumPy, PyTorch, strided, ...).
@@ -476,7 +604,7 @@ def main(argv=None) -> int:
 
     cases = [
         c
-        for gen in (elementwise_cases, reduction_cases, other_cases)
+        for gen in (elementwise_cases, reduction_cases, other_cases, namespace_cases)
         for c in gen(dtypes, sizes, layouts)
         if pattern.search(c.name)
     ]
