@@ -2380,6 +2380,7 @@ OTHER_OPS = {
     "cumulative_sum": "test_reductions",
     "cumulative_prod": "test_reductions",
     "matmul": "test_matmul",
+    "dot": "test_linalg",
     "argmax": "test_searching",
     "argmin": "test_searching",
     "nonzero": "test_searching",

@@ -161,6 +161,13 @@ def _calls(name):
         "cumulative_sum": lambda x: [xp.cumulative_sum(x, axis=a) for a in range(x.ndim)],
         "cumulative_prod": lambda x: [xp.cumulative_prod(x, axis=a) for a in range(x.ndim)],
         "matmul": lambda x: [xp.matmul(x, x.mT)] if x.ndim >= 2 else [],
+        # the fused dot: vecdot along each axis and norms over all axes and the last
+        "dot": lambda x: (
+            [xp.vecdot(x, x, axis=a) for a in range(x.ndim)]
+            + [xp.linalg.vector_norm(x), xp.linalg.vector_norm(x, axis=-1, keepdims=True)]
+            if x.ndim and x.dtype in (xp.float32, xp.float64)
+            else []
+        ),
         "nonzero": lambda x: list(xp.nonzero(x)) if x.ndim else [],
         # boolean masks over the leading 1..ndim axes, in x's own layout and in C order
         "mask_offsets": lambda x: [

@@ -651,3 +651,77 @@ def test_large_inverse_in_double_precision_takes_getri(d):
     _close(L.inv(xp.asarray(a)), np.linalg.inv(a), d, 10)
     with pytest.raises(L.LinAlgError, match=r"inv: the matrix is singular \(at batch index \(1,\)"):
         L.inv(xp.asarray(np.stack([a[0], np.zeros_like(a[0])])))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    "shape,axis,layout",
+    [
+        ((4096,), -1, "C"),
+        ((70000,), -1, "C"),  # one long run: segments over threads
+        ((64, 64), -1, "C"),
+        ((300, 301), -1, "C"),  # many rows over threads
+        ((30, 40), 0, "C"),  # the reduced axis first: copied with it last
+        ((30, 40), -1, "transposed"),
+        ((3, 4, 50), 1, "C"),
+    ],
+)
+def test_fused_dot_of_vecdot_and_vector_norm_like_numpy(dtype, shape, axis, layout):
+    """vecdot of untracked real floating operands of one shape, and the euclidean norm, run the
+    fused dot (one pass, no product temporary): NumPy's values over layouts, axes and sizes,
+    the same bits with one thread or two, and the kernel did run."""
+    import numba
+
+    from strided._ops.linalg import DOT
+
+    rng = np.random.default_rng(len(shape) + shape[-1])
+    a = rng.standard_normal(shape).astype(dtype)
+    b = rng.standard_normal(shape).astype(dtype)
+    sa, sb = xp.asarray(a), xp.asarray(b)
+    if layout == "transposed":
+        a, b = a.T, b.T
+        sa, sb = sa.T, sb.T
+    # a sum's rounding: relative to the terms' scale (sqrt(n) for unit normal terms)
+    n = shape[axis]
+    rtol = 2e-5 if dtype == np.float32 else 1e-12
+    atol = rtol * np.sqrt(n)
+    calls = []
+    kernel = DOT.kernels["cpu"]
+    DOT.kernels["cpu"] = lambda *args, **kw: (calls.append(1), kernel(*args, **kw))
+    before = numba.get_num_threads()
+    try:
+        bits = []
+        for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+            numba.set_num_threads(threads)
+            got = xp.vecdot(sa, sb, axis=axis)
+            want = np.vecdot(a, b, axis=axis)
+            np.testing.assert_allclose(np.asarray(got), want, rtol=rtol, atol=atol)
+            norm = xp.linalg.vector_norm(sa, axis=axis, keepdims=True)
+            want = np.linalg.vector_norm(a, axis=axis, keepdims=True)
+            assert norm.shape == want.shape
+            np.testing.assert_allclose(np.asarray(norm), want, rtol=rtol)
+            whole = xp.linalg.vector_norm(sa)
+            np.testing.assert_allclose(float(whole), np.linalg.vector_norm(a), rtol=rtol)
+            bits.append(np.asarray(got).tobytes() + np.asarray(whole).tobytes())
+        assert bits[0] == bits[1]
+    finally:
+        numba.set_num_threads(before)
+        DOT.kernels["cpu"] = kernel
+    assert len(calls) == 6
+
+
+def test_vecdot_and_norm_gradients_still_flow_like_torch():
+    """Recorded operands take vecdot's composition and the norm's own rule (the fused dot runs
+    only untracked): PyTorch's gradients, the norm's zero subgradient at 0 included."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(4)
+    a_n, b_n = rng.standard_normal((5, 7)), rng.standard_normal((5, 7))
+    a_n[2] = 0.0
+    a, b = xp.asarray(a_n, requires_grad=True), xp.asarray(b_n, requires_grad=True)
+    loss = xp.sum(xp.vecdot(a, b) * 3.0) + xp.sum(xp.linalg.vector_norm(a, axis=-1))
+    loss.backward()
+    ta, tb = torch.tensor(a_n, requires_grad=True), torch.tensor(b_n, requires_grad=True)
+    tl = (torch.linalg.vecdot(ta, tb) * 3.0).sum() + torch.linalg.vector_norm(ta, dim=-1).sum()
+    tl.backward()
+    np.testing.assert_allclose(np.asarray(a.grad), ta.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(b.grad), tb.grad.numpy(), rtol=1e-12)

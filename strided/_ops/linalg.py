@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .. import _dtypes as dt
 from .._array import Array
+from .._grad_state import Mode
 from .._shapes import broadcast_shapes, normalize_axis
 from ..dispatch import Plan, declare
 from .core import check_dtype, same_device, to_array
@@ -54,11 +55,45 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     return MATMUL(x1, x2)
 
 
+def _dot_rule(x1: Array, x2: Array, /, *, axes: tuple) -> Plan:
+    """Dot products of two real floating arrays of one shape and dtype over ``axes`` (sorted):
+    the kept dimensions in order.  The callers check what the kernel needs."""
+    shape = tuple(n for i, n in enumerate(x1._shape) if i not in axes)
+    return Plan(x1._device, (shape, x1._dtype), (x1, x2), None, {"axes": axes})
+
+
+#: sum(x1 * x2) over axes in one pass, without the product's temporary: vecdot of untracked
+#: real floating operands of one shape, and the euclidean norm (whose composite records it);
+#: a device without the kernel takes the compositions
+DOT = declare("dot", "moment", "real floating", rule=_dot_rule)
+DOT.memoize(
+    lambda a, b, /, *, axes: (
+        (a._dtype, a._shape, axes) if a.__class__ is Array and b.__class__ is Array else None
+    )
+)
+
+
+def fused_dot(a: Array, b: Array, axes: tuple) -> Array | None:
+    """``DOT(a, b, axes=axes)`` where it applies (real floating operands of one shape and dtype
+    that nothing records, on a device with the kernel), else None."""
+    if (
+        a._dtype is b._dtype
+        and a._dtype.kind == dt.REAL
+        and a._shape == b._shape
+        and a._device is b._device
+        and a._device.type in DOT.kernels
+        and not (_tracked(a) or _tracked(b))
+    ):
+        return DOT(a, b, axes=tuple(sorted(axes)))
+    return None
+
+
+def _tracked(x: Array) -> bool:
+    return Mode.enabled and (x._ag is not None or (x._base is not None and x._base._ag is not None))
+
+
 def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """Dot products of vectors along ``axis`` (conjugating ``x1``), broadcasting the rest."""
-    from .elementwise import conj, multiply
-    from .reduction import sum as sum_
-
     a, b = to_array(x1, "vecdot"), to_array(x2, "vecdot")
     check_dtype("vecdot", a._dtype, "numeric")
     check_dtype("vecdot", b._dtype, "numeric")
@@ -68,6 +103,12 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     ax = axis if axis < 0 else axis - min(a.ndim, b.ndim)
     if a.ndim < -ax or b.ndim < -ax or a._shape[ax] != b._shape[ax]:
         raise ValueError(f"vecdot: shapes {a.shape} and {b.shape} differ in size along axis {axis}")
+    fused = fused_dot(a, b, (a.ndim + ax,)) if a.ndim == b.ndim else None
+    if fused is not None:
+        return fused
+    from .elementwise import conj, multiply
+    from .reduction import sum as sum_
+
     # the product's dtype, not sum's widened accumulator: vecdot(uint8, uint8) is uint8
     product = multiply(conj(a), b)
     return sum_(product, axis=ax, dtype=product.dtype)

@@ -49,7 +49,11 @@ from .._array import Array
 from .._errors import LinAlgError
 from .._shapes import broadcast_shapes, normalize_axes
 from ..dispatch import Plan, composite, declare
+from . import elementwise as _ew
+from . import manipulation as _man
+from . import reduction as _red
 from .core import astype_to, check_dtype, copy_of, same_device, to_array
+from .linalg import fused_dot
 
 __all__ = [
     "LinAlgError",
@@ -499,12 +503,12 @@ _INF = float("inf")
 def _euclidean_norm(x: Array, /, *, axes: tuple, keepdims: bool) -> Array:
     """sqrt(sum(|x|**2)) over ``axes``; its own unit so that its gradient at 0 is 0 (PyTorch's
     subgradient), not the 0 * inf of the composition."""
-    from .elementwise import abs as abs_
-    from .elementwise import multiply, sqrt
-    from .reduction import sum as sum_
-
-    a = abs_(x)
-    return sqrt(sum_(multiply(a, a), axis=axes, keepdims=keepdims))
+    squares = fused_dot(x, x, axes)  # (the composite records; this runs untracked)
+    if squares is not None:
+        out = _ew.sqrt(squares)
+        return _man.expand_dims(out, axis=axes) if keepdims and axes else out
+    a = _ew.abs(x)
+    return _ew.sqrt(_red.sum(_ew.multiply(a, a), axis=axes, keepdims=keepdims))
 
 
 def vector_norm(x: Array, /, *, axis=None, keepdims: bool = False, ord=2) -> Array:
@@ -513,14 +517,8 @@ def vector_norm(x: Array, /, *, axis=None, keepdims: bool = False, ord=2) -> Arr
     ``ord`` is any real number or ``±inf``: ``inf``/``-inf`` are the largest/smallest magnitude,
     ``0`` counts nonzero elements, otherwise ``sum(abs(x)**ord)**(1/ord)``.
     """
-    from .elementwise import abs as abs_
-    from .elementwise import pow
-    from .manipulation import astype
-    from .reduction import count_nonzero
-    from .reduction import max as max_
-    from .reduction import min as min_
-    from .reduction import sum as sum_
-
+    abs_, pow, astype, count_nonzero = _ew.abs, _ew.pow, _man.astype, _red.count_nonzero
+    max_, min_, sum_ = _red.max, _red.min, _red.sum
     x = to_array(x, "vector_norm")
     check_dtype("vector_norm", x._dtype, "floating")
     axes = normalize_axes(axis, x.ndim, "vector_norm")
@@ -529,6 +527,8 @@ def vector_norm(x: Array, /, *, axis=None, keepdims: bool = False, ord=2) -> Arr
     real = dt.real_of(x._dtype)
     if ord == 0:
         return astype(count_nonzero(x, axis=axes, keepdims=keepdims), real)
+    if ord == 2:
+        return _euclidean_norm(x, axes=axes, keepdims=keepdims)
     a = abs_(x)
     if ord in (_INF, -_INF):
         if math.prod(x._shape[i] for i in axes) == 0:
@@ -539,8 +539,6 @@ def vector_norm(x: Array, /, *, axis=None, keepdims: bool = False, ord=2) -> Arr
         return (max_ if ord > 0 else min_)(a, axis=axes, keepdims=keepdims)
     if ord == 1:
         return sum_(a, axis=axes, keepdims=keepdims)
-    if ord == 2:
-        return _euclidean_norm(x, axes=axes, keepdims=keepdims)
     p = float(ord)
     return pow(sum_(pow(a, p), axis=axes, keepdims=keepdims), 1.0 / p)
 

@@ -1010,6 +1010,9 @@ not_differentiable(
 )  # fmt: skip
 # clip's fused kernel runs only untracked: clip() composes maximum and minimum when recording
 not_differentiable("clip")
+# so does the fused dot: vecdot composes multiply and sum when recording, and the euclidean
+# norm's composite has its own rule
+not_differentiable("dot")
 
 #: kernels that only run inside a recorded function, whose rule covers them
 COVERED_BY = {

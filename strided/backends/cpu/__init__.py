@@ -567,10 +567,17 @@ def _reduction(name: str):
     return kernel
 
 
-def _moment():
-    from . import _kern_moment
+_moment_kernels = None
 
-    return _kern_moment
+
+def _moment():
+    """The moment kernels' module, imported on first use (numba compiles on import)."""
+    global _moment_kernels
+    if _moment_kernels is None:
+        from . import _kern_moment
+
+        _moment_kernels = _kern_moment
+    return _moment_kernels
 
 
 def var_cpu(out, x, *, axes, keepdims, correction, root):
@@ -611,6 +618,38 @@ def var_cpu(out, x, *, axes, keepdims, correction, root):
         _moment().var_long_p(out._buf, buf, off, n, *args[5:])
     else:
         _moment().var_rows_p(*args)
+
+
+def dot_cpu(out, x1, x2, *, axes):
+    """out = the dot products of x1 and x2 (one shape and dtype) over ``axes``: one kernel call
+    over the dense runs both share (``_kern_moment.dot_rows``), after a copy of each with the
+    reduced axes last where their layouts do not give such runs."""
+    n = _size(x1._shape[d] for d in axes)
+    zero = out._buf.dtype.type(0)
+    if n == 0:
+        _k().fill(_out(out), out._shape, 0)
+        return
+    runs = None
+    if x1._strides == x2._strides:
+        runs = _trailing_runs(x1._shape, x1._strides, axes)
+    if runs is None:
+        kept_axes = [d for d in range(len(x1._shape)) if d not in axes]
+        order = kept_axes + list(axes)
+        a, b = (np.ascontiguousarray(numpy_view(x).transpose(order)).reshape(-1) for x in (x1, x2))
+        ao = bo = 0
+        kept = a.size // n
+    else:
+        a, ao, b, bo, kept = x1._buf, x1._offset, x2._buf, x2._offset, runs[0]
+    if kept == 0:
+        return
+    k = _moment()
+    if kept * n < PARALLEL_THRESHOLD:
+        args = (out._buf, a, ao, b, bo, kept, n, zero)
+        _k().call_compiled(k.dot_rows, (k.dot_rows, out._buf.dtype, a.dtype), args)
+    elif kept == 1:
+        k.dot_long_p(out._buf, a, ao, b, bo, n, zero)
+    else:
+        k.dot_rows_p(out._buf, a, ao, b, bo, kept, n, zero)
 
 
 def _var_args(out, buf, off, kept: int, n: int, x, correction: float, root: bool) -> tuple:
@@ -1859,6 +1898,7 @@ def _special_kernels() -> dict:
         "mask_offsets": mask_offsets_cpu,
         "mask_select": mask_select_cpu,
         "mask_fill": mask_fill_cpu,
+        "dot": dot_cpu,
         "count_true": _count_true(),
     }
     from ._fft import KERNELS as fft_kernels

@@ -143,3 +143,46 @@ def var_cols_p(o, x, xo, kept, n, zero, rzero, count, dof, root):
 def _col_block(o, x, xo, kept, b, n, zero, rzero, count, dof, root):
     c0 = b * COLUMNS
     _cols(o, x, xo, kept, c0, min(c0 + COLUMNS, kept), n, zero, rzero, count, dof, root)
+
+
+# -- dot products of dense runs (vecdot, the euclidean norm) -------------------------------------
+
+
+@njit(**_ROW)
+def _dot(a, alo, b, blo, n, zero):
+    """sum a[alo + k] b[blo + k] over k < n (a vectorised, reassociating loop, as sum's)."""
+    ra = a[alo : alo + n]
+    rb = b[blo : blo + n]
+    acc = zero
+    for k in range(n):
+        acc += ra[k] * rb[k]
+    return acc
+
+
+@njit(**_OPTS)
+def dot_rows(o, a, ao, b, bo, kept, n, zero):
+    """o[i] = the dot product of the i-th runs of n elements of a (from ao) and b (from bo)."""
+    for i in range(kept):
+        o[i] = _dot(a, ao + i * n, b, bo + i * n, n, zero)
+
+
+@njit(parallel=True, **_OPTS)
+def dot_rows_p(o, a, ao, b, bo, kept, n, zero):
+    """dot_rows with the rows shared among the threads."""
+    for i in prange(kept):
+        o[i] = _dot(a, ao + i * n, b, bo + i * n, n, zero)
+
+
+@njit(parallel=True, **_OPTS)
+def dot_long_p(o, a, ao, b, bo, n, zero):
+    """o[0] = the dot product of one long run, cut into SEGMENT-element tasks whose partial
+    sums are added in order (the same bits for any number of threads)."""
+    nseg = (n + SEGMENT - 1) // SEGMENT
+    partial = np.empty(nseg, o.dtype)
+    for t in prange(nseg):
+        lo = t * SEGMENT
+        partial[t] = _dot(a, ao + lo, b, bo + lo, min(SEGMENT, n - lo), zero)
+    total = zero
+    for t in range(nseg):
+        total += partial[t]
+    o[0] = total
