@@ -297,3 +297,35 @@ def test_where_with_scalars_and_errors():
         xp.empty((5, 1), dtype=xp.bool, device="meta"), xp.empty((1, 7), device="meta"), 1.0
     )
     assert m.shape == (5, 7) and m.device == "meta"
+
+
+def test_view_geometry_remembered_per_layout_keeps_offsets_and_errors():
+    """reshape, expand_dims and broadcast_to remember their shape and strides per layout and
+    argument: views at other offsets of one layout get their own elements, and a request that
+    is invalid (a float, a wrong size, an axis out of range) still raises on every call."""
+    base = np.arange(48, dtype=np.float32).reshape(4, 12)
+    x = xp.asarray(base)
+    for _ in range(2):
+        for i in range(4):  # rows at other offsets, one layout
+            np.testing.assert_array_equal(
+                np.asarray(xp.reshape(x[i], (3, 4))), base[i].reshape(3, 4)
+            )
+            np.testing.assert_array_equal(np.asarray(xp.reshape(x[i], -1)), base[i])
+            np.testing.assert_array_equal(
+                np.asarray(xp.expand_dims(x[i], axis=(0, 2))), np.expand_dims(base[i], (0, 2))
+            )
+            np.testing.assert_array_equal(
+                np.asarray(xp.broadcast_to(x[i, :3], (2, 3))), np.broadcast_to(base[i, :3], (2, 3))
+            )
+        np.testing.assert_array_equal(np.asarray(xp.reshape(x.T, (6, 8))), base.T.reshape(6, 8))
+        assert xp.reshape(x, (4, 12)).shape == xp.broadcast_to(x, (4, 12)).shape == (4, 12)
+        with pytest.raises(TypeError):  # (after the same request in ints)
+            xp.reshape(x, (4.0, 12))
+        with pytest.raises(ValueError, match="reshape"):
+            xp.reshape(x, (5, 10))
+        with pytest.raises((ValueError, IndexError)):
+            xp.expand_dims(x, axis=5)
+        with pytest.raises(ValueError, match="broadcast_to"):
+            xp.broadcast_to(x, (3, 12))
+        with pytest.raises(TypeError):
+            xp.broadcast_to(x, (4, 12.0))

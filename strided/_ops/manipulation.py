@@ -118,10 +118,41 @@ def _target_shape(x: Array, shape) -> tuple:
     return shape
 
 
+#: (x's shape, x's strides, the requested shape) -> (the target shape, its strides for a view of
+#: x or None): what a reshape works out, once per layout (a reshape costs ~3 us otherwise, twice
+#: in reshape(): roll of 4096 elements 21 -> ... us)
+_RESHAPES: dict = {}
+
+
+def _reshape_geometry(x: Array, shape) -> tuple:
+    """(target shape, view strides or None) of reshaping ``x`` to ``shape`` (a -1 inferred;
+    ValueError unless the sizes agree), remembered for hashable requests."""
+    # (only plain ints: 2.0 == 2 would find a float's request and skip its TypeError)
+    cls = type(shape)
+    if cls is tuple:
+        key = (x._shape, x._strides, shape)
+        for s in shape:
+            if type(s) is not int:
+                key = None
+                break
+    else:
+        key = (x._shape, x._strides, shape) if cls is int else None
+    if key is not None:
+        r = _RESHAPES.get(key)
+        if r is not None:
+            return r
+    target = _target_shape(x, shape)
+    r = (target, reshape_strides(x._shape, x._strides, target))
+    if key is not None:
+        if len(_RESHAPES) >= 4096:
+            _RESHAPES.clear()
+        _RESHAPES[key] = r
+    return r
+
+
 def _reshape_rule(x: Array, /, shape, *, copy=None) -> tuple:
     x = to_array(x, "reshape")
-    shape = _target_shape(x, shape)
-    strides = reshape_strides(x._shape, x._strides, shape)
+    shape, strides = _reshape_geometry(x, shape)
     if strides is None:
         raise ValueError(
             f"reshape: copy=False, but the layout of shape {x._shape} with strides "
@@ -139,7 +170,43 @@ def _permute_dims_rule(x: Array, /, axes) -> tuple:
     return tuple(x._shape[a] for a in axes), tuple(x._strides[a] for a in axes), x._offset
 
 
-def _expand_dims_rule(x: Array, /, axis=0) -> tuple:
+#: (rule, x's shape, x's strides, its argument) -> (shape, strides) of a view rule's result for
+#: plain int arguments: the checks run once per layout (expand_dims 2.3 -> ... us, broadcast_to
+#: 5.3 -> ...; stack and repeat are made of them)
+_VIEW_GEOMETRY: dict = {}
+
+
+def _plain_ints(arg) -> bool:
+    if type(arg) is int:
+        return True
+    if type(arg) is not tuple:
+        return False
+    for v in arg:
+        if type(v) is not int:
+            return False
+    return True
+
+
+def _remembered_view(rule):
+    """``rule(x, arg)`` -> (shape, strides, offset), remembering shape and strides per layout
+    and plain-int argument (the offset is x's, read per call)."""
+
+    def remembered(x, arg):
+        if x.__class__ is not Array or not _plain_ints(arg):
+            return rule(x, arg)
+        key = (rule, x._shape, x._strides, arg)
+        r = _VIEW_GEOMETRY.get(key)
+        if r is None:
+            shape, strides, _ = rule(x, arg)
+            if len(_VIEW_GEOMETRY) >= 4096:
+                _VIEW_GEOMETRY.clear()
+            r = _VIEW_GEOMETRY[key] = (shape, strides)
+        return r[0], r[1], x._offset
+
+    return remembered
+
+
+def _expand_dims_geometry(x: Array, axis) -> tuple:
     x = to_array(x, "expand_dims")
     axes = axis if isinstance(axis, tuple) else (axis,)
     n = x.ndim + len(axes)
@@ -149,6 +216,13 @@ def _expand_dims_rule(x: Array, /, axis=0) -> tuple:
         shape.insert(p, 1)
         strides.insert(p, 0)
     return tuple(shape), tuple(strides), x._offset
+
+
+_expand_dims_remembered = _remembered_view(_expand_dims_geometry)
+
+
+def _expand_dims_rule(x: Array, /, axis=0) -> tuple:
+    return _expand_dims_remembered(x, axis)
 
 
 def _squeeze_rule(x: Array, /, axis) -> tuple:
@@ -161,7 +235,7 @@ def _squeeze_rule(x: Array, /, axis) -> tuple:
     return tuple(x._shape[i] for i in keep), tuple(x._strides[i] for i in keep), x._offset
 
 
-def _broadcast_to_rule(x: Array, /, shape) -> tuple:
+def _broadcast_to_geometry(x: Array, shape) -> tuple:
     x = to_array(x, "broadcast_to")
     shape = tuple(operator.index(s) for s in shape)
     if any(n < 0 for n in shape):
@@ -169,6 +243,13 @@ def _broadcast_to_rule(x: Array, /, shape) -> tuple:
     if len(shape) < x.ndim or broadcast_shapes_rule(x._shape, shape, op="broadcast_to") != shape:
         raise ValueError(f"broadcast_to: cannot broadcast shape {x._shape} to {shape}")
     return shape, broadcast_strides(x._shape, x._strides, shape), x._offset
+
+
+_broadcast_to_remembered = _remembered_view(_broadcast_to_geometry)
+
+
+def _broadcast_to_rule(x: Array, /, shape) -> tuple:
+    return _broadcast_to_remembered(x, shape)
 
 
 def _flip_rule(x: Array, /, *, axis=None) -> tuple:
@@ -208,7 +289,7 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
     ValueError when a view is impossible.
     """
     x = to_array(x, "reshape")
-    if copy or reshape_strides(x._shape, x._strides, _target_shape(x, shape)) is None:
+    if copy or _reshape_geometry(x, shape)[1] is None:
         if copy is False:
             RESHAPE(x, shape=shape)  # raises: the layout cannot be viewed
         x = copy_of(x)
