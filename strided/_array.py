@@ -457,6 +457,8 @@ class Array:
 
     def __getitem__(self, key) -> Array:
         kc = key.__class__
+        if kc is tuple and len(key) == 1 and key[0].__class__ is slice:
+            key, kc = key[0], slice  # x[(a:b,)], as compositions index axis 0: x[a:b]
         if kc is slice and self._shape:
             # the commonest index, x[a:b:c]: a view of axis 0
             base = self._base

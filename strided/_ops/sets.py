@@ -44,14 +44,19 @@ class UniqueInverseResult(NamedTuple):
     inverse_indices: Array
 
 
-def _unique(op: str, x: Array):
-    """(values, first indices, inverse in sorted order, order, counts) of the flattened ``x``."""
+def _unique(op: str, x: Array, need_order: bool = True):
+    """(x, values, first indices, starts, order, counts) of the flattened ``x``; without
+    ``need_order`` the values are sorted directly (no argsort, no gather) and the first
+    indices and order are None."""
     x = to_array(x, op)
     _data_dependent(op, x)
     flat = reshape(x, (-1,))
     n = flat._shape[0]
-    order = argsort(flat) if n else empty_on((0,), dt.int64, x._device)
-    ordered = take(flat, order)
+    if need_order:
+        order = argsort(flat) if n else empty_on((0,), dt.int64, x._device)
+        ordered = take(flat, order)
+    else:
+        order, ordered = None, sort(flat)
     # a new value starts where the sorted values change (NaN != NaN: each NaN starts one)
     first = full((min(n, 1),), True, device=x._device)
     starts = concat([first, not_equal(ordered[1:], ordered[:-1])]) if n else first
@@ -59,7 +64,8 @@ def _unique(op: str, x: Array):
     values = take(ordered, start_pos)
     ends = concat([start_pos[1:], full((min(n, 1),), n, dtype=dt.int64, device=x._device)])
     counts = subtract(ends, start_pos)
-    return x, values, take(order, start_pos), starts, order, counts
+    first_indices = take(order, start_pos) if need_order else None
+    return x, values, first_indices, starts, order, counts
 
 
 def _inverse(x: Array, starts: Array, order: Array) -> Array:
@@ -75,12 +81,12 @@ def _inverse(x: Array, starts: Array, order: Array) -> Array:
 
 def unique_values(x: Array, /) -> Array:
     """The unique elements of ``x``, sorted (each NaN counts once)."""
-    return _unique("unique_values", x)[1]
+    return _unique("unique_values", x, need_order=False)[1]
 
 
 def unique_counts(x: Array, /) -> UniqueCountsResult:
     """Unique elements of ``x`` and how often each occurs."""
-    _, values, _, _, _, counts = _unique("unique_counts", x)
+    _, values, _, _, _, counts = _unique("unique_counts", x, need_order=False)
     return UniqueCountsResult(values, counts)
 
 
