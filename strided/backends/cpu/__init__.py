@@ -1206,7 +1206,8 @@ def _argreduce(find_max: bool):
                     return
                 buf, off = _dense_host(x).reshape(-1), 0
             if n < PARALLEL_THRESHOLD:  # one short row: no blocks to plan
-                k.argreduce(out._buf[out._offset :], buf, off, 0, 0, 1, 1, 1, n, find_max)
+                args = (out._buf[out._offset :], buf, off, 0, 0, 1, 1, 1, n, find_max)
+                k.call_compiled(k.argreduce, (k.argreduce, out._buf.dtype, buf.dtype), args)
                 return
             shape, strides = (n,), (1,)
         else:
@@ -1229,10 +1230,12 @@ def _argreduce(find_max: bool):
             return
         blocks = list(_split_outer(kept or (1,), [strides[:-1] or (0,)], [off], 2))
         run = k.G.argreduce_p if big else k.argreduce
+        key = (run, out._buf.dtype, buf.dtype)  # (through the entry: 10 arguments' typing)
         done = 0
         for (xo,), (n0, n1), (st,) in blocks:
             view = out._buf[out._offset + done : out._offset + done + n0 * n1]
-            run(view, buf, xo, st[0], st[1], strides[-1], n0, n1, n, find_max)
+            args = (view, buf, xo, st[0], st[1], strides[-1], n0, n1, n, find_max)
+            k.call_compiled(run, key, args)
             done += n0 * n1
 
     return kernel
