@@ -699,3 +699,37 @@ def test_argmax_along_a_strided_axis_with_a_unit_stride_kept_axis(dtype, shape):
             got = getattr(xp, name)(s, axis=-1, keepdims=keepdims)
             want = getattr(np, name)(a, axis=-1, keepdims=keepdims)
             np.testing.assert_array_equal(np.asarray(got), want)
+
+
+@pytest.mark.parametrize("n", [1023, 1024, 3000])
+@pytest.mark.parametrize(
+    "fill", ["nan both signs", "signed zeros", "constant", "sorted", "reversed", "two values"]
+)
+def test_sort_of_degenerate_rows_at_the_radix_threshold(n, fill):
+    """Rows around ``_RADIX_MIN`` (NumPy's sort below, the radix kernels from it) whose keys
+    collapse (every pass skipped: all NaN, all zeros of either sign, one value) or come
+    ordered: NumPy's stable sort and argsort, bit for bit, both directions."""
+    rng = np.random.default_rng(n)
+    if fill == "nan both signs":
+        a = np.where(rng.random(n) < 0.5, np.nan, -np.nan).astype(np.float32)
+    elif fill == "signed zeros":
+        a = np.where(rng.random(n) < 0.5, 0.0, -0.0)
+    elif fill == "constant":
+        a = np.full(n, -3.5, np.float32)
+    elif fill == "two values":
+        a = np.where(rng.random(n) < 0.5, 7, -7).astype(np.int64)
+    else:
+        a = np.sort(rng.standard_normal(n))
+        a = a[::-1].copy() if fill == "reversed" else a
+    bits = f"uint{a.itemsize * 8}"
+    ref = np.sort(a, kind="stable")
+    for descending in (False, True):
+        got = np.asarray(xp.sort(xp.asarray(a), descending=descending))
+        np.testing.assert_array_equal(got.view(bits), (ref[::-1] if descending else ref).view(bits))
+        if descending:
+            want = n - 1 - np.argsort(a[::-1], kind="stable")[::-1]
+        else:
+            want = np.argsort(a, kind="stable")
+        np.testing.assert_array_equal(
+            np.asarray(xp.argsort(xp.asarray(a), descending=descending)), want
+        )
