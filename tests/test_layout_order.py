@@ -168,6 +168,36 @@ def test_concat_of_transposed_inputs_keeps_their_order_like_numpy(axis):
     assert mixed._strides == (mixed.shape[1], 1)
 
 
+def test_small_concats_repeated_over_parts_and_layouts_match_numpy():
+    """A small concat's plan is reused by later calls with inputs laid out alike: two dense
+    parts in one call (join_two), at other offsets of the same arrays, with an empty part, a
+    part of another dtype (cast), three parts, and transposed parts; NumPy's values each time."""
+    rng = np.random.default_rng(17)
+    a = rng.standard_normal((8, 5)).astype(np.float32)
+    b = rng.standard_normal((8, 5)).astype(np.float32)
+    sa, sb = xp.asarray(a), xp.asarray(b)
+    for _ in range(2):
+        for i in range(3):  # rows at other offsets: one plan
+            got = xp.concat([sa[i], sb[i + 1]])
+            np.testing.assert_array_equal(np.asarray(got), np.concatenate([a[i], b[i + 1]]))
+            got = xp.concat([sa[i : i + 2], sb[i : i + 3]], axis=0)
+            np.testing.assert_array_equal(
+                np.asarray(got), np.concatenate([a[i : i + 2], b[i : i + 3]])
+            )
+        np.testing.assert_array_equal(np.asarray(xp.concat([sa[:0], sb])), b)
+        i16 = xp.asarray(np.arange(5, dtype=np.int16))
+        np.testing.assert_array_equal(
+            np.asarray(xp.concat([sa[0], i16])),
+            np.concatenate([a[0], np.arange(5, dtype=np.int16)]),
+        )
+        np.testing.assert_array_equal(
+            np.asarray(xp.concat([sa, sb, sa])), np.concatenate([a, b, a])
+        )
+        np.testing.assert_array_equal(
+            np.asarray(xp.concat([sa.T, sb.T], axis=1)), np.concatenate([a.T, b.T], axis=1)
+        )
+
+
 def test_where_calls_repeated_over_layouts_and_scalars_match_numpy():
     """where's memoized plans: each layout and scalar gets its own (the result follows a shared
     dense order), and an int scalar's range is checked on every call."""

@@ -849,6 +849,25 @@ def _copy_slabs(out_shape, out_strides, out_dtype, arrays, starts):
         (d0, d1), n0, n1, n2, (s0, s1) = plan[0]
         parts.append((i, start + d0, d1, *s0, *s1, n0, n1, n2, (out_dtype, a._dtype)))
     np_dtype, empty = out_dtype.numpy, np.empty
+    if (
+        len(parts) == 2
+        and parts[0][:3] == (0, 0, 0)
+        and parts[1][1:3] == (parts[0][11], 0)
+        and all(p[3:11] == (0, 0, 1, 0, 0, 1, 1, 1) and p[12][1] is out_dtype for p in parts)
+    ):
+        # two dense parts of the output's dtype, one after the other: one call
+        (i0, *_, na, _), (i1, *_, nb, _) = parts
+        loop = _ix().join_two
+        key = (loop, np_dtype)
+        call = _k().call_compiled
+
+        def join(arrays):
+            buf = empty(total, np_dtype)
+            a, b = arrays[i0], arrays[i1]
+            call(loop, key, (buf, a._buf, a._offset, na, b._buf, b._offset, nb))
+            return buf
+
+        return join
 
     def fn(arrays):
         buf = empty(total, np_dtype)
