@@ -284,6 +284,9 @@ def test_where_with_numpy_scalars_like_python_ones():
         )
     got = xp.where(c, xp.asarray(a_n.astype(np.complex64)), np.complex128(1j))
     np.testing.assert_array_equal(np.asarray(got), np.where(c_n, a_n.astype(np.complex64), 1j))
+    both = xp.where(c, np.float32(1.5), np.int64(-2))  # as where(c, 1.5, -2)
+    np.testing.assert_array_equal(np.asarray(both), np.where(c_n, 1.5, -2.0))
+    assert both.dtype is xp.where(c, 1.5, -2).dtype
 
 
 def test_where_with_scalars_and_errors():

@@ -587,6 +587,12 @@ def _spans_overlap(a: Array, b: Array) -> bool:
 
 def _where_rule(condition, x1, x2, /) -> Plan:
     condition = to_array(condition, "where")
+    # NumPy scalars as the Python scalars they hold (the kernels take exactly bool, int, float
+    # and complex by value; np.float64 is a float subclass)
+    x1, x2 = (
+        v.item() if is_scalar(v) and type(v) not in (bool, int, float, complex) else v
+        for v in (x1, x2)
+    )
     if condition._dtype is not dt.bool:
         raise TypeError(f"where: condition must have dtype bool, got {condition._dtype.name}")
     arrays = [a for a in (x1, x2) if isinstance(a, Array)]
@@ -609,9 +615,6 @@ def _where_rule(condition, x1, x2, /) -> Plan:
         if isinstance(v, Array):
             values.append(v)
         elif is_scalar(v):
-            # a NumPy scalar as the Python one (np.float64 is a float, but the kernels take
-            # exactly bool, int, float and complex by value)
-            v = v if type(v) in (bool, int, float, complex) else v.item()
             sd = dt.scalar_dtype(v, d)
             check_int_range("where", v, sd)
             d = dt.promote(d, sd)
