@@ -527,9 +527,9 @@ def _spec(prim: Primitive, plan: Plan, args: tuple) -> tuple:
 def _memo_run(spec: tuple, args: tuple):
     """Run a memoized plan (see :func:`_spec`) on ``args``; None when one of its arrays is on
     another device than the plan's (the rule then names both; the reduction and matmul lanes
-    test the device before they come here).  The device and layout tests share
-    one pass over the array arguments, and the array object is made inline: this is every
-    memoized call's path (clip, where, take, astype, argmax, ...)."""
+    test the device before they come here).  The device and layout tests share one pass over
+    the array arguments.  Primitive.__call__ runs the dense lane of an untracked call itself
+    (its hot path: clip, where, take, astype, argmax, ...); this serves the rest."""
     device = spec[0]
     dense = spec[8]
     if dense is not None:
@@ -541,17 +541,8 @@ def _memo_run(spec: tuple, args: tuple):
                 return None
             if a._strides != layout[i]:
                 fits = False
-        if fits:
-            out = _new_object(Array)
-            out._buf = dense(*args)
-            out._shape = spec[1]
-            out._strides = spec[2]
-            out._offset = 0
-            out._dtype = spec[3]
-            out._device = device
-            out._ag = out._base = None
-            out._version = 0
-            return out
+        if fits:  # (Primitive.__call__ runs this lane itself on its hot path)
+            return Array._new(dense(*args), spec[1], spec[2], 0, spec[3], device)
     else:
         for i in spec[10]:
             if args[i]._device is not device:
