@@ -100,6 +100,14 @@ def check_scalar_fits(op: str, value, dtype: dt.DType) -> None:
     check_int_range(op, value, dtype)
 
 
+def stored_scalar(op: str, value, dtype: dt.DType):
+    """A scalar ``value`` (Python or NumPy) as the Python scalar a write of it stores, checked to
+    fit ``dtype`` (TypeError/OverflowError naming ``op`` otherwise)."""
+    v = value if isinstance(value, (bool, int, float, complex)) else value.item()
+    check_scalar_fits(op, v, dtype)
+    return v
+
+
 def copy_of(x: Array) -> Array:
     """A fresh C-contiguous copy of ``x`` on its device."""
     return COPY(x)

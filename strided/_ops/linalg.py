@@ -6,7 +6,7 @@ from .. import _dtypes as dt
 from .._array import Array
 from .._grad_state import Mode
 from .._shapes import broadcast_shapes, normalize_axis
-from ..dispatch import Plan, declare
+from ..dispatch import Plan, _in_graph_args, declare
 from .core import check_dtype, same_device, to_array
 
 __all__ = ["matmul", "tensordot", "vecdot"]
@@ -82,14 +82,10 @@ def fused_dot(a: Array, b: Array, axes: tuple) -> Array | None:
         and a._shape == b._shape
         and a._device is b._device
         and a._device.type in DOT.kernels
-        and not (_tracked(a) or _tracked(b))
+        and not (Mode.enabled and _in_graph_args((a, b)))
     ):
         return DOT(a, b, axes=tuple(sorted(axes)))
     return None
-
-
-def _tracked(x: Array) -> bool:
-    return Mode.enabled and (x._ag is not None or (x._base is not None and x._base._ag is not None))
 
 
 def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:

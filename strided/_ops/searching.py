@@ -14,13 +14,13 @@ from ..dispatch import Plan, composite, declare
 from .core import (
     astype_to,
     check_dtype,
-    check_scalar_fits,
     copy_of,
     data_dependent,
     empty_on,
     is_scalar,
     run,
     same_device,
+    stored_scalar,
     to_array,
 )
 from .manipulation import broadcast_to, expand_dims
@@ -379,8 +379,7 @@ def assign_with_arrays(x: Array, key: tuple, value) -> None:
 
     offsets, bshape, trailing = _element_offsets(x, key)
     if is_scalar(value):  # checked here so that the error names __setitem__, not asarray
-        v = value if isinstance(value, (bool, int, float, complex)) else value.item()
-        check_scalar_fits("__setitem__", v, x._dtype)
+        stored_scalar("__setitem__", value, x._dtype)
     value = value if isinstance(value, Array) else asarray(value, dtype=x._dtype, device=x._device)
     if dt.promote(x._dtype, value._dtype) is not x._dtype:
         raise TypeError(
@@ -530,8 +529,7 @@ def setitem_arrays(x: Array, key, value) -> None:
                 or dense_order(x._shape, x._strides) is not None
             )
         ):
-            v = value if isinstance(value, (bool, int, float, complex)) else value.item()
-            check_scalar_fits("__setitem__", v, x._dtype)
+            v = stored_scalar("__setitem__", value, x._dtype)
             _data_dependent("boolean indexing", x)  # (as every mask: meta refuses it)
             run(MASK_FILL, x, mask, value=v)
             return

@@ -112,7 +112,7 @@ def _elementwise(name: str, kind: str):
         """A small binary op of two arrays that broadcast (a row or a column against a matrix,
         x - mean(x, axis=0)): the layout planned once per shapes and strides, then one call of
         the serial loop (``_sb`` where an operand is constant along the inner loop) through its
-        compiled entry (64x64 float32 + a row: 7.0 -> 2.6 us)."""
+        compiled entry (64x64 float32 + a row: 7.0 -> 3.5 us)."""
         key = (out._shape, out._strides, x1._shape, x1._strides, x2._shape, x2._strides)
         plan = broadcast_plans.get(key)
         if plan is None:
@@ -599,12 +599,7 @@ def var_cpu(out, x, *, axes, keepdims, correction, root):
             parallel = kept * n >= PARALLEL_THRESHOLD and kept > k.COLUMNS
             (k.var_cols_p if parallel else k.var_cols)(*args)
             return
-        order = kept_axes + list(axes)
-        shape = tuple(x._shape[d] for d in order)
-        dense = _Out(np.empty(_size(shape), x._dtype.numpy), shape, x._dtype)
-        copy_cpu(dense, _Operand(x._buf, shape, tuple(x._strides[d] for d in order),
-                                 x._offset, x._dtype))  # fmt: skip
-        buf, off, kept = dense._buf, 0, _size(shape) // n
+        buf, off, kept = _reduced_last(x, kept_axes, axes, n), 0, _size(x._shape) // n
     else:
         kept = runs[0]
         buf, off = x._buf, x._offset
@@ -634,10 +629,9 @@ def dot_cpu(out, x1, x2, *, axes):
         runs = _trailing_runs(x1._shape, x1._strides, axes)
     if runs is None:
         kept_axes = [d for d in range(len(x1._shape)) if d not in axes]
-        order = kept_axes + list(axes)
-        a, b = (np.ascontiguousarray(numpy_view(x).transpose(order)).reshape(-1) for x in (x1, x2))
+        a, b = (_reduced_last(x, kept_axes, axes, n) for x in (x1, x2))
         ao = bo = 0
-        kept = a.size // n
+        kept = _size(x1._shape) // n
     else:
         a, ao, b, bo, kept = x1._buf, x1._offset, x2._buf, x2._offset, runs[0]
     if kept == 0:
@@ -650,6 +644,17 @@ def dot_cpu(out, x1, x2, *, axes):
         k.dot_long_p(out._buf, a, ao, b, bo, n, zero)
     else:
         k.dot_rows_p(out._buf, a, ao, b, bo, kept, n, zero)
+
+
+def _reduced_last(x, kept_axes, axes, n: int) -> np.ndarray:
+    """A dense copy of ``x`` with its reduced ``axes`` last (``n`` elements each): one run per
+    kept element, for the moment kernels."""
+    order = list(kept_axes) + list(axes)
+    shape = tuple(x._shape[d] for d in order)
+    dense = _Out(np.empty(_size(shape), x._dtype.numpy), shape, x._dtype)
+    copy_cpu(dense, _Operand(x._buf, shape, tuple(x._strides[d] for d in order), x._offset,
+                             x._dtype))  # fmt: skip
+    return dense._buf
 
 
 def _var_args(out, buf, off, kept: int, n: int, x, correction: float, root: bool) -> tuple:
@@ -882,18 +887,27 @@ def _copy_slabs(out_shape, out_strides, out_dtype, arrays, starts):
 copy_cpu.slabs = _copy_slabs
 
 
-def _flat_loop(name: str, total: int, np_dtype):
-    """``fn(*arrays) -> buffer``: the serial map loop ``name`` over ``total`` elements of arrays
-    dense in one layout (the output's), in one call through its compiled entry point."""
-    empty = np.empty
+def _flat_loop(name: str, total: int, np_dtype, scalars: tuple = ()):
+    """``fn(*operands) -> buffer``: the serial map loop ``name`` over ``total`` elements of
+    arrays dense in one layout (the output's), in one call through its compiled entry point.
+    ``scalars`` marks operands that are Python scalars: each is passed as a one-element buffer
+    of ``np_dtype`` read with stride 0."""
+    empty, array = np.empty, np.array
     entry = None
 
-    def fn(*arrays):
+    def fn(*operands):
         nonlocal entry
         buf = empty(total, np_dtype)
         args = [buf, 0, 0, 0, 1]
-        for a in arrays:
-            args += (a._buf, a._offset, 0, 0, 1)
+        if scalars:
+            for v, scalar in zip(operands, scalars):
+                if scalar:
+                    args += (array((v,), np_dtype), 0, 0, 0, 0)
+                else:
+                    args += (v._buf, v._offset, 0, 0, 1)
+        else:
+            for a in operands:
+                args += (a._buf, a._offset, 0, 0, 1)
         args += (1, 1, total)
         if entry is None:
             entry = _entry_point(name, args)  # (runs the loop once)
@@ -1028,29 +1042,8 @@ def _where_dense(out_shape, out_dtype, args, params):
             return None
     if scalars[0]:
         return None
-    if not any(scalars):
-        return _flat_loop("where", total, out_dtype.numpy)
-    # a Python scalar operand (where(m, 0.0, x)): a one-element buffer read with stride 0
-    np_dtype, empty, array = out_dtype.numpy, np.empty, np.array
-    entry = None
-
-    def fn(cond, x1, x2):
-        nonlocal entry
-        buf = empty(total, np_dtype)
-        args = [buf, 0, 0, 0, 1, cond._buf, cond._offset, 0, 0, 1]
-        for v, scalar in ((x1, scalars[1]), (x2, scalars[2])):
-            if scalar:
-                args += (array((v,), np_dtype), 0, 0, 0, 0)
-            else:
-                args += (v._buf, v._offset, 0, 0, 1)
-        args += (1, 1, total)
-        if entry is None:
-            entry = _entry_point("where", args)  # (runs the loop once)
-        else:
-            entry(*args)
-        return buf
-
-    return fn
+    # a Python scalar operand (where(m, 0.0, x)) is read once, at stride 0
+    return _flat_loop("where", total, out_dtype.numpy, scalars if any(scalars) else ())
 
 
 where_cpu.dense = _where_dense
@@ -1690,7 +1683,7 @@ def _sort_rows_by(k, out, x, axis: int, halves: bool = False) -> None:
             for r0, r1 in ((0, cut), (cut, n1)) if cut else ((0, n1),):
                 calls.append((target[(first + r0) * n :], base + r0 * st[1], r1 - r0))
         done += n0 * n1
-    xr, xa = st[1], strides[-1]
+    xr, xa = st[1], strides[-1]  # (every block has the same inner strides)
 
     def run(part):
         return lambda: [k(t, xo, xr, xa, m, n) for t, xo, m in part]
@@ -1720,13 +1713,7 @@ def _radix_sort(name: str, out, x, axis: int, descending: bool) -> None:
     ix = _ix()
     np_dtype = x._buf.dtype
     unsigned = _UNSIGNED[np_dtype.itemsize]
-    kind = (
-        ix.RADIX_FLOAT
-        if np_dtype.kind == "f"
-        else ix.RADIX_SIGNED
-        if np_dtype.kind == "i"
-        else ix.RADIX_UNSIGNED
-    )
+    kind = _radix_kind(np_dtype)
     xbuf = x._buf.view(unsigned)
     values = name == "sort_rows"
     loop = ix.radix_sort_rows if values else ix.radix_argsort_rows
@@ -1804,7 +1791,6 @@ def mask_fill_cpu(x, mask, *, value):
     _k().call_compiled(loop, (loop, x._buf.dtype, mask._buf.dtype), args)
 
 
-_INT64S: dict = {}
 _INT64S: dict = {}
 
 

@@ -569,8 +569,8 @@ def nonzero_coords(o, x, shape, count):
 
     Branch-free: each element's coordinates are written at the next free slot, which advances
     only past a nonzero element (a branch mispredicts half the time on random data: 1M float32
-    3.6 -> ~1.5 ms), up to the last nonzero element, so that no write lands past the output;
-    the leading coordinates come from an odometer over the rows, not divisions."""
+    with half zeros 3.6 -> 0.5 ms), up to the last nonzero element, so that no write lands past
+    the output; the leading coordinates come from an odometer over the rows, not divisions."""
     if count == 0:
         return
     last = x.shape[0] - 1
@@ -696,11 +696,7 @@ def mask_fill_p(x, xo, m, mo, n, v, parts):
     chunk = (n + parts - 1) // parts
     for p in prange(parts):
         i0 = min(p * chunk, n)
-        i1 = min(i0 + chunk, n)
-        xs = x[xo + i0 : xo + i1]
-        ms = m[mo + i0 : mo + i1].view(np.uint8)
-        for i in range(i1 - i0):
-            xs[i] = v if ms[i] else xs[i]
+        mask_fill(x, xo + i0, m, mo + i0, min(i0 + chunk, n) - i0, v)
 
 
 @njit(**_OPTS)
