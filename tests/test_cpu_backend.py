@@ -106,6 +106,26 @@ def test_isnan_family_of_large_integer_arrays_is_a_fill(name, dtype):
         np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize(
+    "n", [0, 1, 7, kernels.PARALLEL_THRESHOLD - 1, kernels.PARALLEL_THRESHOLD + 5]
+)
+def test_fill_of_a_dense_run_writes_exactly_its_elements(n):
+    """kernels.fill's flat lane (a dense run at an offset, serial and threaded) writes the run
+    and nothing around it; a strided run takes the general map with the same result."""
+    for dtype, value in (("float64", 2.5), ("bool", True), ("int16", -3), ("complex64", 1j)):
+        buf = np.zeros(n + 10, dtype)
+        kernels.fill((buf, 4, (1,)), (n,), value)
+        want = np.zeros(n + 10, dtype)
+        want[4 : 4 + n] = value
+        np.testing.assert_array_equal(buf, want)
+        rows = max(n // 5, 1)
+        grid = np.zeros((rows, 7), dtype)  # (rows, 5) of a (rows, 7) grid: not one dense run
+        kernels.fill((grid.reshape(-1), 1, (7, 1)), (rows, 5), value)
+        want = np.zeros((rows, 7), dtype)
+        want[:, 1:6] = value
+        np.testing.assert_array_equal(grid, want)
+
+
 def test_generated_loops_become_dispatchers_once_on_first_lookup():
     import threading
 

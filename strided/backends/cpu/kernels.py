@@ -190,8 +190,24 @@ def copy(out, inp, shape) -> None:
 
 def fill(out, shape, value) -> None:
     """Write the scalar ``value`` into every element of the (possibly strided) ``out``."""
-    src = np.full(1, value, dtype=out[0].dtype)
-    _run_map("copy", [out, (src, 0, (0,) * len(shape))], shape)
+    buf, off, strides = out
+    src = np.full(1, value, dtype=buf.dtype)
+    dense, zeros = _dense_strides(shape)
+    if strides == dense:
+        # one flat run (a fresh output: isnan of integers, full, zeros): the copy loop's entry
+        # point called directly, without _run_map's layout planning (1M bools: 12.8 -> 10.5
+        # us; NumPy 11.4)
+        total = _size(shape)
+        serial, parallel = _loops("copy")
+        if total >= PARALLEL_THRESHOLD:
+            args = (buf, off, 0, 0, 1, src, 0, 0, 0, 0, 1, 1, total, SEGMENT)
+            call_compiled(parallel, (parallel, buf.dtype, src.dtype), args)
+            return
+        if total:
+            args = (buf, off, 0, 0, 1, src, 0, 0, 0, 0, 1, 1, total)
+            call_compiled(serial, (serial, buf.dtype, src.dtype), args)
+        return
+    _run_map("copy", [out, (src, 0, zeros)], shape)
 
 
 _IDENTITY = {"sum": 0, "prod": 1, "max": 0, "min": 0, "any": False, "all": True, "count_true": 0}
