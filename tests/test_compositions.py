@@ -53,6 +53,34 @@ def test_flip_is_a_view():
     assert float(a[3]) == 1.0
 
 
+def test_flip_geometry_remembered_per_layout_not_offset():
+    # the remembered geometry is (strides, change of offset): views at other offsets of the same
+    # layout reuse it and must still read their own elements
+    v = np.arange(60.0).reshape(6, 10)
+    a = xp.asarray(v)
+    for rows in (slice(0, 3), slice(1, 4), slice(3, 6)):
+        for axis in (None, 0, 1, (0, 1), -1):
+            _same(xp.flip(a[rows, 2:7], axis=axis), np.flip(v[rows, 2:7], axis=axis))
+            _same(xp.flip(a[rows, ::-2], axis=axis), np.flip(v[rows, ::-2], axis=axis))
+    for bad, err in ((5, IndexError), ((0, 0), ValueError), (1.5, TypeError)):
+        for _ in range(2):  # a failed request is not remembered
+            with pytest.raises(err, match="flip"):
+                xp.flip(a, axis=bad)
+
+
+def test_flip_of_tracked_array_records_its_gradient():
+    import torch
+
+    x = xp.asarray(np.arange(6.0).reshape(2, 3))
+    x.requires_grad_()
+    w = xp.asarray(np.arange(6.0).reshape(2, 3) + 1.0)
+    y = xp.sum(xp.flip(x, axis=1) * w)
+    y.backward()
+    tx = torch.arange(6.0, dtype=torch.float64).reshape(2, 3).requires_grad_()
+    (torch.flip(tx, (1,)) * torch.from_numpy(np.asarray(w))).sum().backward()
+    np.testing.assert_array_equal(np.asarray(x.grad), tx.grad.numpy())
+
+
 @settings(max_examples=30)
 @given(data=st.data(), rng=seeds())
 def test_roll_tile_repeat(data, rng):
