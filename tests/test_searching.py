@@ -733,3 +733,28 @@ def test_sort_of_degenerate_rows_at_the_radix_threshold(n, fill):
         np.testing.assert_array_equal(
             np.asarray(xp.argsort(xp.asarray(a), descending=descending)), want
         )
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int16"])
+@pytest.mark.parametrize("shape", [(3, 4, 300), (2, 3, 4, 5), (70, 1000)])
+def test_argmax_plans_per_layout_serve_every_offset_and_axis(dtype, shape):
+    """argmax/argmin along an axis plan once per (shape, strides, axis): views of one layout at
+    different offsets reuse the plan and must read their own elements; ties (few values), NaNs
+    in later 256-element blocks of a row, blocks of rank 2 walked over a 4-D layout, and a
+    layout large enough for the threaded loops all agree with NumPy."""
+    rng = np.random.default_rng(7)
+    big = (2,) + shape[:-1] + (shape[-1] + 3,)
+    v = rng.integers(-3, 4, big).astype(dtype)
+    if dtype.startswith("float"):
+        flat = v.reshape(-1)
+        flat[rng.choice(flat.size, max(flat.size // 97, 1), replace=False)] = np.nan
+    a = xp.asarray(v)
+    for i in (0, 1):
+        for start in (0, 3):
+            tail = (slice(start, start + shape[-1]),)
+            w = v[(i,) + (slice(None),) * (len(shape) - 1) + tail]
+            s = a[(i,) + (slice(None),) * (len(shape) - 1) + tail]
+            for axis in range(-len(shape), len(shape)):
+                for fn, ref in ((xp.argmax, np.argmax), (xp.argmin, np.argmin)):
+                    got = np.asarray(fn(s, axis=axis))
+                    np.testing.assert_array_equal(got, ref(w, axis=axis), err_msg=f"{axis}")

@@ -1187,11 +1187,9 @@ def _argreduce_dense_order(k, x, find_max: bool) -> int:
     order (a transpose), read in place: the winning value from memory order, then the smallest
     C-order index holding it (ties and NaNs may come in another order there).  Two vectorised
     passes instead of a strided copy (1000x1000 transposed float32: 1.25 ms in NumPy)."""
-    from numba import get_num_threads
-
     n = x.size
     buf, off = x._buf, x._offset
-    at_mem = int(k.G.argreduce_long_p(buf, off, n, find_max, 4 * get_num_threads()))
+    at_mem = int(k.G.argreduce_long_p(buf, off, n, find_max, 4 * _num_threads()))
     # size-1 axes never step (their strides may be anything): left out of the decomposition
     order = sorted(
         ((st, c) for st, c, m in zip(x._strides, _c_strides(x._shape), x._shape) if m != 1),
@@ -1221,36 +1219,69 @@ def _argreduce(find_max: bool):
                 args = (out._buf[out._offset :], buf, off, 0, 0, 1, 1, 1, n, find_max)
                 k.call_compiled(k.argreduce, (k.argreduce, out._buf.dtype, buf.dtype), args)
                 return
-            shape, strides = (n,), (1,)
-        else:
-            buf, off = x._buf, x._offset
-            shape, strides = _axis_last(x, axis)
-        # the reduced axis is last; the kept dims are walked in blocks of rank 2
-        kept, n = shape[:-1], shape[-1]
-        big = x.size >= PARALLEL_THRESHOLD
-        if len(kept) == 1 and strides[0] == 1 and strides[-1] != 1 and n > 1:
-            # one kept axis with unit stride (a transposed matrix): whole rows of memory, the
-            # best value per column kept with selects, instead of a strided scan per column
-            run = _ix().argreduce_columns_p if big else _ix().argreduce_columns
-            run(out._buf[out._offset :], buf, off, strides[-1], kept[0], n, find_max)
+            run = k.G.argreduce_long_p  # one long run: its parts over threads
+            out._buf[out._offset] = run(buf, off, n, find_max, 4 * _num_threads())
             return
-        if not kept and big and strides[-1] == 1:  # one long run: its parts over threads
-            from numba import get_num_threads
+        plan_key = (x._shape, x._strides, axis)
+        plan = plans.get(plan_key)
+        if plan is None:  # (planned once per layout: 64x64 rows 9.0 -> 5.5 us in all)
+            if len(plans) >= 1024:
+                plans.clear()
+            plan = plans[plan_key] = _argreduce_axis_plan(k, x, axis)
+        _run_argreduce_axis_plan(k, plan, out, x, find_max)
 
-            parts = 4 * get_num_threads()
-            out._buf[out._offset] = k.G.argreduce_long_p(buf, off, n, find_max, parts)
-            return
-        blocks = list(_split_outer(kept or (1,), [strides[:-1] or (0,)], [off], 2))
-        run = k.G.argreduce_p if big else k.argreduce
-        key = (run, out._buf.dtype, buf.dtype)  # (through the entry: 10 arguments' typing)
-        done = 0
-        for (xo,), (n0, n1), (st,) in blocks:
-            view = out._buf[out._offset + done : out._offset + done + n0 * n1]
-            args = (view, buf, xo, st[0], st[1], strides[-1], n0, n1, n, find_max)
-            k.call_compiled(run, key, args)
-            done += n0 * n1
-
+    plans: dict = {}  # (x's shape, x's strides, axis) -> _argreduce_axis_plan
     return kernel
+
+
+def _num_threads() -> int:
+    from numba import get_num_threads  # (numba's threading layer starts on first use)
+
+    return get_num_threads()
+
+
+def _argreduce_axis_plan(k, x, axis: int) -> tuple:
+    """How argmax/argmin runs along ``axis`` of x's layout (for x's offset 0): the reduced axis
+    last, then ("columns", run, row stride, columns, rows) for one kept axis of unit stride,
+    ("long", run, n) for one long contiguous run, or ("blocks", run, row stride, n, blocks) with
+    the kept dims walked in blocks of rank 2, each (x offset, s0, s1, n0, n1, output position)."""
+    shape, strides = _axis_last(x, axis)
+    kept, n = shape[:-1], shape[-1]
+    big = x.size >= PARALLEL_THRESHOLD
+    if len(kept) == 1 and strides[0] == 1 and strides[-1] != 1 and n > 1:
+        # one kept axis with unit stride (a transposed matrix): whole rows of memory, the best
+        # value per column kept with selects, instead of a strided scan per column
+        run = _ix().argreduce_columns_p if big else _ix().argreduce_columns
+        return ("columns", run, strides[-1], kept[0], n)
+    if not kept and big and strides[-1] == 1:  # one long run: its parts over threads
+        return ("long", k.G.argreduce_long_p, n)
+    blocks, done = [], 0
+    for (xo,), (n0, n1), (st,) in _split_outer(kept or (1,), [strides[:-1] or (0,)], [0], 2):
+        blocks.append((xo, st[0], st[1], n0, n1, done))
+        done += n0 * n1
+    return ("blocks", k.G.argreduce_p if big else k.argreduce, strides[-1], n, blocks)
+
+
+def _run_argreduce_axis_plan(k, plan, out, x, find_max) -> None:
+    """Run an :func:`_argreduce_axis_plan` on x."""
+    buf, off = x._buf, x._offset
+    what, run = plan[0], plan[1]
+    obuf, oo = out._buf, out._offset
+    if what == "columns":
+        run(obuf[oo:], buf, off, plan[2], plan[3], plan[4], find_max)
+        return
+    if what == "long":
+        obuf[oo] = run(buf, off, plan[2], find_max, 4 * _num_threads())
+        return
+    _, run, sr, n, blocks = plan
+    key = (run, obuf.dtype, buf.dtype)  # (through the entry: 10 arguments' typing)
+    if oo == 0 and len(blocks) == 1:  # (a fresh output: no view of it to make)
+        xo, s0, s1, n0, n1, _ = blocks[0]
+        k.call_compiled(run, key, (obuf, buf, off + xo, s0, s1, sr, n0, n1, n, find_max))
+        return
+    for xo, s0, s1, n0, n1, done in blocks:
+        view = obuf[oo + done : oo + done + n0 * n1]
+        k.call_compiled(run, key, (view, buf, off + xo, s0, s1, sr, n0, n1, n, find_max))
 
 
 def normalize_index_cpu(out, k, *, size, axis):

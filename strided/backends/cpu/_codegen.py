@@ -591,8 +591,8 @@ def cumulative_{name}_s(o, oo, os0, os1, osx, a, ao, as0, as1, asx, n0, n1, nx):
 
 
 # argmax/argmin over rows: contiguous rows find the extreme value with _vmath's vectorised row
-# reduction, then its first index in chunks (a vectorised count, then a scan of the chunk that has
-# it); strided rows keep the scalar loop.  NaN wins, at its first position, as in NumPy.
+# reduction, then its first index in chunks (a vectorised index minimum per chunk); strided rows
+# keep the scalar loop.  NaN wins, at its first position, as in NumPy.
 ARGREDUCE = """
 
 @njit(**ROW)
@@ -600,12 +600,9 @@ def _first_index(seg, m, is_nan):
     n = seg.shape[0]
     for c0 in range(0, n, 256):
         ch = seg[c0 : c0 + 256]
-        hit = V.count_nan(ch) if is_nan else V.count_equal(ch, m)
-        if hit:
-            for r in range(ch.shape[0]):
-                v = ch[r]
-                if (v != v) if is_nan else (v == m):
-                    return c0 + r
+        at = V.first_nan(ch) if is_nan else V.first_equal(ch, m)
+        if at < ch.shape[0]:
+            return c0 + at
     return 0
 
 

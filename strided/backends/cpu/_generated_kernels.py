@@ -33,7 +33,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '880cea50789b49c6'
+SOURCE_HASH = '9ef5aa07a1bb489f'
 
 
 @_loop(SERIAL)
@@ -5505,12 +5505,9 @@ def _first_index(seg, m, is_nan):
     n = seg.shape[0]
     for c0 in range(0, n, 256):
         ch = seg[c0 : c0 + 256]
-        hit = V.count_nan(ch) if is_nan else V.count_equal(ch, m)
-        if hit:
-            for r in range(ch.shape[0]):
-                v = ch[r]
-                if (v != v) if is_nan else (v == m):
-                    return c0 + r
+        at = V.first_nan(ch) if is_nan else V.first_equal(ch, m)
+        if at < ch.shape[0]:
+            return c0 + at
     return 0
 
 

@@ -1727,6 +1727,27 @@ def _count_nonzero(ch):
 
 
 @njit(**_OPTS)
+def first_equal(ch, m):
+    """The first index of ``m`` in the contiguous ``ch`` (its length when absent): a branch-free
+    index minimum, so it vectorises (half the time of a count then a scan)."""
+    n = ch.shape[0]
+    at = n
+    for r in range(n):
+        at = min(at, r if ch[r] == m else n)
+    return at
+
+
+@njit(**_OPTS)
+def first_nan(ch):
+    """The first index of a NaN in the contiguous ``ch`` (its length when there is none)."""
+    n = ch.shape[0]
+    at = n
+    for r in range(n):
+        at = min(at, r if ch[r] != ch[r] else n)
+    return at
+
+
+@njit(**_OPTS)
 def count_nan(ch):
     cnt = 0
     for r in range(ch.shape[0]):
