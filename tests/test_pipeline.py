@@ -328,6 +328,18 @@ def test_observe_reports_a_concat_whose_plan_is_memoized():
     np.testing.assert_array_equal(np.asarray(out), np.tile(np.arange(6.0), 2))
 
 
+def test_observe_reports_a_flip_whose_geometry_is_remembered():
+    """flip's public function makes the view of a remembered geometry without the primitive;
+    under observation it goes through the primitive, which reports it."""
+    a = xp.asarray(np.arange(6.0))
+    xp.flip(a), xp.flip(a)
+    calls = []
+    with dispatch.observe(lambda prim, args, params, out, depth: calls.append((prim.name, depth))):
+        out = xp.flip(a)
+    assert calls == [("flip", 0)]
+    np.testing.assert_array_equal(np.asarray(out), np.arange(6.0)[::-1])
+
+
 def test_a_memoized_plan_still_records_a_tracked_call():
     """A memoized plan is looked up before the tracking test (which then looks at the plan's
     array positions only): after untracked calls made the plans, the same calls with a tracked

@@ -669,7 +669,8 @@ def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
     """A view of ``x`` with the order of elements reversed along ``axis`` (all axes by default)."""
     if x.__class__ is Array and x._ag is None and (axis is None or _plain_ints(axis)):
         base = x._base
-        if base is None or base._ag is None:  # (a tracked call records a node: FLIP does)
+        # (a tracked call records a node, an observer sees the primitive: FLIP does both)
+        if (base is None or base._ag is None) and not _observers:
             key = (x._shape, x._strides, axis)
             r = _FLIPS.get(key)
             if r is None:
