@@ -710,6 +710,84 @@ def test_fused_dot_of_vecdot_and_vector_norm_like_numpy(dtype, shape, axis, layo
     assert len(calls) == 6
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fused_dot_dense_lane_reads_each_views_own_offset(dtype):
+    """Small operands whose reduced axes are dense runs take DOT's dense lane, planned once per
+    layout: views of that layout at other offsets (rows of a larger matrix, a vector's tails)
+    must read their own elements."""
+    from strided._ops.linalg import DOT
+
+    rng = np.random.default_rng(11)
+    m = rng.standard_normal((12, 50)).astype(dtype)
+    v = rng.standard_normal(300).astype(dtype)
+    sm, sv = xp.asarray(m), xp.asarray(v)
+    rtol = 2e-5 if dtype == np.float32 else 1e-12
+    for lo in (0, 1, 5):
+        got = xp.vecdot(sm[lo : lo + 6], sm[lo + 1 : lo + 7])
+        want = np.vecdot(m[lo : lo + 6], m[lo + 1 : lo + 7])
+        np.testing.assert_allclose(np.asarray(got), want, rtol=rtol, atol=rtol * 8)
+        norm = xp.linalg.vector_norm(sv[lo : lo + 200])
+        np.testing.assert_allclose(float(norm), np.linalg.vector_norm(v[lo : lo + 200]), rtol=rtol)
+    key = (xp.float32 if dtype == np.float32 else xp.float64, (6, 50), (1,))
+    assert DOT._plans[key][8] is not None  # the plan has the dense lane
+
+
+def test_vector_norm_lane_after_untracked_calls_keeps_records_observers_and_errors():
+    """Once an untracked 2-norm's checks are remembered, a tracked input of the same kind still
+    records the composite (PyTorch's gradient), an observer still sees it, keepdims and views
+    at other offsets give NumPy's values, and a non-number ord is still refused."""
+    import torch
+
+    from strided import dispatch
+
+    rng = np.random.default_rng(3)
+    v = rng.standard_normal((5, 40))
+    a = xp.asarray(v)
+    for _ in range(2):  # the second call takes the lane
+        for axis, keepdims in ((None, False), (1, True), ((0, 1), True), (-1, False)):
+            got = xp.linalg.vector_norm(a[1:4], axis=axis, keepdims=keepdims)
+            want = np.linalg.vector_norm(v[1:4], axis=axis, keepdims=keepdims)
+            assert got.shape == want.shape
+            np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)
+            got = xp.linalg.vector_norm(a[2:5], axis=axis, keepdims=keepdims)
+            want = np.linalg.vector_norm(v[2:5], axis=axis, keepdims=keepdims)
+            np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)
+    x = xp.asarray(v[1:4].copy(), requires_grad=True)
+    xp.sum(xp.linalg.vector_norm(x, axis=1, keepdims=True)).backward()
+    t = torch.tensor(v[1:4], requires_grad=True)
+    torch.linalg.vector_norm(t, dim=1, keepdim=True).sum().backward()
+    np.testing.assert_allclose(np.asarray(x.grad), t.grad.numpy(), rtol=1e-12)
+    calls = []
+    with dispatch.observe(lambda prim, args, params, out, depth: calls.append((prim.name, depth))):
+        xp.linalg.vector_norm(a[1:4], axis=1, keepdims=True)
+    assert ("euclidean_norm", 0) in calls
+    with pytest.raises(ValueError, match="vector_norm"):
+        xp.linalg.vector_norm(a[1:4], ord=xp.asarray(2.0))
+
+
+def test_vecdot_lane_after_untracked_calls_checks_its_operands():
+    """Once an untracked vecdot's checks are remembered, a second operand of another dtype or
+    shape, or a tracked operand, takes the general path (promotion, broadcasting, recording)."""
+    import torch
+
+    rng = np.random.default_rng(4)
+    v, w = rng.standard_normal((2, 6, 9))
+    a, b = xp.asarray(v), xp.asarray(w)
+    for _ in range(2):
+        np.testing.assert_allclose(np.asarray(xp.vecdot(a, b)), np.vecdot(v, w), rtol=1e-12)
+    b32 = xp.asarray(w.astype(np.float32))
+    got = xp.vecdot(a, b32)
+    assert got.dtype == xp.float64
+    np.testing.assert_allclose(np.asarray(got), np.vecdot(v, w.astype(np.float32)), rtol=1e-12)
+    row = xp.asarray(w[0])
+    np.testing.assert_allclose(np.asarray(xp.vecdot(a, row)), np.vecdot(v, w[0]), rtol=1e-12)
+    x = xp.asarray(v, requires_grad=True)
+    xp.sum(xp.vecdot(x, b)).backward()
+    t = torch.tensor(v, requires_grad=True)
+    torch.linalg.vecdot(t, torch.tensor(w)).sum().backward()
+    np.testing.assert_allclose(np.asarray(x.grad), t.grad.numpy(), rtol=1e-12)
+
+
 def test_vecdot_and_norm_gradients_still_flow_like_torch():
     """Recorded operands take vecdot's composition and the norm's own rule (the fused dot runs
     only untracked): PyTorch's gradients, the norm's zero subgradient at 0 included."""

@@ -88,8 +88,24 @@ def fused_dot(a: Array, b: Array, axes: tuple) -> Array | None:
     return None
 
 
+#: (dtype, shape, device, axis) -> DOT's axes for vecdot of two untracked plain arrays of that
+#: kind (real floating, one shape), remembered after the checks pass (64x64 rows 5.6 -> 2.7 us)
+_FUSED_VECDOTS: dict = {}
+
+
 def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """Dot products of vectors along ``axis`` (conjugating ``x1``), broadcasting the rest."""
+    if x1.__class__ is Array and x2.__class__ is Array and type(axis) is int:
+        key = (x1._dtype, x1._shape, x1._device, axis)
+        axes = _FUSED_VECDOTS.get(key)
+        if (
+            axes is not None
+            and x2._dtype is x1._dtype
+            and x2._shape == x1._shape
+            and x2._device is x1._device
+            and not (Mode.enabled and _in_graph_args((x1, x2)))
+        ):
+            return DOT(x1, x2, axes=axes)
     a, b = to_array(x1, "vecdot"), to_array(x2, "vecdot")
     check_dtype("vecdot", a._dtype, "numeric")
     check_dtype("vecdot", b._dtype, "numeric")
@@ -101,6 +117,10 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
         raise ValueError(f"vecdot: shapes {a.shape} and {b.shape} differ in size along axis {axis}")
     fused = fused_dot(a, b, (a.ndim + ax,)) if a.ndim == b.ndim else None
     if fused is not None:
+        if type(axis) is int and a.__class__ is Array and b.__class__ is Array:
+            if len(_FUSED_VECDOTS) >= 1024:
+                _FUSED_VECDOTS.clear()
+            _FUSED_VECDOTS[(a._dtype, a._shape, a._device, axis)] = (a.ndim + ax,)
         return fused
     from .elementwise import conj, multiply
     from .reduction import sum as sum_

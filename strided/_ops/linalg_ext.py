@@ -48,12 +48,12 @@ from .. import _dtypes as dt
 from .._array import Array
 from .._errors import LinAlgError
 from .._shapes import broadcast_shapes, normalize_axes
-from ..dispatch import Plan, composite, declare
+from ..dispatch import Plan, _observers, composite, declare
 from . import elementwise as _ew
 from . import manipulation as _man
 from . import reduction as _red
 from .core import astype_to, check_dtype, copy_of, same_device, to_array
-from .linalg import fused_dot
+from .linalg import DOT, fused_dot
 
 __all__ = [
     "LinAlgError",
@@ -511,12 +511,29 @@ def _euclidean_norm(x: Array, /, *, axes: tuple, keepdims: bool) -> Array:
     return _ew.sqrt(_red.sum(_ew.multiply(a, a), axis=axes, keepdims=keepdims))
 
 
+#: (dtype, shape, device, axis) -> the sorted reduced axes of a 2-norm that the fused
+#: dot computes (a real floating array on a device with the kernel): the checks once per kind of
+#: call, then an untracked plain array's norm is DOT and sqrt (4096 float32: 7.6 -> 3.5 us)
+_FUSED_NORMS: dict = {}
+
+
 def vector_norm(x: Array, /, *, axis=None, keepdims: bool = False, ord=2) -> Array:
     """The ``ord``-norm of ``x`` over ``axis`` (all axes by default; an int or a tuple).
 
     ``ord`` is any real number or ``±inf``: ``inf``/``-inf`` are the largest/smallest magnitude,
     ``0`` counts nonzero elements, otherwise ``sum(abs(x)**ord)**(1/ord)``.
     """
+    key = None
+    if type(ord) in (int, float) and ord == 2 and x.__class__ is Array:
+        if axis is None or _man._plain_ints(axis):
+            key = (x._dtype, x._shape, x._device, axis)
+            axes = _FUSED_NORMS.get(key)
+            base = x._base
+            # (a tracked x records the composite, an observer sees it: the general path)
+            if axes is not None and x._ag is None and (base is None or base._ag is None):
+                if not _observers:
+                    out = _ew.sqrt(DOT(x, x, axes=axes))
+                    return _man.expand_dims(out, axis=axes) if keepdims and axes else out
     abs_, pow, astype, count_nonzero = _ew.abs, _ew.pow, _man.astype, _red.count_nonzero
     max_, min_, sum_ = _red.max, _red.min, _red.sum
     x = to_array(x, "vector_norm")
@@ -528,6 +545,10 @@ def vector_norm(x: Array, /, *, axis=None, keepdims: bool = False, ord=2) -> Arr
     if ord == 0:
         return astype(count_nonzero(x, axis=axes, keepdims=keepdims), real)
     if ord == 2:
+        if key is not None and x._dtype.kind == dt.REAL and x._device.type in DOT.kernels:
+            if len(_FUSED_NORMS) >= 1024:
+                _FUSED_NORMS.clear()
+            _FUSED_NORMS[key] = tuple(sorted(axes))
         return _euclidean_norm(x, axes=axes, keepdims=keepdims)
     a = abs_(x)
     if ord in (_INF, -_INF):

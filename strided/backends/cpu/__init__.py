@@ -646,6 +646,39 @@ def dot_cpu(out, x1, x2, *, axes):
         k.dot_rows_p(out._buf, a, ao, b, bo, kept, n, zero)
 
 
+def _dot_dense(out_shape, out_dtype, args, params):
+    """For small operands sharing one layout whose reduced axes are dense runs (vecdot of rows,
+    the norm of a vector): ``fn(x1, x2) -> output buffer``, one call of ``dot_rows`` through its
+    entry point with the runs worked out here once (4096 float32 norm's dot 3.9 -> 1.0 us)."""
+    x1, x2 = args
+    if x1._strides != x2._strides:
+        return None
+    runs = _trailing_runs(x1._shape, x1._strides, params["axes"])
+    if runs is None:
+        return None
+    kept, n = runs
+    if not (kept and n and kept * n < PARALLEL_THRESHOLD):
+        return None
+    np_dtype, empty = out_dtype.numpy, np.empty
+    zero = np_dtype.type(0)
+    loop = _moment().dot_rows
+    entry = None
+
+    def fn(a, b):
+        nonlocal entry
+        buf = empty(kept, np_dtype)
+        call = (buf, a._buf, a._offset, b._buf, b._offset, kept, n, zero)
+        if entry is None:
+            entry = _k().compiled_entry(loop, call)
+        entry(*call)
+        return buf
+
+    return fn
+
+
+dot_cpu.dense = _dot_dense
+
+
 def _reduced_last(x, kept_axes, axes, n: int) -> np.ndarray:
     """A dense copy of ``x`` with its reduced ``axes`` last (``n`` elements each): one run per
     kept element, for the moment kernels."""
