@@ -665,9 +665,20 @@ class Elementwise(Primitive):
                         and spec[5] is device
                     ):
                         # a loop repeating one call: no key to build or hash
-                        shape, strides, dtype, alloc, size, device, kern, dense = spec
+                        shape, strides, dtype, alloc, size, device, kern, dense, bcast = spec
                         st = x1._strides
-                        if (
+                        if bcast is not None and (buf := bcast(x1, x2)) is not None:
+                            # arrays of two shapes that broadcast: one planned loop call
+                            out = _new_object(Array)
+                            out._buf = buf
+                            out._shape = shape
+                            out._strides = strides
+                            out._offset = 0
+                            out._dtype = dtype
+                            out._device = device
+                            out._ag = out._base = None
+                            out._version = 0
+                        elif (
                             dense is not None
                             and st == x2._strides
                             and (st == strides or dense_order(shape, st) is not None)
@@ -711,7 +722,7 @@ class Elementwise(Primitive):
                     device = x1._device
                     d1, d2, s1, s2, spec = self._last
                     if d1 is x1._dtype and d2 is c2 and s1 == x1._shape and spec[5] is device:
-                        shape, strides, dtype, alloc, size, device, kern, dense = spec
+                        shape, strides, dtype, alloc, size, device, kern, dense, _ = spec
                         st = x1._strides
                         if dense is not None and (
                             st == strides or dense_order(shape, st) is not None
@@ -761,7 +772,7 @@ class Elementwise(Primitive):
             d1, d2, s1, s2, spec = self._last
             if d1 is x1._dtype and d2 is _UNARY and s1 == x1._shape and spec[5] is device:
                 # a loop repeating one unary call (as the two-array lane above)
-                shape, strides, dtype, alloc, size, device, kern, dense = spec
+                shape, strides, dtype, alloc, size, device, kern, dense, _ = spec
                 st = x1._strides
                 if dense is not None and (st == strides or dense_order(shape, st) is not None):
                     out = _new_object(Array)
@@ -821,7 +832,11 @@ class Elementwise(Primitive):
         return record_scalar(self.name, rule, args, x, out)
 
     def _run_spec(self, spec: tuple, args: tuple):
-        shape, strides, dtype, alloc, size, device, kern, dense = spec
+        shape, strides, dtype, alloc, size, device, kern, dense, broadcast = spec
+        if broadcast is not None:
+            buf = broadcast(*args)
+            if buf is not None:
+                return Array._new(buf, shape, strides, 0, dtype, device)
         if dense is not None:
             # the backend's kernel for operands that all share one dense layout (Python scalars
             # aside): C order, or another order that the output then takes too (NumPy's
@@ -859,7 +874,7 @@ class Elementwise(Primitive):
         shape, dtype = plan.outputs
         device = plan.device
         size = prod(shape)
-        dense = None
+        dense = broadcast = None
         if device.type == "meta":
             kern = alloc = None
         else:
@@ -870,9 +885,16 @@ class Elementwise(Primitive):
                 pattern = tuple(isinstance(a, Array) and a._shape == shape for a in args)
                 if all(p or a.__class__ in _PY_SCALARS for p, a in zip(pattern, args)):
                     dense = specialize(dtype, compute, size, pattern)
+                elif len(args) == 2 and all(isinstance(a, Array) for a in args):
+                    # two arrays of different shapes: the backend's broadcasting kernel
+                    specialize = getattr(kern, "broadcast_dense", None)
+                    if specialize is not None:
+                        broadcast = specialize(dtype, compute, shape)
         if len(self._specs) >= _SPECS_MAX:
             self._specs.clear()
-        spec = (shape, contiguous_strides(shape), dtype, alloc, size, device, kern, dense)
+        spec = (
+            shape, contiguous_strides(shape), dtype, alloc, size, device, kern, dense, broadcast
+        )  # fmt: skip
         self._specs[key] = spec
         return spec
 

@@ -299,6 +299,39 @@ def test_small_broadcasting_binary_ops_reuse_their_plans_like_numpy():
             np.testing.assert_array_equal(np.asarray(xp.less(a, b)), np.less(an, bn))
 
 
+def test_broadcasting_binary_ops_take_the_memoized_broadcast_lane_like_numpy():
+    """Two small arrays of different shapes: the op's memoized plan keeps the backend's
+    broadcasting kernel (planned per pair of strides), which serves rows and columns of other
+    offsets, either order, integer ops whose kernels wrap the loop (floor_divide, pow), and
+    steps aside for a layout that takes more than one loop call."""
+    from strided import dispatch
+
+    rng = np.random.default_rng(5)
+    m = rng.integers(1, 9, (6, 8)).astype(np.int32)
+    s = xp.asarray(m)
+    ops = [
+        (xp.subtract, np.subtract),
+        (xp.floor_divide, np.floor_divide),
+        (xp.pow, np.power),
+        (xp.maximum, np.maximum),
+    ]
+    for _ in range(2):
+        for i in (0, 2, 5):
+            for fn, ref in ops:
+                np.testing.assert_array_equal(np.asarray(fn(s, s[i])), ref(m, m[i]))
+                np.testing.assert_array_equal(np.asarray(fn(s[i], s)), ref(m[i], m))
+                col, coln = s[:, i : i + 1], m[:, i : i + 1]
+                np.testing.assert_array_equal(np.asarray(fn(s, col)), ref(m, coln))
+    spec = dispatch.primitive("subtract")._specs[(xp.int32, xp.int32, (6, 8), (8,))]
+    assert spec[8] is not None  # the broadcasting kernel is part of the plan
+    # a (2, 3, 4, 5) stepped slab against a row: more than one loop call, the general route
+    big = rng.integers(1, 9, (4, 6, 8, 10)).astype(np.int32)
+    sb = xp.asarray(big)
+    for _ in range(2):
+        got = xp.subtract(sb[::2, ::2, ::2, ::2], sb[0, 0, 0, ::2])
+        np.testing.assert_array_equal(np.asarray(got), big[::2, ::2, ::2, ::2] - big[0, 0, 0, ::2])
+
+
 @pytest.mark.parametrize("one", [(), (1,), (1, 1), (1, 1, 1)])
 def test_binary_ops_with_a_one_element_operand_match_numpy(one):
     """An operand of one element (0-d, (1, 1), ...) broadcast like a scalar, on either side."""

@@ -116,17 +116,7 @@ def _elementwise(name: str, kind: str):
         key = (out._shape, out._strides, x1._shape, x1._strides, x2._shape, x2._strides)
         plan = broadcast_plans.get(key)
         if plan is None:
-            k, shape = _k(), out._shape
-            calls = k._map_plan(
-                shape, (out._strides, _operand(x1, shape)[2], _operand(x2, shape)[2])
-            )
-            plan = False
-            if len(calls) == 1:
-                (d0, d1, d2), n0, n1, n2, (s0, s1, s2) = calls[0]
-                loop = k._loops(name)[0]
-                if s0[2] == 1 and n2 > 1 and {s1[2], s2[2]} == {0, 1}:
-                    loop = getattr(k.G, f"{name}_sb", loop)
-                plan = (loop, d0, *s0, d1, *s1, d2, *s2, n0, n1, n2)
+            plan = broadcast_plan(out._shape, out._strides, x1, x2)
             if len(broadcast_plans) >= 4096:
                 broadcast_plans.clear()
             broadcast_plans[key] = plan
@@ -138,6 +128,58 @@ def _elementwise(name: str, kind: str):
         args = (out._buf, out._offset + d0, o0, o1, o2, b1buf, x1._offset + d1, a0, a1, a2,
                 b2buf, x2._offset + d2, b0, b1, b2, n0, n1, n2)  # fmt: skip
         _k().call_compiled(loop, (loop, out._buf.dtype, b1buf.dtype, b2buf.dtype), args)
+
+    def broadcast_plan(shape, out_strides, x1, x2):
+        """(loop, then its arguments but the buffers) of the one serial loop call that runs a
+        binary op of ``x1`` and ``x2`` broadcast to ``shape`` into an output of ``out_strides``
+        (offsets relative to each operand's), or False where the layout takes more calls."""
+        k = _k()
+        calls = k._map_plan(shape, (out_strides, _operand(x1, shape)[2], _operand(x2, shape)[2]))
+        if len(calls) != 1:
+            return False
+        (d0, d1, d2), n0, n1, n2, (s0, s1, s2) = calls[0]
+        loop = k._loops(name)[0]
+        if s0[2] == 1 and n2 > 1 and {s1[2], s2[2]} == {0, 1}:
+            loop = getattr(k.G, f"{name}_sb", loop)  # an operand constant along the inner loop
+        return (loop, d0, *s0, d1, *s1, d2, *s2, n0, n1, n2)
+
+    def broadcast_dense(out_dtype, in_dtype, shape):
+        """For a small binary op of two arrays of ``in_dtype`` that broadcast to ``shape`` (a
+        row or a column against a matrix, a bias added to a batch): ``fn(x1, x2) -> output
+        buffer`` (C order), or None from fn for a layout that takes more than one loop call.
+        Planned once per pair of strides; the loop runs through its compiled entry point
+        (64x64 float32 minus a row: 3.4 -> 1.8 us in all)."""
+        size = _size(shape)
+        if not 0 < size < PARALLEL_THRESHOLD:
+            return None
+        out_np, empty = out_dtype.numpy, np.empty
+        out_strides = _c_strides(shape)
+        plans: dict = {}  # (x1's strides, x2's strides) -> (entry, its arguments) or False
+
+        def planned(x1, x2):
+            plan = broadcast_plan(shape, out_strides, x1, x2)
+            if plan is not False:  # (the entry's types: every buffer is a 1-D C array)
+                loop = plan[0]
+                types = (empty(1, out_np), *plan[1:5], x1._buf, *plan[5:9], x2._buf, *plan[9:])
+                plan = (_k().compiled_entry(loop, types), *plan[1:])
+            if len(plans) >= 64:
+                plans.clear()
+            plans[(x1._strides, x2._strides)] = plan
+            return plan
+
+        def fn(x1, x2):
+            plan = plans.get((x1._strides, x2._strides))
+            if plan is None:
+                plan = planned(x1, x2)
+            if plan is False:
+                return None
+            buf = empty(size, out_np)
+            entry, d0, o0, o1, o2, d1, a0, a1, a2, d2, b0, b1, b2, n0, n1, n2 = plan
+            entry(buf, d0, o0, o1, o2, x1._buf, x1._offset + d1, a0, a1, a2, x2._buf,
+                  x2._offset + d2, b0, b1, b2, n0, n1, n2)  # fmt: skip
+            return buf
+
+        return fn
 
     def dense_entry(key, args):
         """The entry point of the op's dense loop (``{name}_d``: the output, each operand with
@@ -316,6 +358,8 @@ def _elementwise(name: str, kind: str):
 
     kernel.__name__ = kernel.__qualname__ = f"{name}_cpu"
     kernel.dense = dense
+    if kind == "binary":
+        kernel.broadcast_dense = broadcast_dense
     if name == "pow":
         kernel.dense = _pow_dense(dense)
     elif name == "floor_divide":
