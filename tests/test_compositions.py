@@ -81,6 +81,47 @@ def test_flip_of_tracked_array_records_its_gradient():
     np.testing.assert_array_equal(np.asarray(x.grad), tx.grad.numpy())
 
 
+def test_roll_stack_diff_lanes_serve_views_at_other_offsets_and_step_aside_when_tracked():
+    """roll, stack and diff of untracked plain arrays reuse what their first call worked out
+    (concat's writer, the views' geometry): views of the same layout at other offsets give
+    NumPy's values; a tracked input afterwards still records (PyTorch's gradients), and an
+    observer still sees the primitives they are made of."""
+    import torch
+
+    from strided import dispatch
+
+    rng = np.random.default_rng(9)
+    v = rng.standard_normal((5, 12))
+    a = xp.asarray(v)
+    for _ in range(2):
+        for r in (0, 1, 3):
+            for shift, axis in ((5, None), (-3, 0), (14, -1), (0, 0), (2, 0)):
+                rows, rows_n = a[r : r + 2], v[r : r + 2]
+                _same(xp.roll(rows, shift, axis=axis), np.roll(rows_n, shift, axis=axis))
+                _same(xp.roll(rows[0], shift), np.roll(rows_n[0], shift))
+            for axis in (0, 1, -1):
+                got = xp.stack([a[r], a[r + 1], a[4 - r]], axis=axis)
+                _same(got, np.stack([v[r], v[r + 1], v[4 - r]], axis=axis))
+                _same(xp.diff(a[r : r + 2], axis=axis), np.diff(v[r : r + 2], axis=axis))
+    x = xp.asarray(v[:2].copy(), requires_grad=True)
+    w = xp.asarray(rng.standard_normal((2, 12)))
+    w3 = xp.asarray(rng.standard_normal((3, 12)))
+    y = xp.sum(xp.roll(x, -3, axis=0) * w) + xp.sum(xp.stack([x[0], x[1], x[0]]) * w3)
+    y = y + xp.sum(xp.diff(x, axis=1) * w[:, 1:])
+    y.backward()
+    t = torch.tensor(v[:2], requires_grad=True)
+    tw = torch.from_numpy(np.asarray(w))
+    tw3 = torch.from_numpy(np.asarray(w3))
+    ty = (torch.roll(t, -3, 0) * tw).sum() + (torch.stack([t[0], t[1], t[0]]) * tw3).sum()
+    ty = ty + (torch.diff(t, dim=1) * tw[:, 1:]).sum()
+    ty.backward()
+    np.testing.assert_allclose(np.asarray(x.grad), t.grad.numpy(), rtol=1e-12)
+    calls = []
+    with dispatch.observe(lambda prim, args, params, out, depth: calls.append(prim.name)):
+        xp.roll(a[1:4], 1, axis=0), xp.stack([a[1], a[2]]), xp.diff(a[1:3])
+    assert calls.count("concat") == 2 and "expand_dims" in calls and "subtract" in calls
+
+
 @settings(max_examples=30)
 @given(data=st.data(), rng=seeds())
 def test_roll_tile_repeat(data, rng):

@@ -26,6 +26,7 @@ from .._shapes import (
     reshape_strides,
 )
 from ..dispatch import Plan, _observers, composite, declare, dense_order
+from . import elementwise as _ew
 from .core import (
     COPY,
     FILL,
@@ -486,8 +487,28 @@ def _common_order_strides(shape: tuple, arrays) -> tuple | None:
     return tuple(strides)
 
 
+#: (axis, then each input's dtype, shape, strides and device) -> concat's writer for stacking
+#: untracked plain arrays: it reads each input's buffer at its offset, as it would read the
+#: input's expand_dims view (4096 float32, two arrays: 5.4 -> ~2 us; PyTorch 2.2)
+_STACK_PLANS: dict = {}
+
+
 def stack(arrays, /, *, axis: int = 0) -> Array:
     """Join arrays of one shape along a new ``axis``."""
+    key = None
+    if type(arrays) in (list, tuple) and type(axis) is int:
+        key = [axis]
+        for a in arrays:
+            if not _untracked_plain(a):
+                key = None
+                break
+            key.append((a._dtype, a._shape, a._strides, a._device))
+        if key is not None:
+            key = tuple(key)
+            plan = _STACK_PLANS.get(key)
+            if plan is not None:
+                shape, d, device, strides, write = plan
+                return Array._new(write(arrays), shape, strides, 0, d, device)
     arrays = [to_array(a, "stack") for a in arrays]
     if not arrays:
         raise ValueError("stack: needs at least one array")
@@ -499,7 +520,15 @@ def stack(arrays, /, *, axis: int = 0) -> Array:
                 + ", ".join(str(b._shape) for b in arrays)
             )
     axis = normalize_axis(axis, len(shape) + 1, "stack")
-    return concat([expand_dims(a, axis) for a in arrays], axis=axis)
+    parts = [expand_dims(a, axis) for a in arrays]
+    out = concat(parts, axis=axis)
+    if key is not None:
+        writer = _concat_writer(parts, axis)
+        if writer is not None:
+            if len(_STACK_PLANS) >= 1024:
+                _STACK_PLANS.clear()
+            _STACK_PLANS[key] = writer
+    return out
 
 
 def getitem_basic(x: Array, key) -> Array:
@@ -711,13 +740,50 @@ def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
     return tuple(x[lead + (i,)] for i in range(x._shape[axis]))
 
 
+def _untracked_plain(x) -> bool:
+    """Whether ``x`` is a plain Array that no gradient records, with nobody observing calls: a
+    composition may then skip the pipeline of the views and calls it is made of."""
+    if x.__class__ is not Array or x._ag is not None or _observers:
+        return False
+    base = x._base
+    return base is None or base._ag is None
+
+
+def _concat_writer(parts, axis: int):
+    """(shape, dtype, device, strides, write) of concat's memoized plan for ``parts`` along
+    ``axis`` (``write(parts)`` returns the result's buffer), or None before concat has run on
+    parts like these or where its plan has no one-call writer."""
+    key = _concat_key(parts, axis)
+    plan = _CONCAT_PLANS.get(key) if key is not None else None
+    if plan is None or plan[6] is None:
+        return None
+    return plan[0], plan[1], plan[2], plan[3], plan[6]
+
+
+#: (x's dtype, shape, strides, device, shift, axis) -> (the parts' shapes and offset changes,
+#: then concat's writer) of a roll along one axis: an untracked roll of plain ints is two views
+#: and one call of the writer (4096 float32: 8.3 -> 2.2 us; PyTorch 2.6)
+_ROLL_PLANS: dict = {}
+
+
 def roll(x: Array, /, shift, *, axis=None) -> Array:
     """``x`` shifted along ``axis`` (the flattened array when None), wrapping around."""
+    key = None
+    if type(shift) is int and (axis is None or type(axis) is int) and _untracked_plain(x):
+        key = (x._dtype, x._shape, x._strides, x._device, shift, axis)
+        plan = _ROLL_PLANS.get(key)
+        if plan is not None:
+            (shape1, delta1), (shape2, delta2), (shape, d, device, strides, write) = plan
+            st, off = x._strides, x._offset
+            parts = [x._view(shape1, st, off + delta1), x._view(shape2, st, off + delta2)]
+            return Array._new(write(parts), shape, strides, 0, d, device)
     x = to_array(x, "roll")
     if axis is None:
         if isinstance(shift, tuple):
             raise ValueError("roll: a tuple shift needs a tuple axis")
-        return reshape(roll(reshape(x, (-1,)), shift, axis=0), x._shape)
+        if len(x._shape) != 1:
+            return reshape(roll(reshape(x, (-1,)), shift, axis=0), x._shape)
+        axis = 0  # (a 1-D x is its own flattening: no reshapes around the roll)
     shifts = shift if isinstance(shift, tuple) else (shift,)
     axes = axis if isinstance(axis, tuple) else (axis,)
     if len(shifts) == 1 and len(axes) > 1:
@@ -730,9 +796,16 @@ def roll(x: Array, /, shift, *, axis=None) -> Array:
         n = x._shape[a]
         s = operator.index(s) % n if n else 0
         if s:
-            lead = (slice(None),) * a
-            tail, head = out[lead + (slice(n - s, None),)], out[lead + (slice(0, n - s),)]
-            out = concat([tail, head], axis=a)
+            parts = [_axis_slice(out, a, n - s, None), _axis_slice(out, a, 0, -s)]
+            out = concat(parts, axis=a)
+            if key is not None and len(axes) == 1:
+                writer = _concat_writer(parts, a)
+                if writer is not None:
+                    if len(_ROLL_PLANS) >= 1024:
+                        _ROLL_PLANS.clear()
+                    _ROLL_PLANS[key] = tuple((p._shape, p._offset - x._offset) for p in parts) + (
+                        writer,
+                    )
     return copy_of(out) if out is x else out
 
 
@@ -791,8 +864,6 @@ def diff(x: Array, /, n: int = 1, axis: int = -1, *, prepend=None, append=None) 
     The standard makes ``axis`` and ``n`` keyword-only; NumPy and PyTorch also take them
     positionally, in this order (``diff(x, 1)``, as scikit-learn calls it), so strided does too.
     """
-    from .elementwise import not_equal, subtract
-
     x = to_array(x, "diff")
     if x.ndim == 0:
         raise ValueError("diff: needs an array with at least one dimension")
@@ -803,8 +874,24 @@ def diff(x: Array, /, n: int = 1, axis: int = -1, *, prepend=None, append=None) 
     if prepend is not None or append is not None:
         parts = [p for p in (prepend, x, append) if p is not None]
         x = concat([to_array(p, "diff") for p in parts], axis=axis)
-    lead = (slice(None),) * axis
-    op = not_equal if x._dtype is dt.bool else subtract
+    op = _ew.not_equal if x._dtype is dt.bool else _ew.subtract
     for _ in range(n):
-        x = op(x[lead + (slice(1, None),)], x[lead + (slice(None, -1),)])
+        x = op(_axis_slice(x, axis, 1, None), _axis_slice(x, axis, 0, -1))
     return x
+
+
+def _axis_slice(x: Array, axis: int, start: int, stop: int | None) -> Array:
+    """``x[..., start:stop, ...]`` along ``axis`` (a non-negative ``start``, a non-positive or
+    None ``stop``, within x's extent there): for an untracked plain array with nobody observing,
+    the view made directly (x[...] costs ~0.9 us of indexing), else through indexing, which
+    records or reports it."""
+    if _untracked_plain(x):
+        shape, strides = x._shape, x._strides
+        end = shape[axis] + (stop or 0)
+        if 0 <= start <= end:
+            return x._view(
+                shape[:axis] + (end - start,) + shape[axis + 1 :],
+                strides,
+                x._offset + start * strides[axis],
+            )
+    return x[(slice(None),) * axis + (slice(start, stop),)]
