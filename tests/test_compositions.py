@@ -122,6 +122,44 @@ def test_roll_stack_diff_lanes_serve_views_at_other_offsets_and_step_aside_when_
     assert calls.count("concat") == 2 and "expand_dims" in calls and "subtract" in calls
 
 
+def test_repeat_and_tile_lanes_and_their_results_are_new_arrays():
+    """repeat/tile of untracked plain arrays remember their broadcast view and copy: views of the
+    same layout at other offsets give NumPy's values (also axis=None of a stepped view, which
+    copies first); repetitions of 1 give a new array, never a view of x (NumPy copies); a
+    tracked input after them records (PyTorch's gradients)."""
+    import torch
+
+    rng = np.random.default_rng(12)
+    v = rng.standard_normal((6, 10))
+    a = xp.asarray(v)
+    for _ in range(2):
+        for r in (0, 2, 4):
+            s, sv = a[r : r + 2, 1:9], v[r : r + 2, 1:9]
+            for reps, axis in ((3, 0), (2, 1), (1, -1), (4, None), (0, 1)):
+                _same(xp.repeat(s, reps, axis=axis), np.repeat(sv, reps, axis=axis))
+            _same(xp.repeat(a[r, ::2], 3), np.repeat(v[r, ::2], 3))
+            for reps in ((2,), (2, 1), (3, 1, 2), (1,), (1, 1)):
+                _same(xp.tile(s, reps), np.tile(sv, reps))
+    b = xp.asarray(v.copy())  # (asarray of a NumPy array shares its memory)
+    for out in (xp.repeat(b, 1, axis=0), xp.repeat(b[0], 1), xp.tile(b, (1, 1)), xp.tile(b, (1,))):
+        out[...] = -1.0
+        _same(b, v)  # x is untouched
+    plain = xp.asarray(v[:2, :4].copy())
+    for _ in range(2):  # remembered for this kind of call
+        xp.repeat(plain, 3, axis=0), xp.tile(plain, (3, 1))
+    x = xp.asarray(v[:2, :4].copy(), requires_grad=True)
+    w = xp.asarray(rng.standard_normal((6, 4)))
+    xp.sum(xp.repeat(x, 3, axis=0) * w).backward()
+    t = torch.tensor(v[:2, :4], requires_grad=True)
+    (torch.repeat_interleave(t, 3, 0) * torch.from_numpy(np.asarray(w))).sum().backward()
+    np.testing.assert_allclose(np.asarray(x.grad), t.grad.numpy(), rtol=1e-12)
+    x.grad = None
+    xp.sum(xp.tile(x, (3, 1)) * w).backward()
+    t.grad = None
+    (torch.tile(t, (3, 1)) * torch.from_numpy(np.asarray(w))).sum().backward()
+    np.testing.assert_allclose(np.asarray(x.grad), t.grad.numpy(), rtol=1e-12)
+
+
 @settings(max_examples=30)
 @given(data=st.data(), rng=seeds())
 def test_roll_tile_repeat(data, rng):
