@@ -14,6 +14,8 @@ from .. import _dtypes as dt
 from .._array import Array
 from .._device import CPU, Device, as_device
 from ..dispatch import Plan, declare
+from . import elementwise as _ew
+from . import manipulation as _man
 from .core import FILL, astype_to, check_scalar_fits, copy_of, empty_on, run, scalar_array
 
 __all__ = [
@@ -399,8 +401,7 @@ def _wrap_numpy(a: np.ndarray) -> Array:
 
 def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
     """Coordinate arrays from 1-D ``arrays`` (``xy``: Cartesian, ``ij``: matrix indexing)."""
-    from .manipulation import broadcast_to, reshape
-
+    broadcast_to, reshape = _man.broadcast_to, _man.reshape
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
     arrays = [a for a in arrays]
@@ -428,9 +429,6 @@ _TRIANGLE_MASKS: dict = {}
 
 
 def _triangle(op: str, x: Array, k: int, lower: bool) -> Array:
-    from .elementwise import add, greater_equal, less_equal
-    from .manipulation import where
-
     if not isinstance(x, Array) or x.ndim < 2:
         raise ValueError(f"{op}: needs an array with at least 2 dimensions")
     n, m = x._shape[-2:]
@@ -441,14 +439,14 @@ def _triangle(op: str, x: Array, k: int, lower: bool) -> Array:
     if keep is None:
         # kept where column - row <= k (lower) or >= k (upper): the columns against rows + k in
         # one broadcast compare (no (n, m) int64 matrix of the differences)
-        rows = add(arange(n, device=x._device), k)[:, None]
+        rows = _ew.add(arange(n, device=x._device), k)[:, None]
         cols = arange(m, device=x._device)[None, :]
-        keep = less_equal(cols, rows) if lower else greater_equal(cols, rows)
+        keep = _ew.less_equal(cols, rows) if lower else _ew.greater_equal(cols, rows)
         if n * m <= 1 << 16:
             if len(_TRIANGLE_MASKS) >= 64:
                 _TRIANGLE_MASKS.clear()
             _TRIANGLE_MASKS[key] = keep
-    return where(keep, x, False if x._dtype is dt.bool else 0)
+    return _man.where(keep, x, False if x._dtype is dt.bool else 0)
 
 
 def tril(x: Array, /, *, k: int = 0) -> Array:
