@@ -758,3 +758,40 @@ def test_argmax_plans_per_layout_serve_every_offset_and_axis(dtype, shape):
                 for fn, ref in ((xp.argmax, np.argmax), (xp.argmin, np.argmin)):
                     got = np.asarray(fn(s, axis=axis))
                     np.testing.assert_array_equal(got, ref(w, axis=axis), err_msg=f"{axis}")
+
+
+@pytest.mark.parametrize("n", [7, 4096])
+def test_integer_array_writes_like_numpy_bounds_negatives_and_aliasing(n):
+    """x[idx] = v through the one-pass index normalisation and the single-element scatter:
+    negative indices count from the end, the first out-of-bounds index is named (either
+    sign), a value that is a view of x itself is read before any write lands, and values of
+    another dtype or shape are converted and broadcast."""
+    rng = np.random.default_rng(n)
+    ref = np.arange(n, dtype=np.float64)
+    x = xp.asarray(ref.copy())
+    idx = rng.permutation(n)[: n // 2]
+    idx[::3] -= n  # negative spellings of some positions
+    vals = rng.standard_normal(idx.size)
+    x[xp.asarray(idx)] = xp.asarray(vals)
+    ref[idx] = vals
+    np.testing.assert_array_equal(np.asarray(x), ref)
+    # the value is x's own memory (contiguous, x's dtype and the selection's shape)
+    shift = np.arange(1, n // 2 + 1)
+    x[xp.asarray(shift)] = x[0 : n // 2]
+    ref[shift] = ref[0 : n // 2].copy()
+    np.testing.assert_array_equal(np.asarray(x), ref)
+    x[xp.asarray(idx.astype(np.int32))] = 2  # a scalar, int32 indices
+    ref[idx] = 2
+    np.testing.assert_array_equal(np.asarray(x), ref)
+    x2 = xp.asarray(np.zeros((n, 3)))
+    x2[xp.asarray(idx)] = xp.asarray(np.arange(3.0))  # a row broadcast to every selected row
+    r2 = np.zeros((n, 3))
+    r2[idx] = np.arange(3.0)
+    np.testing.assert_array_equal(np.asarray(x2), r2)
+    for bad in (n, -n - 1):
+        k = idx.copy()
+        k[-1] = bad
+        with pytest.raises(
+            IndexError, match=f"index {bad} is out of bounds for axis 0 with size {n}"
+        ):
+            x[xp.asarray(k)] = 1.0

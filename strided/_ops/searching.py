@@ -11,6 +11,7 @@ from .._errors import names_its_errors
 from .._layout import dense_order
 from .._shapes import broadcast_shapes, contiguous_strides, normalize_axis
 from ..dispatch import Plan, composite, declare
+from . import elementwise as _ew
 from .core import (
     astype_to,
     check_dtype,
@@ -23,7 +24,7 @@ from .core import (
     stored_scalar,
     to_array,
 )
-from .manipulation import broadcast_to, expand_dims
+from .manipulation import broadcast_to, drop_leading_ones, expand_dims
 from .reduction import count_nonzero
 
 __all__ = [
@@ -313,7 +314,6 @@ def _element_offsets(x: Array, key: tuple) -> tuple[Array | None, tuple, tuple]:
     Returns (offsets array, its broadcast shape, trailing shape); offsets is None on meta.
     """
     from .creation import asarray
-    from .elementwise import add, multiply
 
     if len(key) > x.ndim:
         raise IndexError(
@@ -338,10 +338,16 @@ def _element_offsets(x: Array, key: tuple) -> tuple[Array | None, tuple, tuple]:
     trailing = x._shape[len(key) :]
     offsets = None
     for d, k in enumerate(index_arrays):
-        k = NORMALIZE_INDEX(k, size=x._shape[d], axis=d)
-        term = multiply(k, x._strides[d])
-        offsets = term if offsets is None else add(offsets, term)
-    offsets = copy_of(add(broadcast_to(offsets, bshape), x._offset))
+        k = NORMALIZE_INDEX(k, size=x._shape[d], axis=d)  # (a fresh array)
+        stride = x._strides[d]
+        term = k if stride == 1 else _ew.multiply(k, stride)
+        offsets = term if offsets is None else _ew.add(offsets, term)
+    # a fresh dense array of bshape, without the calls that would change nothing (x[order] = g
+    # into a contiguous x: one index array of unit stride at offset 0)
+    if offsets._shape != bshape:
+        offsets = copy_of(broadcast_to(offsets, bshape))
+    if x._offset:
+        offsets = _ew.add(offsets, x._offset)
     return offsets, bshape, trailing
 
 
@@ -375,7 +381,6 @@ def index_with_arrays(x: Array, key: tuple) -> Array:
 def assign_with_arrays(x: Array, key: tuple, value) -> None:
     """``x[key] = value`` for a key of integer arrays and integers (see index_with_arrays)."""
     from .creation import asarray
-    from .manipulation import drop_leading_ones
 
     offsets, bshape, trailing = _element_offsets(x, key)
     if is_scalar(value):  # checked here so that the error names __setitem__, not asarray
@@ -392,7 +397,16 @@ def assign_with_arrays(x: Array, key: tuple, value) -> None:
             f"__setitem__: value of shape {value._shape} cannot be broadcast to the selection's "
             f"shape {bshape + trailing}"
         )
-    dense = copy_of(astype_to(broadcast_to(value, bshape + trailing), x._dtype))
+    shape = bshape + trailing
+    if (
+        value._dtype is x._dtype
+        and value._shape == shape
+        and value._strides == contiguous_strides(shape)
+        and value._buf is not x._buf
+    ):
+        dense = value  # already what the kernel reads, in other memory than x's: no copy
+    else:
+        dense = copy_of(astype_to(broadcast_to(value, shape), x._dtype))
     run(SCATTER, x, offsets, dense, trailing_strides=x._strides[len(key) :])
 
 

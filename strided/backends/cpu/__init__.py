@@ -1362,13 +1362,13 @@ def _run_argreduce_axis_plan(k, plan, out, x, find_max) -> None:
 
 
 def normalize_index_cpu(out, k, *, size, axis):
-    v = _dense_host(k)
-    bad = (v < -size) | (v >= size)
-    if bad.any():
-        raise IndexError(
-            f"index {int(v[bad].reshape(-1)[0])} is out of bounds for axis {axis} with size {size}"
-        )
-    out._buf[out._offset : out._offset + v.size] = np.where(v < 0, v + size, v).reshape(-1)
+    v = _dense_host(k).reshape(-1)
+    o = out._buf[out._offset : out._offset + v.size]
+    ix = _ix()  # one pass: bounds test and normalisation (NumPy's three passes: 9.8 -> ~2 us)
+    key = (ix.normalize_indices, o.dtype, v.dtype)
+    bad = _k().call_compiled(ix.normalize_indices, key, (o, v, size))
+    if bad >= 0:
+        raise IndexError(f"index {int(v[bad])} is out of bounds for axis {axis} with size {size}")
 
 
 _TAKE_LAYOUTS: dict = {}  # (shape, strides, axis) -> (pre, n, post, strides as (pre, n, post))
@@ -1551,7 +1551,9 @@ def gather_cpu(out, x, offsets, *, trailing_strides):
 def scatter_cpu(x, offsets, values, *, trailing_strides):
     (t0, t1), (s0, s1) = _blocks2(values._shape[offsets.ndim :], trailing_strides)
     flat = offsets._buf[offsets._offset : offsets._offset + offsets.size]
-    _ix().scatter_blocks(x._buf, flat, values._buf[values._offset :], t0, t1, s0, s1)
+    run = _ix().scatter_blocks  # (through its entry: no type dispatch per call)
+    args = (x._buf, flat, values._buf[values._offset :], t0, t1, s0, s1)
+    _k().call_compiled(run, (run, x._buf.dtype, values._buf.dtype), args)
 
 
 def scatter_add_cpu(x, offsets, values, *, trailing_strides):

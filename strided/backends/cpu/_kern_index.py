@@ -737,9 +737,26 @@ def mask_offsets(o, m, mo, mstrides, shape, xstrides, xo):
 
 
 @njit(**_OPTS)
+def normalize_indices(o, k, size):
+    """o = k with negative indices counted from ``size`` (one pass); the position of the first
+    index outside [-size, size), or -1 when every one is in bounds (then o is written)."""
+    n = k.shape[0]
+    bad = n
+    for i in range(n):
+        v = k[i]
+        bad = min(bad, i if (v < -size) | (v >= size) else n)
+        o[i] = v + size if v < 0 else v
+    return bad if bad < n else -1
+
+
+@njit(**_OPTS)
 def scatter_blocks(x, bases, v, t0, t1, s0, s1):
     """x[bases[i] + a * s0 + b * s1] = v[i, a, b]: assignment through integer/boolean indices."""
     block = t0 * t1
+    if block == 1:  # single elements (x[order] = g of a 1-D x: 4096 elements 12 -> ~3 us)
+        for i in range(bases.shape[0]):
+            x[bases[i]] = v[i]
+        return
     for i in range(bases.shape[0]):
         for a in range(t0):
             for b in range(t1):
@@ -750,6 +767,10 @@ def scatter_blocks(x, bases, v, t0, t1, s0, s1):
 def scatter_add_blocks(x, bases, v, t0, t1, s0, s1):
     """x[bases[i] + a * s0 + b * s1] += v[i, a, b]: repeated indices accumulate (serial)."""
     block = t0 * t1
+    if block == 1:  # single elements
+        for i in range(bases.shape[0]):
+            x[bases[i]] += v[i]
+        return
     for i in range(bases.shape[0]):
         for a in range(t0):
             for b in range(t1):
