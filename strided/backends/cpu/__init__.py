@@ -1918,7 +1918,9 @@ def _int64s(values: tuple) -> np.ndarray:
 
 def nonzero_cpu(out, x):
     dense = np.ascontiguousarray(numpy_view(x)).reshape(-1)
-    _ix().nonzero_coords(out._buf[out._offset :], dense, _int64s(x._shape), out._shape[1])
+    run = _ix().nonzero_coords  # (through its entry: no type dispatch per call)
+    args = (out._buf[out._offset :], dense, _int64s(x._shape), out._shape[1])
+    _k().call_compiled(run, (run, dense.dtype), args)
 
 
 _SPECIAL = None
