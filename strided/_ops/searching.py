@@ -169,6 +169,13 @@ def _searchsorted_rule(x1, x2, /, *, side="left") -> Plan:
 
 
 SEARCHSORTED = declare("searchsorted", "searchsorted", "real numeric", rule=_searchsorted_rule)
+SEARCHSORTED.memoize(
+    lambda x1, x2, /, *, side="left": (
+        (x1._dtype, x1._shape, x2._dtype, x2._shape, side)
+        if x1.__class__ is Array and x2.__class__ is Array and type(side) is str
+        else None
+    )
+)
 
 
 def searchsorted(x1: Array, x2, /, *, side: str = "left", sorter: Array | None = None) -> Array:

@@ -1866,7 +1866,8 @@ def _sort_kernel(name: str):
 def searchsorted_cpu(out, x1, x2, *, right):
     a = np.ascontiguousarray(numpy_view(x1))  # 1-D: a view unless x1 is strided
     v = np.ascontiguousarray(numpy_view(x2)).reshape(-1)
-    _ix().searchsorted(out._buf[out._offset :], a, v, right)
+    run = _ix().searchsorted  # (through its entry: no type dispatch per call)
+    _k().call_compiled(run, (run, a.dtype, v.dtype), (out._buf[out._offset :], a, v, right))
 
 
 def mask_offsets_cpu(out, mask, *, strides, offset):
