@@ -48,6 +48,8 @@ def _size(shape) -> int:
 
 
 _DENSE: dict[tuple, tuple] = {}
+#: dense fills of at most this many elements are a NumPy slice assignment (no loop call)
+SMALL_FILL = 64
 
 
 def _dense_strides(shape) -> tuple[tuple, tuple]:
@@ -191,8 +193,11 @@ def copy(out, inp, shape) -> None:
 def fill(out, shape, value) -> None:
     """Write the scalar ``value`` into every element of the (possibly strided) ``out``."""
     buf, off, strides = out
-    src = np.full(1, value, dtype=buf.dtype)
     dense, zeros = _dense_strides(shape)
+    if strides == dense and _size(shape) <= SMALL_FILL:
+        buf[off : off + _size(shape)] = value  # a few elements: NumPy's slice assignment
+        return
+    src = np.full(1, value, dtype=buf.dtype)
     if strides == dense:
         # one flat run (a fresh output: isnan of integers, full, zeros): the copy loop's entry
         # point called directly, without _run_map's layout planning (1M bools: 12.8 -> 10.5
