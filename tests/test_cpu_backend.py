@@ -118,6 +118,12 @@ def test_fill_of_a_dense_run_writes_exactly_its_elements(n):
         want = np.zeros(n + 10, dtype)
         want[4 : 4 + n] = value
         np.testing.assert_array_equal(buf, want)
+        cols = max(n // 3, 1)  # a (3, cols) block laid out transposed: dense in another order
+        block = np.zeros(3 * cols + 4, dtype)
+        kernels.fill((block, 2, (1, 3)), (3, cols), value)
+        want = np.zeros(3 * cols + 4, dtype)
+        want[2 : 2 + 3 * cols] = value
+        np.testing.assert_array_equal(block, want)
         rows = max(n // 5, 1)
         grid = np.zeros((rows, 7), dtype)  # (rows, 5) of a (rows, 7) grid: not one dense run
         kernels.fill((grid.reshape(-1), 1, (7, 1)), (rows, 5), value)
