@@ -39,6 +39,8 @@ def test_unique_functions(data, rng):
     np.testing.assert_array_equal(np.asarray(counts), want_counts)
     vals, inv = xp.unique_inverse(a)
     assert inv.shape == v.shape and inv.dtype is xp.int64
+    np.testing.assert_array_equal(np.asarray(vals), want_vals)
+    np.testing.assert_array_equal(np.asarray(inv), want_inv.reshape(v.shape))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
@@ -68,9 +70,33 @@ def test_unique_of_long_arrays_agree_across_functions_and_with_numpy(dtype):
     np.testing.assert_array_equal(v[np.asarray(full.indices)], want_vals)
 
 
-def test_set_functions_refuse_meta():
-    with pytest.raises(ValueError, match="depends on the values"):
-        xp.unique_values(xp.empty(3, device="meta"))
+@pytest.mark.parametrize("name", ["unique_values", "unique_counts", "unique_inverse", "unique_all"])
+@pytest.mark.parametrize("dtype", ["float32", "int16"])
+def test_set_functions_refuse_meta(name, dtype):
+    with pytest.raises(ValueError, match=f"{name}: .*depends on the values"):
+        getattr(xp, name)(xp.empty(3, dtype=getattr(xp, dtype), device="meta"))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint8])
+def test_unique_inverse_with_and_without_nans_like_numpy(dtype):
+    """Without NaNs the inverse is each element's place among the sorted unique values
+    (searchsorted); with NaNs (each its own value) the argsort route: both NumPy's answer,
+    over a 2-D input, signed zeros and repeated values."""
+    rng = np.random.default_rng(3)
+    v = rng.integers(0, 40, (30, 50)).astype(dtype)
+    if dtype in (np.float32, np.float64):
+        v[0, :5] = -0.0
+        v[1, :5] = 0.0
+    cases = [v]
+    if dtype in (np.float32, np.float64):
+        w = v.copy()
+        w[2, 3] = w[7, 1] = np.nan
+        cases.append(w)
+    for c in cases:
+        vals, inv = xp.unique_inverse(xp.asarray(c))
+        want_vals, want_inv = np.unique(c, return_inverse=True, equal_nan=False)
+        np.testing.assert_array_equal(np.asarray(vals), want_vals)
+        np.testing.assert_array_equal(np.asarray(inv), want_inv.reshape(c.shape))
 
 
 @settings(max_examples=40)

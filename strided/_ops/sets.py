@@ -20,8 +20,9 @@ from .core import (
     to_array,
 )
 from .creation import full
-from .elementwise import equal, logical_not, not_equal, subtract
+from .elementwise import equal, isnan, logical_not, not_equal, subtract
 from .manipulation import concat, reshape
+from .reduction import any as any_
 from .searching import _data_dependent, argsort, nonzero, searchsorted, sort, take
 
 __all__ = ["unique_all", "unique_counts", "unique_inverse", "unique_values", "isin"]
@@ -100,6 +101,14 @@ def unique_counts(x: Array, /) -> UniqueCountsResult:
 
 def unique_inverse(x: Array, /) -> UniqueInverseResult:
     """Unique elements of ``x`` and, for every element, the index of its value among them."""
+    x = to_array(x, "unique_inverse")
+    _data_dependent("unique_inverse", x)
+    if x._dtype.kind in dt.INTEGER_KINDS or (x._dtype.kind == dt.REAL and not bool(any_(isnan(x)))):
+        # without NaNs (each of which is its own value) an element's index among the sorted
+        # unique values is where it would be inserted among them: no argsort, gather or
+        # scatter (4096 float32: 180 -> ~80 us)
+        values = unique_values(x)
+        return UniqueInverseResult(values, searchsorted(values, x))
     x, values, _, starts, order, _ = _unique("unique_inverse", x)
     return UniqueInverseResult(values, _inverse(x, starts, order))
 
