@@ -340,6 +340,20 @@ def test_observe_reports_a_flip_whose_geometry_is_remembered():
     np.testing.assert_array_equal(np.asarray(out), np.arange(6.0)[::-1])
 
 
+def test_creation_by_fill_reports_to_observers_and_fills_every_device():
+    """zeros/ones/full allocate and run the device's fill kernel directly; under observation
+    they go through the primitive, which reports each call; meta arrays get shapes only."""
+    calls = []
+    with dispatch.observe(lambda prim, args, params, out, depth: calls.append(prim.name)):
+        xp.zeros(3), xp.ones((2, 2)), xp.full((4,), 7)
+    assert calls == ["full", "full", "full"]
+    for n in (1, 70, 70000):
+        np.testing.assert_array_equal(np.asarray(xp.full((n,), 2.5)), np.full(n, 2.5))
+        np.testing.assert_array_equal(np.asarray(xp.zeros((2, n), dtype=xp.int8)), 0)
+    m = xp.ones((5, 6), device="meta")
+    assert m.shape == (5, 6) and m.device == xp.Device("meta")
+
+
 def test_a_memoized_plan_still_records_a_tracked_call():
     """A memoized plan is looked up before the tracking test (which then looks at the plan's
     array positions only): after untracked calls made the plans, the same calls with a tracked

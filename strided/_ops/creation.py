@@ -13,7 +13,7 @@ import numpy as np
 from .. import _dtypes as dt
 from .._array import Array
 from .._device import CPU, Device, as_device
-from ..dispatch import Plan, declare
+from ..dispatch import Plan, _observers, declare
 from . import elementwise as _ew
 from . import manipulation as _man
 from .core import FILL, astype_to, check_scalar_fits, copy_of, empty_on, run, scalar_array
@@ -58,7 +58,11 @@ LINSPACE = declare("linspace", "creation", rule=_linspace_rule)
 
 
 def _full(shape: tuple, fill_value, dtype: dt.DType, device: Device) -> Array:
-    return FULL(shape=shape, fill_value=fill_value, dtype=dtype, device=device)
+    if _observers:  # (the primitive reports the call)
+        return FULL(shape=shape, fill_value=fill_value, dtype=dtype, device=device)
+    # the rule would only repeat the shape and dtype the public function checked: the device's
+    # allocation and its fill kernel directly (zeros(10) 4.3 -> ~2.5 us)
+    return run(FULL, empty_on(shape, dtype, device), fill_value=fill_value)
 
 
 def _grad_option(fn):
@@ -76,6 +80,8 @@ def _grad_option(fn):
 
 
 def _shape_arg(shape, op: str) -> tuple[int, ...]:
+    if type(shape) is int and shape >= 0:
+        return (shape,)
     if isinstance(shape, int) or hasattr(shape, "__index__") and not isinstance(shape, Sequence):
         shape = (operator.index(shape),)
     try:

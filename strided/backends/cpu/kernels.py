@@ -48,8 +48,6 @@ def _size(shape) -> int:
 
 
 _DENSE: dict[tuple, tuple] = {}
-#: dense fills of at most this many elements are a NumPy slice assignment (no loop call)
-SMALL_FILL = 64
 
 
 def _dense_strides(shape) -> tuple[tuple, tuple]:
@@ -194,8 +192,8 @@ def fill(out, shape, value) -> None:
     """Write the scalar ``value`` into every element of the (possibly strided) ``out``."""
     buf, off, strides = out
     dense, zeros = _dense_strides(shape)
-    if strides == dense and _size(shape) <= SMALL_FILL:
-        buf[off : off + _size(shape)] = value  # a few elements: NumPy's slice assignment
+    if strides == dense and _size(shape) < PARALLEL_THRESHOLD:
+        buf[off : off + _size(shape)] = value  # a serial dense run: NumPy's slice assignment
         return
     src = np.full(1, value, dtype=buf.dtype)
     if strides == dense or dense_order(shape, strides) is not None:
@@ -209,7 +207,7 @@ def fill(out, shape, value) -> None:
             args = (buf, off, 0, 0, 1, src, 0, 0, 0, 0, 1, 1, total, SEGMENT)
             call_compiled(parallel, (parallel, buf.dtype, src.dtype), args)
             return
-        if total:
+        if total:  # (a small run dense in another order)
             args = (buf, off, 0, 0, 1, src, 0, 0, 0, 0, 1, 1, total)
             call_compiled(serial, (serial, buf.dtype, src.dtype), args)
         return
