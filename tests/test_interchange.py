@@ -45,3 +45,17 @@ def test_torch_both_directions_share_memory():
     s[0, 0] = -5.0
     assert float(u[0, 0]) == -5.0
     np.testing.assert_array_equal(u.numpy(), np.asarray(s))
+
+
+def test_asarray_of_c_contiguous_numpy_arrays_shares_their_memory():
+    """A C-contiguous NumPy array (0-d, ordinary, or with odd strides on size-1 axes, which
+    NumPy still calls C-contiguous) is viewed, not copied: the values match and writes made
+    through strided land in the NumPy array."""
+    base = np.arange(12.0).reshape(3, 1, 4)
+    odd = np.lib.stride_tricks.as_strided(base, shape=(3, 1, 4), strides=(32, 999 * 8, 8))
+    assert odd.flags.c_contiguous
+    for a in (np.array(5.0), np.arange(6, dtype=np.int16).reshape(2, 3), odd):
+        x = xp.asarray(a)
+        np.testing.assert_array_equal(np.asarray(x), a)
+        x[...] = -1
+        assert (a == -1).all()

@@ -39,6 +39,14 @@ def import_host(a: np.ndarray) -> tuple:
     if not a.flags.writeable or not a.flags.aligned or any(s % isz for s in a.strides):
         a = a.copy()
     shape = a.shape
+    if a.flags.c_contiguous and a.size:
+        # C order (the common case: a list converted, a NumPy array made by NumPy): the flat
+        # view is the buffer, the strides C's (size-1 axes never step, whatever NumPy says)
+        strides, acc = [], 1
+        for n in reversed(shape):
+            strides.append(acc)
+            acc *= n
+        return a.reshape(-1), shape, tuple(reversed(strides)), 0
     if a.size == 0:
         strides, acc = [], 1
         for n in reversed(shape):
