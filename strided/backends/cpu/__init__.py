@@ -1308,6 +1308,35 @@ def _argreduce(find_max: bool):
         _run_argreduce_axis_plan(k, plan, out, x, find_max)
 
     plans: dict = {}  # (x's shape, x's strides, axis) -> _argreduce_axis_plan
+
+    def dense(out_shape, out_dtype, args, params):
+        """For a small argmax/argmin along an axis whose rows take one loop call (rows of a
+        matrix): ``fn(x) -> output buffer``, the plan and the loop's entry point found once
+        (64x64 rows 5.7 -> ~4.5 us)."""
+        (x,) = args
+        axis = params["axis"]
+        total = _size(out_shape)
+        if axis is None or not 0 < total or x.size >= PARALLEL_THRESHOLD:
+            return None
+        plan = _argreduce_axis_plan(_k(), x, axis)
+        if plan[0] != "blocks" or len(plan[4]) != 1:
+            return None
+        _, run, sr, n, ((xo, s0, s1, n0, n1, _),) = plan
+        np_dtype, empty = out_dtype.numpy, np.empty
+        entry = None
+
+        def fn(x):
+            nonlocal entry
+            buf = empty(total, np_dtype)
+            call = (buf, x._buf, x._offset + xo, s0, s1, sr, n0, n1, n, find_max)
+            if entry is None:
+                entry = _k().compiled_entry(run, call)
+            entry(*call)
+            return buf
+
+        return fn
+
+    kernel.dense = dense
     return kernel
 
 
