@@ -728,7 +728,7 @@ def test_fused_dot_dense_lane_reads_each_views_own_offset(dtype):
         np.testing.assert_allclose(np.asarray(got), want, rtol=rtol, atol=rtol * 8)
         norm = xp.linalg.vector_norm(sv[lo : lo + 200])
         np.testing.assert_allclose(float(norm), np.linalg.vector_norm(v[lo : lo + 200]), rtol=rtol)
-    key = (xp.float32 if dtype == np.float32 else xp.float64, (6, 50), (1,))
+    key = (xp.float32 if dtype == np.float32 else xp.float64, (6, 50), (1,), False)
     assert DOT._plans[key][8] is not None  # the plan has the dense lane
 
 

@@ -55,27 +55,31 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     return MATMUL(x1, x2)
 
 
-def _dot_rule(x1: Array, x2: Array, /, *, axes: tuple) -> Plan:
-    """Dot products of two real floating arrays of one shape and dtype over ``axes`` (sorted):
-    the kept dimensions in order.  The callers check what the kernel needs."""
+def _dot_rule(x1: Array, x2: Array, /, *, axes: tuple, root: bool = False) -> Plan:
+    """Dot products of two real floating arrays of one shape and dtype over ``axes`` (sorted),
+    or their square roots with ``root``: the kept dimensions in order.  The callers check what
+    the kernel needs."""
     shape = tuple(n for i, n in enumerate(x1._shape) if i not in axes)
-    return Plan(x1._device, (shape, x1._dtype), (x1, x2), None, {"axes": axes})
+    return Plan(x1._device, (shape, x1._dtype), (x1, x2), None, {"axes": axes, "root": root})
 
 
-#: sum(x1 * x2) over axes in one pass, without the product's temporary: vecdot of untracked
-#: real floating operands of one shape, and the euclidean norm (whose composite records it);
-#: a device without the kernel takes the compositions
+#: sum(x1 * x2) over axes in one pass, without the product's temporary (its square root with
+#: root=True: the euclidean norm of x with itself): vecdot of untracked real floating operands
+#: of one shape, and the norm (whose composite records it); a device without the kernel takes
+#: the compositions
 DOT = declare("dot", "moment", "real floating", rule=_dot_rule)
 DOT.memoize(
-    lambda a, b, /, *, axes: (
-        (a._dtype, a._shape, axes) if a.__class__ is Array and b.__class__ is Array else None
+    lambda a, b, /, *, axes, root=False: (
+        (a._dtype, a._shape, axes, root is True)
+        if a.__class__ is Array and b.__class__ is Array
+        else None
     )
 )
 
 
-def fused_dot(a: Array, b: Array, axes: tuple) -> Array | None:
-    """``DOT(a, b, axes=axes)`` where it applies (real floating operands of one shape and dtype
-    that nothing records, on a device with the kernel), else None."""
+def fused_dot(a: Array, b: Array, axes: tuple, root: bool = False) -> Array | None:
+    """``DOT(a, b, axes=axes, root=root)`` where it applies (real floating operands of one
+    shape and dtype that nothing records, on a device with the kernel), else None."""
     if (
         a._dtype is b._dtype
         and a._dtype.kind == dt.REAL
@@ -84,7 +88,7 @@ def fused_dot(a: Array, b: Array, axes: tuple) -> Array | None:
         and a._device.type in DOT.kernels
         and not (Mode.enabled and _in_graph_args((a, b)))
     ):
-        return DOT(a, b, axes=tuple(sorted(axes)))
+        return DOT(a, b, axes=tuple(sorted(axes)), root=root)
     return None
 
 

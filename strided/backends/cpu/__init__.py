@@ -659,7 +659,7 @@ def var_cpu(out, x, *, axes, keepdims, correction, root):
         _moment().var_rows_p(*args)
 
 
-def dot_cpu(out, x1, x2, *, axes):
+def dot_cpu(out, x1, x2, *, axes, root=False):
     """out = the dot products of x1 and x2 (one shape and dtype) over ``axes``: one kernel call
     over the dense runs both share (``_kern_moment.dot_rows``), after a copy of each with the
     reduced axes last where their layouts do not give such runs."""
@@ -682,12 +682,12 @@ def dot_cpu(out, x1, x2, *, axes):
         return
     k = _moment()
     if kept * n < PARALLEL_THRESHOLD:
-        args = (out._buf, a, ao, b, bo, kept, n, zero)
+        args = (out._buf, a, ao, b, bo, kept, n, zero, root)
         _k().call_compiled(k.dot_rows, (k.dot_rows, out._buf.dtype, a.dtype), args)
     elif kept == 1:
-        k.dot_long_p(out._buf, a, ao, b, bo, n, zero)
+        k.dot_long_p(out._buf, a, ao, b, bo, n, zero, root)
     else:
-        k.dot_rows_p(out._buf, a, ao, b, bo, kept, n, zero)
+        k.dot_rows_p(out._buf, a, ao, b, bo, kept, n, zero, root)
 
 
 def _dot_dense(out_shape, out_dtype, args, params):
@@ -703,6 +703,7 @@ def _dot_dense(out_shape, out_dtype, args, params):
     kept, n = runs
     if not (kept and n and kept * n < PARALLEL_THRESHOLD):
         return None
+    root = params.get("root", False)
     np_dtype, empty = out_dtype.numpy, np.empty
     zero = np_dtype.type(0)
     loop = _moment().dot_rows
@@ -711,7 +712,7 @@ def _dot_dense(out_shape, out_dtype, args, params):
     def fn(a, b):
         nonlocal entry
         buf = empty(kept, np_dtype)
-        call = (buf, a._buf, a._offset, b._buf, b._offset, kept, n, zero)
+        call = (buf, a._buf, a._offset, b._buf, b._offset, kept, n, zero, root)
         if entry is None:
             entry = _k().compiled_entry(loop, call)
         entry(*call)

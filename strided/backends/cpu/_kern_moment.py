@@ -160,23 +160,27 @@ def _dot(a, alo, b, blo, n, zero):
 
 
 @njit(**_OPTS)
-def dot_rows(o, a, ao, b, bo, kept, n, zero):
-    """o[i] = the dot product of the i-th runs of n elements of a (from ao) and b (from bo)."""
+def dot_rows(o, a, ao, b, bo, kept, n, zero, root):
+    """o[i] = the dot product of the i-th runs of n elements of a (from ao) and b (from bo),
+    or its square root with ``root`` (the euclidean norm of a run with itself)."""
     for i in range(kept):
-        o[i] = _dot(a, ao + i * n, b, bo + i * n, n, zero)
+        d = _dot(a, ao + i * n, b, bo + i * n, n, zero)
+        o[i] = np.sqrt(d) if root else d
 
 
 @njit(parallel=True, **_OPTS)
-def dot_rows_p(o, a, ao, b, bo, kept, n, zero):
+def dot_rows_p(o, a, ao, b, bo, kept, n, zero, root):
     """dot_rows with the rows shared among the threads."""
     for i in prange(kept):
-        o[i] = _dot(a, ao + i * n, b, bo + i * n, n, zero)
+        d = _dot(a, ao + i * n, b, bo + i * n, n, zero)
+        o[i] = np.sqrt(d) if root else d
 
 
 @njit(parallel=True, **_OPTS)
-def dot_long_p(o, a, ao, b, bo, n, zero):
-    """o[0] = the dot product of one long run, cut into SEGMENT-element tasks whose partial
-    sums are added in order (the same bits for any number of threads)."""
+def dot_long_p(o, a, ao, b, bo, n, zero, root):
+    """o[0] = the dot product of one long run (its square root with ``root``), cut into
+    SEGMENT-element tasks whose partial sums are added in order (the same bits for any number
+    of threads)."""
     nseg = (n + SEGMENT - 1) // SEGMENT
     partial = np.empty(nseg, o.dtype)
     for t in prange(nseg):
@@ -185,4 +189,4 @@ def dot_long_p(o, a, ao, b, bo, n, zero):
     total = zero
     for t in range(nseg):
         total += partial[t]
-    o[0] = total
+    o[0] = np.sqrt(total) if root else total
