@@ -80,11 +80,17 @@ def astype_to(x: Array, dtype: dt.DType) -> Array:
     return COPY(x, dtype=dtype)
 
 
+_INT_RANGES: dict = {}  # integer dtype -> (min, max) as Python ints (np.iinfo costs ~1 us)
+
+
 def check_int_range(op: str, value, dtype: dt.DType) -> None:
     """OverflowError when a Python int does not fit an integer ``dtype``."""
     if dtype.kind in dt.INTEGER_KINDS and isinstance(value, int) and not isinstance(value, bool):
-        info = np.iinfo(dtype.numpy)
-        if not info.min <= value <= info.max:
+        limits = _INT_RANGES.get(dtype)
+        if limits is None:
+            info = np.iinfo(dtype.numpy)
+            limits = _INT_RANGES[dtype] = (int(info.min), int(info.max))
+        if not limits[0] <= value <= limits[1]:
             raise OverflowError(
                 f"{op}: Python int {value} is out of range for an array of dtype {dtype.name}"
             )
