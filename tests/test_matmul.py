@@ -89,3 +89,24 @@ def test_meta_matmul_of_huge_matrices():
     b = xp.ones((2 * 10**6, 3 * 10**6), device="meta")
     c = a @ b
     assert c.shape == (10**6, 3 * 10**6) and c.dtype is xp.float64 and c.device == "meta"
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128])
+def test_blas_products_planned_per_layout_read_each_operands_offset(dtype):
+    """A float product of 2-D operands above the small-kernel size keeps a BLAS lane in its
+    memoized plan (views of the operands made as planned): row-major and transposed operands,
+    and views of the same layouts at other offsets, give NumPy's products."""
+    from strided import dispatch
+
+    rng = np.random.default_rng(6)
+    big = (rng.standard_normal((40, 30)) + (1j if dtype is np.complex128 else 0)).astype(dtype)
+    s = xp.asarray(big)
+    rtol = 1e-5 if dtype is np.float32 else 1e-12
+    for _ in range(2):
+        for r in (0, 3, 7):
+            a, an = s[r : r + 20], big[r : r + 20]  # (20, 30), row-major at offset r * 30
+            b, bn = s[r + 1 : r + 31].T, big[r + 1 : r + 31].T  # (30, 30), transposed
+            np.testing.assert_allclose(np.asarray(a @ b), an @ bn, rtol=rtol, atol=rtol)
+            np.testing.assert_allclose(np.asarray(b.T @ a.T), bn.T @ an.T, rtol=rtol, atol=rtol)
+    spec = dispatch.primitive("matmul")._plans[(s.dtype, s.dtype, (20, 30), (30, 30))]
+    assert spec[8] is not None  # the BLAS lane is part of the plan

@@ -1127,16 +1127,22 @@ def _where_dense(out_shape, out_dtype, args, params):
 where_cpu.dense = _where_dense
 
 
-def _row_major(a, rows: int, cols: int):
-    """``a`` as a (rows, cols) NumPy view when it is a dense 2-D matrix in row-major or
-    column-major order (the transpose of a dense matrix, e.g. ``W.mT`` in a linear layer: NumPy
-    hands BLAS the transpose flag instead of copying), else None."""
-    st = a._strides
-    if len(a._shape) == 2 and (st[1] == 1 or cols == 1) and (st[0] == cols or rows == 1):
-        return a._buf[a._offset : a._offset + rows * cols].reshape(rows, cols)
-    if len(a._shape) == 2 and st[0] == 1 and st[1] == rows:
-        return a._buf[a._offset : a._offset + rows * cols].reshape(cols, rows).T
+def _matrix_viewer(shape: tuple, st: tuple, rows: int, cols: int):
+    """``view(buf, offset)`` making a (rows, cols) NumPy view of a dense 2-D matrix of this
+    layout in row-major or column-major order (the transpose of a dense matrix, e.g. ``W.mT``
+    in a linear layer: NumPy hands BLAS the transpose flag instead of copying), else None."""
+    n = rows * cols
+    if len(shape) == 2 and (st[1] == 1 or cols == 1) and (st[0] == cols or rows == 1):
+        return lambda buf, off: buf[off : off + n].reshape(rows, cols)
+    if len(shape) == 2 and st[0] == 1 and st[1] == rows:
+        return lambda buf, off: buf[off : off + n].reshape(cols, rows).T
     return None
+
+
+def _row_major(a, rows: int, cols: int):
+    """``a`` as a (rows, cols) NumPy view where :func:`_matrix_viewer` makes one, else None."""
+    view = _matrix_viewer(a._shape, a._strides, rows, cols)
+    return None if view is None else view(a._buf, a._offset)
 
 
 _SMALL_MATMUL: dict = {}  # dtype -> compiled entry point of the small-product loop
@@ -1164,9 +1170,24 @@ def _matmul_dense(out_shape, out_dtype, args, params):
         return None
     m, k = a._shape
     n = b._shape[1]
-    if out_dtype.numpy.kind not in "fc" or not 0 < m * k * n <= 4096:
+    if out_dtype.numpy.kind not in "fc" or not m * k * n:
         return None
     out_np, empty, size = out_dtype.numpy, np.empty, m * n
+    if m * k * n > 4096:
+        # BLAS through NumPy straight into the result, the operands' views made as planned
+        # (64x64 float32 @ 64x64: 8.3 -> ~6.5 us; NumPy 5.7)
+        view_a = _matrix_viewer(a._shape, a._strides, m, k)
+        view_b = _matrix_viewer(b._shape, b._strides, k, n)
+        if view_a is None or view_b is None:
+            return None
+        dot = np.dot
+
+        def blas(a, b):
+            buf = empty(size, out_np)
+            dot(view_a(a._buf, a._offset), view_b(b._buf, b._offset), out=buf.reshape(m, n))
+            return buf
+
+        return blas
     (as0, as1), (bs0, bs1) = a._strides, b._strides  # the layout this kernel is made for
     compiled = None
 
