@@ -435,7 +435,9 @@ def namespace_cases(dtypes, sizes, layouts):
     for dtype in dtypes:
         for n in sizes:
             for group, op, f_s, f_n, f_t in _namespace_table(dtype, n):
-                exact = op not in ("vector_norm", "matmul", "vecdot", "sum", "cumulative_sum")
+                exact = op not in (
+                    "vector_norm", "matmul", "vecdot", "sum", "cumulative_sum", "linspace"
+                )  # fmt: skip
                 yield Case(
                     group, op, dtype, n, "contig", f_s, f_n, f_t or None, exact=exact,
                     unordered=op == "unique_values",
@@ -519,8 +521,34 @@ def _namespace_table(dtype: str, n: int) -> list:
          _setter(a_n.copy(), lambda x: slice(0, half), b_n[:half]),
          tt and _setter(_torch_of(a_n), lambda x: slice(0, half), b_t[:half])),
     ]  # fmt: skip
+    # creation, gathers along an axis and membership
+    xd, nd = getattr(xp, dtype), np.dtype(dtype)
+    td = getattr(torch, dtype) if tt else None
+    side = math.isqrt(n)
+    idx_n = np.argsort(m_n, axis=1)
+    idx_s, idx_t = xp.asarray(idx_n), _torch_of(idx_n)
+    set_n = few_n[:20].copy()
+    set_s, set_t = xp.asarray(set_n), _torch_of(set_n)
+    table += [
+        ("", "full", lambda: xp.full((n,), 3, dtype=xd), lambda: np.full((n,), 3, dtype=nd),
+         tt and (lambda: torch.full((n,), 3, dtype=td))),
+        ("", "zeros_like", lambda: xp.zeros_like(a_s), lambda: np.zeros_like(a_n),
+         tt and (lambda: torch.zeros_like(a_t))),
+        ("", "arange", lambda: xp.arange(n, dtype=xd), lambda: np.arange(n, dtype=nd),
+         tt and (lambda: torch.arange(n, dtype=td))),
+        ("", "eye", lambda: xp.eye(side, dtype=xd), lambda: np.eye(side, dtype=nd),
+         tt and (lambda: torch.eye(side, dtype=td))),
+        ("rows", "take_along_axis", lambda: xp.take_along_axis(m_s, idx_s, axis=1),
+         lambda: np.take_along_axis(m_n, idx_n, axis=1),
+         tt and (lambda: torch.take_along_dim(m_t, idx_t, 1))),
+        ("", "isin", lambda: xp.isin(few_s, set_s), lambda: np.isin(few_n, set_n),
+         tt and (lambda: torch.isin(few_t, set_t))),
+    ]  # fmt: skip
     if fl:
         table += [
+            ("", "linspace", lambda: xp.linspace(0, 1, n, dtype=xd),
+             lambda: np.linspace(0, 1, n, dtype=nd),
+             tt and (lambda: torch.linspace(0, 1, n, dtype=td))),
             ("", "vector_norm", lambda: xp.linalg.vector_norm(a_s),
              lambda: np.linalg.vector_norm(a_n),
              tt and (lambda: torch.linalg.vector_norm(a_t))),
