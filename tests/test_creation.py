@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -69,6 +71,30 @@ def test_linspace(num, endpoint):
     np.testing.assert_allclose(
         np.asarray(got), np.linspace(-1, 2, num, endpoint=endpoint, dtype=np.float32), rtol=1e-6
     )
+
+
+@pytest.mark.parametrize("n", [1, 7, 70_000])  # serial and threaded
+def test_arange_and_linspace_sequences_bit_for_bit(n):
+    """arange writes start + step * i (int64 arithmetic for ints, float64 otherwise, cast
+    once): NumPy's integers exactly, and NumPy's start + step * arange(n) for floats (close to
+    np.arange, which steps in the dtype); linspace does numpy.linspace's float64
+    operations, so its values are NumPy's bit for bit (the step underflowing to 0 included)."""
+    for start, step, d in ((0, 1, "int64"), (-7, 3, "int32"), (250, -1, "int16"), (2, 5, "uint8")):
+        got = np.asarray(xp.arange(start, start + step * n, step, dtype=getattr(xp, d)))
+        np.testing.assert_array_equal(got, np.arange(start, start + step * n, step, dtype=d))
+    for start, step, d in ((0.5, 0.1, "float64"), (-3, 0.7, "float32"), (1e6, -2.5, "float64")):
+        got = np.asarray(xp.arange(start, start + step * n, step, dtype=getattr(xp, d)))
+        want = (start + step * np.arange(got.size)).astype(d)
+        np.testing.assert_array_equal(got, want)
+        ref = np.arange(start, start + step * n, step, dtype=d)[: got.size]
+        tol = 1e-6 if d == "float32" else 1e-12  # (NumPy's float32 steps accumulate in float32)
+        np.testing.assert_allclose(got, ref, rtol=tol, atol=tol * abs(start + step * n))
+    cases = [(-1.0, 2.0), (3, -4.5), (0.0, 1e-320), (5.0, 5.0), (1e10, 1e10 + 1)]
+    for (start, stop), d, endpoint in itertools.product(cases, ("float64", "float32"), (1, 0)):
+        got = xp.linspace(start, stop, n, endpoint=bool(endpoint), dtype=getattr(xp, d))
+        want = np.linspace(start, stop, n, endpoint=bool(endpoint), dtype=d)
+        np.testing.assert_array_equal(np.asarray(got).view(f"u{want.itemsize}"),
+                                      want.view(f"u{want.itemsize}"))  # fmt: skip
 
 
 @pytest.mark.parametrize("n,m,k", [(3, None, 0), (3, 5, 1), (4, 2, -1), (3, 3, 5), (0, 2, 0)])

@@ -175,6 +175,10 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
     """Evenly spaced values in ``[start, stop)`` (``arange(n)`` is ``0 .. n-1``)."""
     if stop is None:
         start, stop = 0, start
+    if type(start) is int and type(stop) is int and type(step) is int and step:
+        # plain ints (arange(n)): the exact count, no float division
+        d = dt.default_int if dtype is None else dt.as_dtype(dtype)
+        return _arange(max(0, -((start - stop) // step)), start, step, d, device)
     for v in (start, stop, step):
         if isinstance(v, complex) or not isinstance(v, (int, float, np.number)):
             raise TypeError(f"arange: start, stop and step must be real numbers, got {v!r}")
@@ -185,8 +189,14 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
         dtype = dt.default_int if is_int else dt.default_float
     else:
         dtype = dt.as_dtype(dtype)
-    n = max(0, math.ceil((stop - start) / step))
-    return ARANGE(n=n, start=start, step=step, dtype=dtype, device=as_device(device))
+    return _arange(max(0, math.ceil((stop - start) / step)), start, step, dtype, device)
+
+
+def _arange(n: int, start, step, dtype: dt.DType, device) -> Array:
+    device = as_device(device)
+    if _observers:  # (the primitive reports the call; otherwise as _full, directly)
+        return ARANGE(n=n, start=start, step=step, dtype=dtype, device=device)
+    return run(ARANGE, empty_on((n,), dtype, device), start=start, step=step)
 
 
 @_grad_option
@@ -202,9 +212,12 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> 
         dtype = dt.as_dtype(dtype)
         if dtype.kind not in dt.FLOAT_KINDS:
             raise TypeError(f"linspace: dtype must be floating-point, got {dtype.name}")
-    return LINSPACE(
-        num=num, start=start, stop=stop, endpoint=endpoint, dtype=dtype, device=as_device(device)
-    )
+    device = as_device(device)
+    if _observers:  # (the primitive reports the call; otherwise as _full, directly)
+        return LINSPACE(
+            num=num, start=start, stop=stop, endpoint=endpoint, dtype=dtype, device=device
+        )
+    return run(LINSPACE, empty_on((num,), dtype, device), start=start, stop=stop, endpoint=endpoint)
 
 
 @_grad_option

@@ -437,10 +437,17 @@ def _pow_dense(dense):
     return pow_dense
 
 
-def _arith():
-    from . import _kern_arith
+_arith_kernels = None
 
-    return _kern_arith
+
+def _arith():
+    """The arithmetic kernels' module, imported on first use (numba compiles on import)."""
+    global _arith_kernels
+    if _arith_kernels is None:
+        from . import _kern_arith
+
+        _arith_kernels = _kern_arith
+    return _arith_kernels
 
 
 _SCALARS: dict = {}  # (value, type, dtype) -> read-only one-element buffer
@@ -1241,19 +1248,27 @@ def matmul_cpu(out, a, b, *, batch_shape):
 
 
 def arange_cpu(out, *, start, step):
-    # creation of an index sequence: NumPy writes it straight into our buffer
     n = out._shape[0]
-    if n:
-        values = start + step * np.arange(n)
-        out._buf[out._offset : out._offset + n] = values.astype(out._dtype.numpy)
+    if not n:
+        return
+    if out._buf.dtype.kind in "iuf" and type(start) in (int, float) and type(step) in (int, float):
+        _arith().arange_fill(out._buf, out._offset, n, start, step)  # (one pass, in place)
+        return
+    values = start + step * np.arange(n)
+    out._buf[out._offset : out._offset + n] = values.astype(out._dtype.numpy)
 
 
 def linspace_cpu(out, *, start, stop, endpoint):
     n = out._shape[0]
-    if n:
-        out._buf[out._offset : out._offset + n] = np.linspace(
-            start, stop, n, endpoint=endpoint, dtype=out._dtype.numpy
-        )
+    if not n:
+        return
+    real = type(start) in (int, float) and type(stop) in (int, float)
+    if out._buf.dtype.kind == "f" and real:
+        _arith().linspace_fill(out._buf, out._offset, n, float(start), float(stop), endpoint)
+        return
+    out._buf[out._offset : out._offset + n] = np.linspace(
+        start, stop, n, endpoint=endpoint, dtype=out._dtype.numpy
+    )
 
 
 # -- index kernels (argmax/argmin, gathers, sorting, searching) -----------------------------------

@@ -184,3 +184,82 @@ def pow_scalar(out, x1, x2) -> bool:
     else:
         pow_special(out._buf, x1._buf, x1._offset, n, which)
     return True
+
+
+# -- sequences: arange and linspace written in place, in NumPy's arithmetic ---------------------
+_ENTRIES: dict = {}  # (loop, buffer dtype, scalar types) -> the loop's compiled entry point
+
+
+def _entry(loop, args) -> None:
+    """``loop(*args)`` through its compiled entry for these argument types (numba's type
+    dispatch costs ~1.5 us a call, the whole of a short sequence's time)."""
+    key = (loop, args[0].dtype, *map(type, args[1:]))
+    entry = _ENTRIES.get(key)
+    if entry is None:
+        loop(*args)
+        sig = tuple(loop.typeof_pyval(a) for a in args)
+        _ENTRIES[key] = loop.overloads[sig].entry_point
+        return
+    entry(*args)
+
+
+@njit(**_OPTS)
+def _arange_run(o, oo, lo, hi, start, step):
+    """o[oo + i] = start + step * i for i in [lo, hi): int64 arithmetic for int start and step,
+    float64 otherwise, stored in o's dtype (NumPy's ``start + step * arange(n)``, cast once)."""
+    seg = o[oo + lo : oo + hi]  # (through a slice: o[oo + i] tests a signed index, 4x slower)
+    for j in range(hi - lo):
+        seg[j] = start + step * (lo + j)
+
+
+@njit(parallel=True, **_OPTS)
+def _arange_p(o, oo, n, start, step):
+    nseg = (n + _SEG - 1) // _SEG
+    for t in prange(nseg):
+        _arange_run(o, oo, t * _SEG, min((t + 1) * _SEG, n), start, step)
+
+
+def arange_fill(buf, off: int, n: int, start, step) -> None:
+    """buf[off : off + n] = start + step * i, in one pass (over threads when long): NumPy's
+    values without its three temporaries (1M int32 807 -> ~100 us)."""
+    if n < _PARALLEL_MIN:
+        _entry(_arange_run, (buf, off, 0, n, start, step))
+    else:
+        _arange_p(buf, off, n, start, step)
+
+
+@njit(**_OPTS)
+def _linspace_run(o, oo, lo, hi, start, step, delta, div, step_zero):
+    """o[oo + i] = i * step + start (float64), or (i / div) * delta + start where the step
+    underflows to zero: numpy.linspace's arithmetic, stored in o's dtype."""
+    seg = o[oo + lo : oo + hi]
+    for j in range(hi - lo):
+        fi = np.float64(lo + j)
+        seg[j] = (fi / div) * delta + start if step_zero else fi * step + start
+
+
+@njit(parallel=True, **_OPTS)
+def _linspace_p(o, oo, n, start, step, delta, div, step_zero):
+    nseg = (n + _SEG - 1) // _SEG
+    for t in prange(nseg):
+        _linspace_run(o, oo, t * _SEG, min((t + 1) * _SEG, n), start, step, delta, div, step_zero)
+
+
+def linspace_fill(buf, off: int, n: int, start: float, stop: float, endpoint: bool) -> None:
+    """buf[off : off + n] = numpy.linspace(start, stop, n, endpoint) for real start and stop, in
+    one pass with the same float64 operations (the last value is stop itself with the
+    endpoint)."""
+    div = float(n - 1 if endpoint else n)
+    delta = stop - start
+    if div > 0:
+        step = delta / div
+        step_zero = step == 0.0
+    else:  # one value with the endpoint: start
+        step, step_zero = 0.0, False
+    if n < _PARALLEL_MIN:
+        args = (buf, off, 0, n, start, step, delta, div if div > 0 else 1.0, step_zero)
+        _entry(_linspace_run, args)
+    else:
+        _linspace_p(buf, off, n, start, step, delta, div, step_zero)
+    if endpoint and n > 1:
+        buf[off + n - 1] = stop
