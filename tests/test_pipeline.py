@@ -341,12 +341,13 @@ def test_observe_reports_a_flip_whose_geometry_is_remembered():
 
 
 def test_creation_by_fill_reports_to_observers_and_fills_every_device():
-    """zeros/ones/full allocate and run the device's fill kernel directly; under observation
-    they go through the primitive, which reports each call; meta arrays get shapes only."""
+    """zeros/ones/full/arange/linspace allocate and run the device's kernel directly; under
+    observation they go through the primitive, which reports each call; meta arrays get shapes
+    only."""
     calls = []
     with dispatch.observe(lambda prim, args, params, out, depth: calls.append(prim.name)):
-        xp.zeros(3), xp.ones((2, 2)), xp.full((4,), 7)
-    assert calls == ["full", "full", "full"]
+        xp.zeros(3), xp.ones((2, 2)), xp.full((4,), 7), xp.arange(5), xp.linspace(0, 1, 3)
+    assert calls == ["full", "full", "full", "arange", "linspace"]
     for n in (1, 70, 70000):
         np.testing.assert_array_equal(np.asarray(xp.full((n,), 2.5)), np.full(n, 2.5))
         np.testing.assert_array_equal(np.asarray(xp.zeros((2, n), dtype=xp.int8)), 0)
