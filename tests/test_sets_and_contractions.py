@@ -148,3 +148,40 @@ def test_vecdot(d):
     assert xp.tensordot(
         xp.empty((5, 6), device="meta"), xp.empty((6, 7), device="meta"), axes=1
     ).shape == (5, 7)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint8])
+@pytest.mark.parametrize("n", [1, 4096, 70_000])  # serial and threaded
+@pytest.mark.parametrize("k", [1, 20, 128, 129, 3000])  # compared whole (<= 128) or searched
+def test_isin_one_pass_membership_like_numpy(dtype, n, k):
+    """isin's fused membership kernel: NumPy's answer for short and long haystacks, NaNs in
+    either (NaN is in nothing), signed zeros (equal), a transposed x1, invert, and the kernel
+    ran (not the composition)."""
+    from strided._ops.searching import ISIN_SORTED
+
+    rng = np.random.default_rng(n + k)
+    x = (rng.random(n) * 200).astype(dtype)
+    h = (rng.random(k) * 200).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        x[::11] = np.nan
+        h[0] = np.nan
+        x[1::13] = -0.0
+        h[-1] = 0.0
+    calls = []
+    kernel = ISIN_SORTED.kernels["cpu"]
+    ISIN_SORTED.kernels["cpu"] = lambda *a, **kw: (calls.append(1), kernel(*a, **kw))
+    ISIN_SORTED.forget()
+    try:
+        np.testing.assert_array_equal(
+            np.asarray(xp.isin(xp.asarray(x), xp.asarray(h))), np.isin(x, h)
+        )
+        got = xp.isin(xp.asarray(h), xp.asarray(x), invert=True)
+        np.testing.assert_array_equal(np.asarray(got), np.isin(h, x, invert=True))
+        if n >= 4096:
+            m = x[: (n // 64) * 64].reshape(-1, 64)
+            got = xp.isin(xp.asarray(np.ascontiguousarray(m.T)).T, xp.asarray(h))
+            np.testing.assert_array_equal(np.asarray(got), np.isin(m, h))
+    finally:
+        ISIN_SORTED.kernels["cpu"] = kernel
+        ISIN_SORTED.forget()
+    assert calls

@@ -168,6 +168,22 @@ def _searchsorted_rule(x1, x2, /, *, side="left") -> Plan:
     return Plan(x1._device, (x2._shape, dt.default_index), (x1, x2), d, params)
 
 
+def _isin_sorted_rule(x, haystack, /) -> Plan:
+    """Whether each element of ``x`` is among the values of the sorted 1-D ``haystack`` of x's
+    dtype (isin checks and prepares both): a bool of x's shape."""
+    return Plan(x._device, (x._shape, dt.bool), (x, haystack), None, {})
+
+
+#: isin's membership test in one pass (the composition searchsorted, clip, take, equal makes
+#: four temporaries of x's size); a device without the kernel takes the composition
+ISIN_SORTED = declare("isin_sorted", "searchsorted", "real numeric", rule=_isin_sorted_rule)
+ISIN_SORTED.memoize(
+    lambda x, h, /: (
+        (x._dtype, x._shape, h._shape) if x.__class__ is Array and h.__class__ is Array else None
+    )
+)
+
+
 SEARCHSORTED = declare("searchsorted", "searchsorted", "real numeric", rule=_searchsorted_rule)
 SEARCHSORTED.memoize(
     lambda x1, x2, /, *, side="left": (

@@ -23,7 +23,15 @@ from .creation import full
 from .elementwise import equal, isnan, logical_not, not_equal, subtract
 from .manipulation import concat, reshape
 from .reduction import any as any_
-from .searching import _data_dependent, argsort, nonzero, searchsorted, sort, take
+from .searching import (
+    ISIN_SORTED,
+    _data_dependent,
+    argsort,
+    nonzero,
+    searchsorted,
+    sort,
+    take,
+)
 
 __all__ = ["unique_all", "unique_counts", "unique_inverse", "unique_values", "isin"]
 
@@ -145,6 +153,8 @@ def isin(x1, x2, /, *, invert: bool = False) -> Array:
         found = any_(eq(needles[..., None], haystack), axis=-1)
     elif n == 0:
         found = full(x1._shape, False, device=x1._device)
+    elif x1._device.type in ISIN_SORTED.kernels:
+        found = ISIN_SORTED(needles, haystack)
     else:
         pos = searchsorted(haystack, needles)
         clipped = subtract(pos, astype_to(equal(pos, n), dt.int64))  # n -> n - 1

@@ -85,6 +85,7 @@ not_differentiable(
     "argsort",
     "normalize_index",
     "searchsorted",
+    "isin_sorted",
     "nonzero",
     "mask_offsets",
     "count_true",

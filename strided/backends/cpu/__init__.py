@@ -1932,8 +1932,25 @@ def _sort_kernel(name: str):
 def searchsorted_cpu(out, x1, x2, *, right):
     a = np.ascontiguousarray(numpy_view(x1))  # 1-D: a view unless x1 is strided
     v = np.ascontiguousarray(numpy_view(x2)).reshape(-1)
+    o = out._buf[out._offset :]
+    if v.size >= PARALLEL_THRESHOLD:  # many queries: blocks of them over threads
+        _ix().searchsorted_p(o, a, v, right)
+        return
     run = _ix().searchsorted  # (through its entry: no type dispatch per call)
-    _k().call_compiled(run, (run, a.dtype, v.dtype), (out._buf[out._offset :], a, v, right))
+    _k().call_compiled(run, (run, a.dtype, v.dtype), (o, a, v, right))
+
+
+def isin_sorted_cpu(out, x, haystack):
+    """out = whether each element of x is among the values of the sorted 1-D haystack (of x's
+    dtype): one pass over x, the haystack compared whole when short, else searched."""
+    v = np.ascontiguousarray(numpy_view(x)).reshape(-1)
+    a = np.ascontiguousarray(numpy_view(haystack))
+    o = out._buf[out._offset : out._offset + v.size].view(np.uint8)
+    if v.size >= PARALLEL_THRESHOLD:
+        _ix().isin_sorted_p(o, a, v)
+        return
+    run = _ix().isin_sorted
+    _k().call_compiled(run, (run, a.dtype, v.dtype), (o, a, v))
 
 
 def mask_offsets_cpu(out, mask, *, strides, offset):
@@ -2081,6 +2098,7 @@ def _special_kernels() -> dict:
         "sort": _sort_kernel("sort_rows"),
         "argsort": _sort_kernel("argsort_rows"),
         "searchsorted": searchsorted_cpu,
+        "isin_sorted": isin_sorted_cpu,
         "nonzero": nonzero_cpu,
         "mask_offsets": mask_offsets_cpu,
         "mask_select": mask_select_cpu,
