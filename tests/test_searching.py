@@ -795,3 +795,20 @@ def test_integer_array_writes_like_numpy_bounds_negatives_and_aliasing(n):
             IndexError, match=f"index {bad} is out of bounds for axis 0 with size {n}"
         ):
             x[xp.asarray(k)] = 1.0
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int16])
+@pytest.mark.parametrize("k", [1, 128, 129, 4096])  # counted (<= 128) or searched
+@pytest.mark.parametrize("q", [10, 70_000])  # serial and threaded
+def test_searchsorted_counted_and_searched_like_numpy(dtype, k, q):
+    """Insertion points into short sorted arrays (counted per block of queries) and long ones
+    (binary searches), either side, NaNs in both (NaN sorts last), repeated values."""
+    rng = np.random.default_rng(k + q)
+    a = np.sort((rng.integers(0, 60, k)).astype(dtype))
+    v = rng.integers(-5, 65, q).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        a[-max(1, k // 10) :] = np.nan
+        v[::7] = np.nan
+    for side in ("left", "right"):
+        got = xp.searchsorted(xp.asarray(a), xp.asarray(v), side=side)
+        np.testing.assert_array_equal(np.asarray(got), np.searchsorted(a, v, side=side))
