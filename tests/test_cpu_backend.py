@@ -124,6 +124,14 @@ def test_fill_of_a_dense_run_writes_exactly_its_elements(n):
         want = np.zeros(3 * cols + 4, dtype)
         want[2 : 2 + 3 * cols] = value
         np.testing.assert_array_equal(block, want)
+        for step in (3, -2):  # one strided run, either direction (eye's diagonal)
+            line = np.zeros(abs(step) * n + 6, dtype)
+            start = 2 if step > 0 else 2 + abs(step) * (n - 1)
+            kernels.fill((line, start, (step,)), (n,), value)
+            want = np.zeros(abs(step) * n + 6, dtype)
+            if n:
+                want[2 : 2 + abs(step) * (n - 1) + 1 : abs(step)] = value
+            np.testing.assert_array_equal(line, want)
         rows = max(n // 5, 1)
         grid = np.zeros((rows, 7), dtype)  # (rows, 5) of a (rows, 7) grid: not one dense run
         kernels.fill((grid.reshape(-1), 1, (7, 1)), (rows, 5), value)

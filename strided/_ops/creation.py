@@ -82,6 +82,8 @@ def _grad_option(fn):
 def _shape_arg(shape, op: str) -> tuple[int, ...]:
     if type(shape) is int and shape >= 0:
         return (shape,)
+    if type(shape) is tuple and all(type(s) is int and s >= 0 for s in shape):
+        return shape  # (the common call: nothing to convert or report)
     if isinstance(shape, int) or hasattr(shape, "__index__") and not isinstance(shape, Sequence):
         shape = (operator.index(shape),)
     try:

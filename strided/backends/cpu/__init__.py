@@ -1047,10 +1047,16 @@ def full_cpu(out, *, fill_value):
 
 
 def fill_cpu(out, value):
-    if not out._shape:  # 0-d: Python scalars in binary ops land here on every call
+    shape = out._shape
+    if not shape:  # 0-d: Python scalars in binary ops land here on every call
         out._buf[out._offset] = value
         return
-    _k().fill(_out(out), out._shape, value)
+    if len(shape) == 1 and out._strides[0] == 1 and shape[0] < PARALLEL_THRESHOLD:
+        # a short contiguous vector (zeros(n), full((n,), v)): NumPy's slice assignment
+        off = out._offset
+        out._buf[off : off + shape[0]] = value
+        return
+    _k().fill(_out(out), shape, value)
 
 
 def where_cpu(out, cond, x1, x2):

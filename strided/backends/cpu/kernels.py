@@ -195,6 +195,15 @@ def fill(out, shape, value) -> None:
     if strides == dense and _size(shape) < PARALLEL_THRESHOLD:
         buf[off : off + _size(shape)] = value  # a serial dense run: NumPy's slice assignment
         return
+    if len(shape) == 1 and shape[0] < PARALLEL_THRESHOLD:
+        # one strided run (eye's diagonal, x[::2] = 0): a stepped slice, in either direction
+        n, st = shape[0], strides[0]
+        if n and st:
+            lo = off if st > 0 else off + st * (n - 1)
+            buf[lo : lo + abs(st) * (n - 1) + 1 : abs(st)] = value
+        elif n:
+            buf[off] = value
+        return
     src = np.full(1, value, dtype=buf.dtype)
     if strides == dense or dense_order(shape, strides) is not None:
         # one flat run (C order, or dense in another axis order: a transposed result, whose
