@@ -667,27 +667,24 @@ class Elementwise(Primitive):
                         # a loop repeating one call: no key to build or hash
                         shape, strides, dtype, alloc, size, device, kern, dense, bcast = spec
                         st = x1._strides
-                        if bcast is not None and (buf := bcast(x1, x2)) is not None:
-                            # arrays of two shapes that broadcast: one planned loop call
-                            out = _new_object(Array)
-                            out._buf = buf
-                            out._shape = shape
-                            out._strides = strides
-                            out._offset = 0
-                            out._dtype = dtype
-                            out._device = device
-                            out._ag = out._base = None
-                            out._version = 0
+                        buf = None
+                        if bcast is not None:
+                            # arrays of two shapes that broadcast: one planned loop call, its
+                            # result in C order (None: a layout it does not serve)
+                            buf = bcast(x1, x2)
+                            st = strides
                         elif (
                             dense is not None
                             and st == x2._strides
                             and (st == strides or dense_order(shape, st) is not None)
                         ):
+                            # operands sharing a dense layout in another order (a transpose)
+                            # give it to the output, as NumPy's order='K'
+                            buf = dense(x1, x2)
+                        if buf is not None:
                             # Array._new written out: this is the hottest line of the library
-                            # (operands sharing a dense layout in another order, a transpose,
-                            # give their layout to the output, as NumPy's order='K')
                             out = _new_object(Array)
-                            out._buf = dense(x1, x2)
+                            out._buf = buf
                             out._shape = shape
                             out._strides = st
                             out._offset = 0

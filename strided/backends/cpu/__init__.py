@@ -714,15 +714,11 @@ def _dot_dense(out_shape, out_dtype, args, params):
     np_dtype, empty = out_dtype.numpy, np.empty
     zero = np_dtype.type(0)
     loop = _moment().dot_rows
-    entry = None
+    key, call = (loop, np_dtype, x1._buf.dtype), _k().call_compiled
 
     def fn(a, b):
-        nonlocal entry
         buf = empty(kept, np_dtype)
-        call = (buf, a._buf, a._offset, b._buf, b._offset, kept, n, zero, root)
-        if entry is None:
-            entry = _k().compiled_entry(loop, call)
-        entry(*call)
+        call(loop, key, (buf, a._buf, a._offset, b._buf, b._offset, kept, n, zero, root))
         return buf
 
     return fn
@@ -1366,15 +1362,11 @@ def _argreduce(find_max: bool):
             return None
         _, run, sr, n, ((xo, s0, s1, n0, n1, _),) = plan
         np_dtype, empty = out_dtype.numpy, np.empty
-        entry = None
+        key, call = (run, np_dtype, x._buf.dtype), _k().call_compiled
 
         def fn(x):
-            nonlocal entry
             buf = empty(total, np_dtype)
-            call = (buf, x._buf, x._offset + xo, s0, s1, sr, n0, n1, n, find_max)
-            if entry is None:
-                entry = _k().compiled_entry(run, call)
-            entry(*call)
+            call(run, key, (buf, x._buf, x._offset + xo, s0, s1, sr, n0, n1, n, find_max))
             return buf
 
         return fn
