@@ -812,3 +812,32 @@ def test_searchsorted_counted_and_searched_like_numpy(dtype, k, q):
     for side in ("left", "right"):
         got = xp.searchsorted(xp.asarray(a), xp.asarray(v), side=side)
         np.testing.assert_array_equal(np.asarray(got), np.searchsorted(a, v, side=side))
+
+
+def test_take_along_axis_planned_per_layout_like_numpy():
+    """take_along_axis along the last axis plans its rows once per layout: views of one layout at
+    other offsets, negative indices, an index row broadcast against x's rows, an out-of-bounds
+    index after the plan exists (named, as before), and another axis (the general path) all
+    agree with NumPy."""
+    rng = np.random.default_rng(4)
+    v = rng.standard_normal((12, 40))
+    a = xp.asarray(v)
+    idx = rng.integers(-30, 30, (5, 30))
+    k = xp.asarray(idx)
+    for _ in range(2):
+        for r in (0, 3, 7):
+            got = xp.take_along_axis(a[r : r + 5, 5:35], k, axis=1)
+            np.testing.assert_array_equal(
+                np.asarray(got), np.take_along_axis(v[r : r + 5, 5:35], idx, axis=1)
+            )
+            got = xp.take_along_axis(a[r : r + 5, 5:35], k[:1], axis=-1)  # one row for all
+            want = np.take_along_axis(v[r : r + 5, 5:35], idx[:1], axis=-1)
+            np.testing.assert_array_equal(np.asarray(got), want)
+        got = xp.take_along_axis(a[:5, :30].mT, k.mT, axis=0)
+        np.testing.assert_array_equal(
+            np.asarray(got), np.take_along_axis(v[:5, :30].T, idx.T, axis=0)
+        )
+    bad = idx.copy()
+    bad[2, 3] = 30
+    with pytest.raises(IndexError, match="take_along_axis: an index in row 2 is out of bounds"):
+        xp.take_along_axis(a[0:5, 5:35], xp.asarray(bad), axis=1)

@@ -288,6 +288,13 @@ TAKE.memoize(
     )
 )
 TAKE_ALONG_AXIS = declare("take_along_axis", "take", rule=_take_along_axis_rule)
+TAKE_ALONG_AXIS.memoize(
+    lambda x, indices, /, *, axis=-1: (
+        (x._dtype, x._shape, indices._dtype, indices._shape, axis)
+        if x.__class__ is Array and indices.__class__ is Array and type(axis) is int
+        else None
+    )
+)
 
 
 def _gather_rule(x, offsets, /, *, trailing_strides) -> Plan:
