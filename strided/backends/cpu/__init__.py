@@ -456,9 +456,11 @@ _SCALARS: dict = {}  # (value, type, dtype) -> read-only one-element buffer
 def _scalar_value(value, np_dtype):
     """A Python scalar as a one-element buffer of ``np_dtype``; kept for values that recur
     (kernels never write their inputs)."""
-    if not value:  # 0.0 == -0.0 (and 0j == -0j): equal keys, different signs; not kept
+    cls = value.__class__
+    if not value and cls is not int and cls is not bool:
+        # 0.0 == -0.0 (and 0j == -0j): equal keys, different signs; not kept (an int 0 is)
         return np.array((value,), np_dtype)
-    key = (value, value.__class__, np_dtype)
+    key = (value, cls, np_dtype)
     buf = _SCALARS.get(key)
     if buf is None:
         buf = np.array((value,), np_dtype)
@@ -973,7 +975,7 @@ def _flat_loop(name: str, total: int, np_dtype, scalars: tuple = ()):
     arrays dense in one layout (the output's), in one call through its compiled entry point.
     ``scalars`` marks operands that are Python scalars: each is passed as a one-element buffer
     of ``np_dtype`` read with stride 0."""
-    empty, array = np.empty, np.array
+    empty = np.empty
     entry = None
 
     def fn(*operands):
@@ -982,8 +984,8 @@ def _flat_loop(name: str, total: int, np_dtype, scalars: tuple = ()):
         args = [buf, 0, 0, 0, 1]
         if scalars:
             for v, scalar in zip(operands, scalars):
-                if scalar:
-                    args += (array((v,), np_dtype), 0, 0, 0, 0)
+                if scalar:  # (a one-element buffer, kept for values that recur)
+                    args += (_scalar_value(v, np_dtype), 0, 0, 0, 0)
                 else:
                     args += (v._buf, v._offset, 0, 0, 1)
         else:
