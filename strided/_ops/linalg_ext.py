@@ -48,7 +48,7 @@ from .. import _dtypes as dt
 from .._array import Array
 from .._errors import LinAlgError
 from .._shapes import broadcast_shapes, normalize_axes
-from ..dispatch import Plan, _observers, composite, declare
+from ..dispatch import Plan, composite, declare
 from . import elementwise as _ew
 from . import manipulation as _man
 from . import reduction as _red
@@ -528,12 +528,10 @@ def vector_norm(x: Array, /, *, axis=None, keepdims: bool = False, ord=2) -> Arr
         if axis is None or _man._plain_ints(axis):
             key = (x._dtype, x._shape, x._device, axis)
             axes = _FUSED_NORMS.get(key)
-            base = x._base
             # (a tracked x records the composite, an observer sees it: the general path)
-            if axes is not None and x._ag is None and (base is None or base._ag is None):
-                if not _observers:
-                    out = DOT(x, x, axes=axes, root=True)
-                    return _man.expand_dims(out, axis=axes) if keepdims and axes else out
+            if axes is not None and _man._untracked_plain(x):
+                out = DOT(x, x, axes=axes, root=True)
+                return _man.expand_dims(out, axis=axes) if keepdims and axes else out
     abs_, pow, astype, count_nonzero = _ew.abs, _ew.pow, _man.astype, _red.count_nonzero
     max_, min_, sum_ = _red.max, _red.min, _red.sum
     x = to_array(x, "vector_norm")

@@ -1461,16 +1461,12 @@ def take_cpu(out, x, indices, *, axis):
         xbuf, xoff = x._buf, x._offset
     n_idx = indices._shape[0]
     if pre == 1 and post == 1 and n_idx >= PARALLEL_THRESHOLD:  # a long gather: over threads
-        from numba import get_num_threads
-
         bad = _ix().take1_p(out._buf, xbuf, xoff, st[1], indices._buf, indices._offset,
-                            indices._strides[0], n_idx, n_ax, 4 * get_num_threads())  # fmt: skip
+                            indices._strides[0], n_idx, n_ax, 4 * _num_threads())  # fmt: skip
     elif pre * n_idx * post >= PARALLEL_THRESHOLD and post > 1:  # rows: chunks over threads
-        from numba import get_num_threads
-
         bad = _ix().take3_p(out._buf, xbuf, xoff, *st, indices._buf, indices._offset,
                             indices._strides[0], pre, n_idx, post, n_ax,
-                            get_num_threads())  # fmt: skip
+                            _num_threads())  # fmt: skip
     else:
         bad = _take3(out, xbuf, xoff, st, indices, pre, post, n_ax)
     if bad >= 0:
@@ -1725,9 +1721,7 @@ def _on_two_threads(first, second) -> None:
     given more than one, else one after the other.  (Python threads, not numba's: the work is
     NumPy's sort and nogil kernels, and the parts never depend on the thread count.)"""
     global _SORT_POOL
-    from numba import get_num_threads
-
-    if get_num_threads() > 1:
+    if _num_threads() > 1:
         if _SORT_POOL is None:
             from concurrent.futures import ThreadPoolExecutor
 
@@ -2017,9 +2011,7 @@ def mask_fill_cpu(x, mask, *, value):
     n = _size(x._shape)
     v = x._buf.dtype.type(value)
     if n >= PARALLEL_THRESHOLD:
-        from numba import get_num_threads
-
-        _ix().mask_fill_p(x._buf, x._offset, mask._buf, mask._offset, n, v, get_num_threads())
+        _ix().mask_fill_p(x._buf, x._offset, mask._buf, mask._offset, n, v, _num_threads())
         return
     loop = _ix().mask_fill
     args = (x._buf, x._offset, mask._buf, mask._offset, n, v)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._layout import span_view
+from ..._shapes import contiguous_strides
 
 
 def numpy_view(a) -> np.ndarray:
@@ -42,16 +43,8 @@ def import_host(a: np.ndarray) -> tuple:
     if a.flags.c_contiguous and a.size:
         # C order (the common case: a list converted, a NumPy array made by NumPy): the flat
         # view is the buffer, the strides C's (size-1 axes never step, whatever NumPy says)
-        strides, acc = [], 1
-        for n in reversed(shape):
-            strides.append(acc)
-            acc *= n
-        return a.reshape(-1), shape, tuple(reversed(strides)), 0
+        return a.reshape(-1), shape, contiguous_strides(shape), 0
     if a.size == 0:
-        strides, acc = [], 1
-        for n in reversed(shape):
-            strides.append(acc)
-            acc *= n
-        return np.empty(0, a.dtype), shape, tuple(reversed(strides)), 0
+        return np.empty(0, a.dtype), shape, contiguous_strides(shape), 0
     buf, el, offset = span_view(a, np.lib.stride_tricks.as_strided)
     return buf, shape, el, offset
