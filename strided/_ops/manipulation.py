@@ -708,16 +708,19 @@ _FLIPS: dict = {}
 @names_its_errors
 def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
     """A view of ``x`` with the order of elements reversed along ``axis`` (all axes by default)."""
-    # (a tracked call records a node, an observer sees the primitive: FLIP does both)
-    if (axis is None or _plain_ints(axis)) and _untracked_plain(x):
-        key = (x._shape, x._strides, axis)
-        r = _FLIPS.get(key)
-        if r is None:
-            _, strides, offset = _flip_rule(x, axis=axis)
-            if len(_FLIPS) >= 4096:
-                _FLIPS.clear()
-            r = _FLIPS[key] = (strides, offset - x._offset)
-        return x._view(x._shape, r[0], x._offset + r[1])
+    # (a tracked call records a node, an observer sees the primitive: FLIP does both;
+    # _untracked_plain's test written out, as its call is a tenth of this lane's 0.42 us)
+    if x.__class__ is Array and x._ag is None and (axis is None or _plain_ints(axis)):
+        base = x._base
+        if (base is None or base._ag is None) and not _observers:
+            key = (x._shape, x._strides, axis)
+            r = _FLIPS.get(key)
+            if r is None:
+                _, strides, offset = _flip_rule(x, axis=axis)
+                if len(_FLIPS) >= 4096:
+                    _FLIPS.clear()
+                r = _FLIPS[key] = (strides, offset - x._offset)
+            return x._view(x._shape, r[0], x._offset + r[1])
     return FLIP(x, axis=axis)
 
 
