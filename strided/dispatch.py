@@ -386,23 +386,23 @@ def kernel(op: str, device_type: str) -> Callable:
 
 
 # -- the pipeline -------------------------------------------------------------------------------
-_STRIDES: dict[tuple, tuple] = {}
+_LAYOUTS: dict[tuple, tuple] = {}  # shape -> (C-order strides, size)
 
 
 def allocate(shape: tuple, dtype: dt.DType, device: Device, strides: tuple | None = None) -> Array:
     """A fresh array of ``shape``/``dtype`` on ``device`` (uninitialised), C-contiguous unless
     ``strides`` (a dense layout from :func:`follow_strides`) is given: the device's ``empty``
     kernel makes the buffer (meta has none)."""
+    layout = _LAYOUTS.get(shape)
+    if layout is None:
+        layout = (contiguous_strides(shape), prod(shape))
+        if len(_LAYOUTS) < 4096:  # small shapes recur; the cache stays bounded
+            _LAYOUTS[shape] = layout
     if strides is None:
-        strides = _STRIDES.get(shape)
-        if strides is None:
-            strides = contiguous_strides(shape)
-            if len(_STRIDES) < 4096:  # small shapes recur; the cache stays bounded
-                _STRIDES[shape] = strides
+        strides = layout[0]
     if device.type == "meta":
         return Array._new(None, shape, strides, 0, dtype, META)
-    buf = EMPTY.kernel(device.type)(prod(shape), dtype)
-    return Array._new(buf, shape, strides, 0, dtype, device)
+    return Array._new(EMPTY.kernel(device.type)(layout[1], dtype), shape, strides, 0, dtype, device)
 
 
 def follow_strides(shape: tuple, args) -> tuple | None:

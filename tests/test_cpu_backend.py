@@ -140,6 +140,37 @@ def test_fill_of_a_dense_run_writes_exactly_its_elements(n):
         np.testing.assert_array_equal(grid, want)
 
 
+@pytest.mark.parametrize(
+    "n", [0, 1, 7, kernels.PARALLEL_THRESHOLD - 1, kernels.PARALLEL_THRESHOLD + 5]
+)
+def test_fill_of_a_whole_buffer_or_a_vector_view_writes_exactly_its_elements(n):
+    """The fills by ndarray.fill: kernels.fill of a dense run that is its whole buffer (1-D
+    and 2-D), and the backend's fill of a 1-D array that is a whole buffer, a part of one or a
+    stepped view of one (eye's diagonal); the elements around a view keep their values."""
+    from strided.backends.cpu import fill_cpu
+
+    for dtype, value in (("float32", 2.5), ("bool", True), ("uint64", 2**64 - 1), ("int8", -3)):
+        buf = np.zeros(n, dtype)
+        kernels.fill((buf, 0, (1,)), (n,), value)
+        np.testing.assert_array_equal(buf, np.full(n, value, dtype))
+        rows = max(n // 4, 1)
+        grid = np.zeros(rows * 4, dtype)
+        kernels.fill((grid, 0, (4, 1)), (rows, 4), value)
+        np.testing.assert_array_equal(grid, np.full(rows * 4, value, dtype))
+        whole = xp.zeros(n, dtype=getattr(xp, dtype))
+        fill_cpu(whole, value)
+        np.testing.assert_array_equal(np.asarray(whole), np.full(n, value, dtype))
+        for start, step in ((0, 1), (5, 1), (2, 3), (0, 7)):
+            base = np.arange(step * n + 9).astype(dtype)
+            x = xp.asarray(base.copy())
+            view = x[start : start + step * n : step]
+            assert view.shape == (n,)
+            fill_cpu(view, value)
+            want = base.copy()
+            want[start : start + step * n : step] = value
+            np.testing.assert_array_equal(np.asarray(x), want)
+
+
 def test_generated_loops_become_dispatchers_once_on_first_lookup():
     import threading
 

@@ -97,9 +97,43 @@ def test_arange_and_linspace_sequences_bit_for_bit(n):
                                       want.view(f"u{want.itemsize}"))  # fmt: skip
 
 
-@pytest.mark.parametrize("n,m,k", [(3, None, 0), (3, 5, 1), (4, 2, -1), (3, 3, 5), (0, 2, 0)])
+@pytest.mark.parametrize(
+    "n,m,k", [(3, None, 0), (3, 5, 1), (4, 2, -1), (3, 3, 5), (0, 2, 0), (2, 6, -3), (64, 64, 63)]
+)
 def test_eye(n, m, k):
-    np.testing.assert_array_equal(np.asarray(xp.eye(n, m, k=k)), np.eye(n, m, k=k))
+    for dtype in (xp.float64, xp.int8, xp.bool):
+        got = xp.eye(n, m, k=k, dtype=dtype)
+        np.testing.assert_array_equal(np.asarray(got), np.eye(n, m, k=k, dtype=dtype.numpy))
+        assert got.dtype == dtype
+
+
+def test_every_creation_function_takes_requires_grad():
+    """PyTorch's ``requires_grad=`` keyword on each creation function (and in its signature):
+    True makes a leaf that records, the default records nothing."""
+    import inspect
+
+    x = xp.ones((2, 3))
+    makers = {
+        "empty": lambda **kw: xp.empty((2, 3), **kw),
+        "zeros": lambda **kw: xp.zeros((2, 3), **kw),
+        "ones": lambda **kw: xp.ones(3, **kw),
+        "full": lambda **kw: xp.full((2,), 1.5, **kw),
+        "empty_like": lambda **kw: xp.empty_like(x, **kw),
+        "zeros_like": lambda **kw: xp.zeros_like(x, **kw),
+        "ones_like": lambda **kw: xp.ones_like(x, **kw),
+        "full_like": lambda **kw: xp.full_like(x, 2.0, **kw),
+        "arange": lambda **kw: xp.arange(0.0, 3.0, **kw),
+        "linspace": lambda **kw: xp.linspace(0, 1, 5, **kw),
+        "eye": lambda **kw: xp.eye(3, k=1, **kw),
+        "asarray": lambda **kw: xp.asarray([1.0, 2.0], **kw),
+    }
+    for name, make in makers.items():
+        assert "requires_grad" in inspect.signature(getattr(xp, name)).parameters, name
+        leaf = make(requires_grad=True)
+        assert leaf.requires_grad and leaf.is_leaf and leaf.grad_fn is None, name
+        assert not make().requires_grad, name
+        xp.sum(leaf * 2.0).backward()
+        np.testing.assert_array_equal(np.asarray(leaf.grad), np.full(leaf.shape, 2.0), name)
 
 
 def test_creation_rejects_bad_arguments():
@@ -113,6 +147,12 @@ def test_creation_rejects_bad_arguments():
         xp.arange(0, 5, 0)
     with pytest.raises(TypeError, match="not a strided dtype"):
         xp.zeros(2, dtype="float16")
+    with pytest.raises(TypeError, match="eye: k must be an integer"):
+        xp.eye(3, k=1.5)
+    with pytest.raises(TypeError, match="eye: shape"):
+        xp.eye(2.0)
+    with pytest.raises(ValueError, match="eye: negative"):
+        xp.eye(2, -1)
 
 
 def test_asarray_from_numpy_is_zero_copy_and_keeps_strides():

@@ -96,13 +96,19 @@ def check_int_range(op: str, value, dtype: dt.DType) -> None:
             )
 
 
+_STORABLE: set = set()  # (Python scalar type, dtype) pairs whose kinds were found to fit
+
+
 def check_scalar_fits(op: str, value, dtype: dt.DType) -> None:
     """TypeError/OverflowError unless a Python scalar can be stored in an array of ``dtype``."""
-    if dt.promote(dtype, dt.scalar_dtype(value, dtype)) is not dtype:
-        raise TypeError(
-            f"{op}: cannot store a Python {type(value).__name__} ({value!r}) in an array of "
-            f"dtype {dtype.name}"
-        )
+    key = (type(value), dtype)
+    if key not in _STORABLE:  # (the kind rule depends on the type alone: asked once per pair)
+        if dt.promote(dtype, dt.scalar_dtype(value, dtype)) is not dtype:
+            raise TypeError(
+                f"{op}: cannot store a Python {type(value).__name__} ({value!r}) in an array "
+                f"of dtype {dtype.name}"
+            )
+        _STORABLE.add(key)
     check_int_range(op, value, dtype)
 
 

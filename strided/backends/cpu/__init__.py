@@ -1041,7 +1041,11 @@ copy_cpu.dense = _copy_dense
 
 
 def full_cpu(out, *, fill_value):
-    fill_cpu(out, fill_value)
+    buf = out._buf  # (a fresh C-ordered allocation of its own: FULL's output has no inputs)
+    if buf.shape[0] < PARALLEL_THRESHOLD:
+        buf.fill(fill_value)  # (ndarray.fill: 4096 float32 0.45 us, slice assignment 0.77)
+    else:
+        fill_cpu(out, fill_value)
 
 
 def fill_cpu(out, value):
@@ -1049,10 +1053,14 @@ def fill_cpu(out, value):
     if not shape:  # 0-d: Python scalars in binary ops land here on every call
         out._buf[out._offset] = value
         return
-    if len(shape) == 1 and out._strides[0] == 1 and shape[0] < PARALLEL_THRESHOLD:
-        # a short contiguous vector (zeros(n), full((n,), v)): NumPy's slice assignment
-        off = out._offset
-        out._buf[off : off + shape[0]] = value
+    if len(shape) == 1 and out._strides[0] > 0 and shape[0] < PARALLEL_THRESHOLD:
+        # a short vector: ndarray.fill on the whole buffer (4096 float32: 0.45 us) or on a
+        # (stepped) slice view of it (x[:10] = 0, eye's diagonal; slice assignment: 0.77 us)
+        buf, off, n, step = out._buf, out._offset, shape[0], out._strides[0]
+        if step == 1 and off == 0 and buf.shape[0] == n:
+            buf.fill(value)
+        elif n:  # (n = 0 would make the slice's stop negative: counted from the end)
+            buf[off : off + (n - 1) * step + 1 : step].fill(value)
         return
     _k().fill(_out(out), shape, value)
 
