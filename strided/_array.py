@@ -583,7 +583,11 @@ class Array:
     def _write_item(self, key, value) -> None:
         """``self[key] = value`` without autograd (``__setitem__`` records writes into arrays in
         the graph and bumps version counters around this)."""
-        if type(key) is not tuple:
+        cls = key.__class__
+        if cls is slice:  # (the commonest write, x[a:b] = y)
+            OPERATIONS["assign"](self._index_view(key), value)
+            return
+        if cls is not tuple:
             if isinstance(key, Array):
                 OPERATIONS["setitem_arrays"](self, key, value)
                 return

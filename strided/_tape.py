@@ -430,11 +430,15 @@ def setitem(x: Array, key, value, write) -> None:
     does, puts a node on the tape that replaces the written array's history: the gradient of the
     old contents is zero where the write landed, the value gets the gradient of the region.
     """
-    root = root_of(x)
-    value_tracked = isinstance(value, Array) and value._ag is not None
-    if not Mode.enabled or not (value_tracked or root._ag is not None or x._ag is not None):
+    base = x._base  # (root_of and bump_version written out: every write comes here)
+    root = x if base is None else base
+    if not Mode.enabled or (
+        root._ag is None
+        and x._ag is None
+        and not (isinstance(value, Array) and value._ag is not None)
+    ):
         write(x, key, value)
-        bump_version(x)
+        root._version += 1
         return
     _leaf_check(x, "__setitem__")
     if root is x:

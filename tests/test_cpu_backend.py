@@ -171,6 +171,35 @@ def test_fill_of_a_whole_buffer_or_a_vector_view_writes_exactly_its_elements(n):
             np.testing.assert_array_equal(np.asarray(x), want)
 
 
+@pytest.mark.parametrize(
+    "n", [1, 7, kernels.PARALLEL_THRESHOLD - 1, kernels.PARALLEL_THRESHOLD + 5]
+)
+def test_copy_between_vectors_of_any_steps(n):
+    """The backend's copy of one vector into another (x[a:b] = y, x[::2] = y[::-3], a cast on
+    the way, a broadcast element): each target element gets its source element, the elements
+    between the target's steps keep their values."""
+    from strided.backends.cpu import copy_cpu
+
+    src = np.arange(1, 3 * n + 1, dtype=np.float64)
+    pairings = [(1, 1, "float64"), (2, 2, "float64"), (3, -2, "float64"), (-1, 1, "float32"),
+                (1, 0, "int16"), (2, 1, "int64")]  # fmt: skip
+    for out_step, x_step, x_dtype in pairings:
+        base = np.full(3 * n + 4, -1.0)
+        target = xp.asarray(base.copy())
+        t_view = target[::out_step][:n] if out_step > 0 else target[n - 1 :: out_step]
+        source = xp.asarray(src.astype(x_dtype))
+        if x_step:
+            s_view = source[::x_step][:n]
+        else:
+            s_view = xp.broadcast_to(source[:1], (n,))
+        assert t_view.shape == s_view.shape == (n,)
+        copy_cpu(t_view, s_view)
+        want = base.copy()
+        w_view = want[::out_step][:n] if out_step > 0 else want[n - 1 :: out_step]
+        w_view[...] = np.asarray(s_view).astype(np.float64)
+        np.testing.assert_array_equal(np.asarray(target), want)
+
+
 def test_generated_loops_become_dispatchers_once_on_first_lookup():
     import threading
 

@@ -106,12 +106,8 @@ def _matmul_ops():
     return fwd, rev, inplace
 
 
-def _write_item(x, key, value) -> None:
-    x._write_item(key, value)
-
-
 def _array_setitem(x, key, value) -> None:
-    setitem(x, key, value, _write_item)
+    setitem(x, key, value, Array._write_item)  # (the method itself: no wrapper frame)
 
 
 def bind() -> None:

@@ -871,21 +871,21 @@ _COPY_ENTRIES: dict = {}  # (out dtype, x dtype) -> the compiled copy loop's ent
 def copy_cpu(out, x):
     shape = out._shape
     st = out._strides
-    if x._strides == st and x._shape == shape:
-        # the per-call fast path (concat's parts, assignments of equal layouts, casts of a
-        # transpose into its own layout): both operands dense in one memory order, one flat
-        # loop through the compiled entry
-        size = out.size
+    if len(shape) == 1 and x._shape == shape:
+        # vectors (x[:n] = y, concat's parts, a slice with a step): one loop with their
+        # strides through the compiled entry, no planning
+        if 0 < shape[0] < PARALLEL_THRESHOLD:
+            _copy_run(out, st[0], x, x._strides[0], shape[0])
+            return
+    elif x._strides == st and x._shape == shape:
+        # the per-call fast path (assignments of equal layouts, casts of a transpose into its
+        # own layout): both operands dense in one memory order, one flat loop
+        size = _size(shape)
         if 0 < size < PARALLEL_THRESHOLD and _one_block(shape, st):
             _copy_run(out, 1, x, 1, size)
             return
-    elif len(shape) == 1 and x._shape == shape and 0 < shape[0] < PARALLEL_THRESHOLD:
-        # a 1-D strided operand (a slice with a step): one loop with its stride, no planning
-        _copy_run(out, st[0], x, x._strides[0], shape[0])
-        return
-    else:
-        st = x._strides if x._shape == shape else broadcast_strides(x._shape, x._strides, shape)
-    _k()._run_map("copy", [(out._buf, out._offset, out._strides), (x._buf, x._offset, st)], shape)
+    xst = x._strides if x._shape == shape else broadcast_strides(x._shape, x._strides, shape)
+    _k()._run_map("copy", [(out._buf, out._offset, st), (x._buf, x._offset, xst)], shape)
 
 
 def _copy_run(out, out_step: int, x, x_step: int, n: int) -> None:
