@@ -218,6 +218,30 @@ def test_index_errors():
         xp.nonzero(xp.asarray(1.0))
 
 
+@pytest.mark.parametrize("n", [1, 100, 5000, 300_000])
+def test_take_of_a_vector_by_indices_of_either_sign(n):
+    """The vector gather's lanes: all indices non-negative (read as offsets directly), some
+    negative (counted from the end), strided x and indices; an index just out of range at the
+    first or the last position names itself."""
+    rng = np.random.default_rng(n)
+    v = rng.standard_normal(n + 3).astype(np.float32)
+    a = xp.asarray(v)
+    for x, xv in ((a, v), (a[::2], v[::2])):
+        m = xv.shape[0]
+        for lo, hi in ((0, m), (-m, 0), (-m, m)):
+            idx = rng.integers(lo, hi, n)
+            got = xp.take(x, xp.asarray(idx))
+            np.testing.assert_array_equal(np.asarray(got), np.take(xv, idx))
+            got = xp.take(x, xp.asarray(np.repeat(idx, 2))[::2])
+            np.testing.assert_array_equal(np.asarray(got), np.take(xv, idx))
+    for bad in (n + 3, -(n + 4)):
+        for where in (0, n - 1):
+            idx = np.zeros(n, dtype=np.int64)
+            idx[where] = bad
+            with pytest.raises(IndexError, match=f"index {bad} is out of bounds.*{n + 3}"):
+                xp.take(a, xp.asarray(idx))
+
+
 def test_integer_array_indexing_with_many_trailing_dimensions():
     v = np.arange(2 * 3 * 4 * 5 * 2, dtype=np.float64).reshape(2, 3, 4, 5, 2)
     a = xp.asarray(v)

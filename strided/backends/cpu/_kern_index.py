@@ -76,24 +76,35 @@ def _take1_run(o, x, xo, s_ax, idx, io, i_s, j0, j1, n_ax):
         # unit-stride indices: a vectorised test for bad ones, then a gather loop with no early
         # exit and no branch, which LLVM vectorises (4096 float32: 5.3 -> 3.6 us; 1M float64 on
         # one thread 11 -> 4.6 ms, NumPy 6.4)
+        if j1 <= j0:
+            return -1
         iseg = idx[io + j0 : io + j1]
-        bad = False
+        # the indices' least and greatest (vectorised minimum and maximum: faster than
+        # or-ing two compares per index, and they tell whether any index is negative)
+        lo = iseg[0]
+        hi = lo
         for j in range(j1 - j0):
             k = iseg[j]
-            bad |= (k < -n_ax) | (k >= n_ax)
-        if bad:
+            lo = min(lo, k)
+            hi = max(hi, k)
+        if lo < -n_ax or hi >= n_ax:
             for j in range(j1 - j0):
                 k = iseg[j]
                 if k < -n_ax or k >= n_ax:
                     return j0 + j
-        # the checked positions index as unsigned: no wraparound test of its own per element
-        # (4096 float32 from int64 indices: 2.9 -> 2.0 us)
+        # the checked positions index as unsigned: no wraparound test of their own per element,
+        # and none from the end at all when no index is negative (4096 float32 from int64
+        # indices: 2.9 -> 2.0 us, 2.6 -> 2.0 with non-negative ones)
         oseg = o[j0:j1]
         if s_ax == 1:
             xseg = x[xo : xo + n_ax]
-            for j in range(j1 - j0):
-                k = iseg[j]
-                oseg[j] = xseg[np.uint64(k + n_ax if k < 0 else k)]
+            if lo >= 0:
+                for j in range(j1 - j0):
+                    oseg[j] = xseg[np.uint64(iseg[j])]
+            else:
+                for j in range(j1 - j0):
+                    k = iseg[j]
+                    oseg[j] = xseg[np.uint64(k + n_ax if k < 0 else k)]
         else:
             for j in range(j1 - j0):
                 k = iseg[j]
