@@ -226,6 +226,8 @@ def test_observe_reports_every_primitive_call_and_leaves_no_trace():
 
     classes = {name: type(p) for name, p in dispatch.primitives().items()}
     with dispatch.observe(seen):
+        # prim.call, the public functions' method form of prim(...), reports as the call does
+        assert all(type(p).call is type(p).__call__ for p in dispatch.primitives().values())
         y = xp.sum(xp.tanh(x @ w) * 2.0)
         forward = [c for c in calls if c[1] == 0]
         y.backward()
@@ -238,6 +240,7 @@ def test_observe_reports_every_primitive_call_and_leaves_no_trace():
     backward = [c for c in calls if c[1] == 0][len(forward) :]
     assert ("matmul", 0, (3, 4)) in backward  # the gradient of x
     assert {name: type(p) for name, p in dispatch.primitives().items()} == classes
+    assert all(type(p).call is type(p).__call__ for p in dispatch.primitives().values())
     n = len(calls)
     xp.sum(x)
     assert len(calls) == n  # outside the block nothing is reported

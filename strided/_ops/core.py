@@ -77,7 +77,7 @@ def astype_to(x: Array, dtype: dt.DType) -> Array:
     """``x`` converted to ``dtype`` (``x`` itself when it already has it)."""
     if x._dtype is dtype:
         return x
-    return COPY(x, dtype=dtype)
+    return COPY.call(x, dtype=dtype)
 
 
 _INT_RANGES: dict = {}  # integer dtype -> (min, max) as Python ints (np.iinfo costs ~1 us)
@@ -122,7 +122,7 @@ def stored_scalar(op: str, value, dtype: dt.DType):
 
 def copy_of(x: Array) -> Array:
     """A fresh C-contiguous copy of ``x`` on its device."""
-    return COPY(x)
+    return COPY.call(x)
 
 
 def scalar_array(value, dtype: dt.DType, device: Device, op: str) -> Array:

@@ -71,7 +71,7 @@ def _no_kernel(out: Array, **params) -> None:
 
 def _full(shape: tuple, fill_value, dtype: dt.DType, device: Device) -> Array:
     if _observers:
-        return FULL(shape=shape, fill_value=fill_value, dtype=dtype, device=device)
+        return FULL.call(shape=shape, fill_value=fill_value, dtype=dtype, device=device)
     out, kernel = _output_and_kernel(FULL, shape, dtype, device)
     kernel(out, fill_value=fill_value)
     return out
@@ -203,7 +203,7 @@ def arange(
 def _arange(n: int, start, step, dtype: dt.DType, device) -> Array:
     device = as_device(device)
     if _observers:
-        return ARANGE(n=n, start=start, step=step, dtype=dtype, device=device)
+        return ARANGE.call(n=n, start=start, step=step, dtype=dtype, device=device)
     out, kernel = _output_and_kernel(ARANGE, (n,), dtype, device)
     kernel(out, start=start, step=step)
     return out
@@ -225,7 +225,7 @@ def linspace(
             raise TypeError(f"linspace: dtype must be floating-point, got {dtype.name}")
     device = as_device(device)
     if _observers:
-        out = LINSPACE(
+        out = LINSPACE.call(
             num=num, start=start, stop=stop, endpoint=endpoint, dtype=dtype, device=device
         )
     else:

@@ -131,7 +131,7 @@ def _make(name: str):
                     return x[...]
             elif isinstance(x, Array) and x._dtype.kind in _REAL_KINDS:
                 return x[...]
-            return prim(x)
+            return prim.call(x)
 
         params = "x : Array\n"
         what += (
@@ -141,13 +141,13 @@ def _make(name: str):
     elif arity == 1:
 
         def fn(x, /):
-            return prim(x)
+            return prim.call(x)  # (a method call: no argument tuple to build, unlike prim(x))
 
         params = "x : Array\n"
     else:
 
         def fn(x1, x2, /):
-            return prim(x1, x2)
+            return prim.call(x1, x2)
 
         params = "x1, x2 : Array or Python scalar (at least one an array)\n"
     fn.__name__ = fn.__qualname__ = name
@@ -249,7 +249,7 @@ def clip(x, /, min=None, max=None):
                 )
                 or not Mode.enabled
             ):
-                return CLIP(x, lo, hi)
+                return CLIP.call(x, lo, hi)
     out = x
     if min is not None:
         out = PRIMS["maximum"](out, min)

@@ -175,15 +175,15 @@ FFT_C2C.rule, FFT_R2C.rule, FFT_C2R.rule = _c2c_rule, _r2c_rule, _c2r_rule
 
 
 def _c2c(x: Array, axes: tuple[int, ...], inverse: bool, norm: str) -> Array:
-    return FFT_C2C(x, axes=axes, inverse=inverse, norm=norm)
+    return FFT_C2C.call(x, axes=axes, inverse=inverse, norm=norm)
 
 
 def _r2c(x: Array, axes: tuple[int, ...], norm: str) -> Array:
-    return FFT_R2C(x, axes=axes, norm=norm)
+    return FFT_R2C.call(x, axes=axes, norm=norm)
 
 
 def _c2r(x: Array, axes: tuple[int, ...], n: int, norm: str) -> Array:
-    return FFT_C2R(x, axes=axes, n=n, norm=norm)
+    return FFT_C2R.call(x, axes=axes, n=n, norm=norm)
 
 
 # -- complex transforms ---------------------------------------------------------------------------

@@ -52,7 +52,7 @@ def matmul(x1: Array, x2: Array, /) -> Array:
 
     Floating-point products run on BLAS; integer products on strided's own kernel.
     """
-    return MATMUL(x1, x2)
+    return MATMUL.call(x1, x2)
 
 
 def _dot_rule(x1: Array, x2: Array, /, *, axes: tuple, root: bool = False) -> Plan:
@@ -88,7 +88,7 @@ def fused_dot(a: Array, b: Array, axes: tuple, root: bool = False) -> Array | No
         and a._device.type in DOT.kernels
         and not (Mode.enabled and _in_graph_args((a, b)))
     ):
-        return DOT(a, b, axes=tuple(sorted(axes)), root=root)
+        return DOT.call(a, b, axes=tuple(sorted(axes)), root=root)
     return None
 
 
@@ -109,7 +109,7 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
             and x2._device is x1._device
             and not (Mode.enabled and _in_graph_args((x1, x2)))
         ):
-            return DOT(x1, x2, axes=axes)
+            return DOT.call(x1, x2, axes=axes)
     a, b = to_array(x1, "vecdot"), to_array(x2, "vecdot")
     check_dtype("vecdot", a._dtype, "numeric")
     check_dtype("vecdot", b._dtype, "numeric")

@@ -211,21 +211,21 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     """The lower (``upper=False``) or upper Cholesky factor of Hermitian positive-definite
     matrices; :class:`LinAlgError` when a matrix is not positive definite."""
     x = _matrices("cholesky", x, square=True)
-    return CHOLESKY(x, upper=bool(upper))
+    return CHOLESKY.call(x, upper=bool(upper))
 
 
 @composite("inv", 1)
 def inv(x: Array, /) -> Array:
     """The inverse of each square matrix; :class:`LinAlgError` when one is singular."""
     x = _matrices("inv", x, square=True)
-    return INV(x)
+    return INV.call(x)
 
 
 @composite("det", 1)
 def det(x: Array, /) -> Array:
     """The determinant of each square matrix (the product of the LU factorisation's diagonal)."""
     x = _matrices("det", x, square=True)
-    return DET(x)
+    return DET.call(x)
 
 
 @composite("slogdet", 1)
@@ -265,7 +265,7 @@ def solve(x1: Array, x2: Array, /) -> Array:
     k = b._shape[-1]
     a = broadcast_to(astype_to(a, d), batch + (m, m))
     b = broadcast_to(astype_to(b, d), batch + (m, k))
-    out = SOLVE(a, b)
+    out = SOLVE.call(a, b)
     if vector:
         out = out._view(batch + (m,), out._strides[:-1], out._offset)
     return out
@@ -283,7 +283,7 @@ def eigh(x: Array, /) -> EighResult:
 def eigvalsh(x: Array, /) -> Array:
     """The eigenvalues (ascending, real) of Hermitian/symmetric matrices (lower triangle read)."""
     x = _matrices("eigvalsh", x, square=True)
-    return EIGH(x, compute_vectors=False)[0]
+    return EIGH.call(x, compute_vectors=False)[0]
 
 
 @composite("eig", 1)
@@ -297,7 +297,7 @@ def eig(x: Array, /) -> EigResult:
 def eigvals(x: Array, /) -> Array:
     """The eigenvalues of general square matrices, complex."""
     x = _matrices("eigvals", x, square=True)
-    return EIG(x, compute_vectors=False)[0]
+    return EIG.call(x, compute_vectors=False)[0]
 
 
 @composite("svd", 1)
@@ -311,7 +311,7 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
 def svdvals(x: Array, /) -> Array:
     """The singular values of each matrix, descending."""
     x = _matrices("svdvals", x)
-    return SVD(x, full_matrices=False, compute_uv=False)[0]
+    return SVD.call(x, full_matrices=False, compute_uv=False)[0]
 
 
 @composite("qr", 1)
@@ -344,7 +344,7 @@ DIAGONAL = declare("diagonal", "view", rule=_diagonal_rule)
 
 def diagonal(x: Array, /, *, offset: int = 0) -> Array:
     """The ``offset``-th diagonal of each matrix, as a view (no copy)."""
-    return DIAGONAL(x, offset=offset)
+    return DIAGONAL.call(x, offset=offset)
 
 
 def trace(x: Array, /, *, offset: int = 0, dtype=None) -> Array:
@@ -530,7 +530,7 @@ def vector_norm(x: Array, /, *, axis=None, keepdims: bool = False, ord=2) -> Arr
             axes = _FUSED_NORMS.get(key)
             # (a tracked x records the composite, an observer sees it: the general path)
             if axes is not None and _man._untracked_plain(x):
-                out = DOT(x, x, axes=axes, root=True)
+                out = DOT.call(x, x, axes=axes, root=True)
                 return _man.expand_dims(out, axis=axes) if keepdims and axes else out
     abs_, pow, astype, count_nonzero = _ew.abs, _ew.pow, _man.astype, _red.count_nonzero
     max_, min_, sum_ = _red.max, _red.min, _red.sum

@@ -98,7 +98,7 @@ def export(x: Array):
 def to_device(x: Array, device, /, *, stream=None) -> Array:
     """A copy of ``x`` on ``device`` (``x`` itself when it is already there); the backends of the
     two devices move the data (to ``meta``: only shape and dtype move)."""
-    return TO_DEVICE(x, device, stream=stream)
+    return TO_DEVICE.call(x, device, stream=stream)
 
 
 def _target_shape(x: Array, shape) -> tuple:
@@ -288,13 +288,13 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
         if copy is False:
             RESHAPE(x, shape=shape)  # raises: the layout cannot be viewed
         x = copy_of(x)
-    return RESHAPE(x, shape=shape)
+    return RESHAPE.call(x, shape=shape)
 
 
 @names_its_errors
 def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
     """A view of ``x`` with its dimensions reordered (``axes`` may be negative)."""
-    return PERMUTE_DIMS(x, axes=axes)
+    return PERMUTE_DIMS.call(x, axes=axes)
 
 
 def matrix_transpose(x: Array, /) -> Array:
@@ -308,19 +308,19 @@ def matrix_transpose(x: Array, /) -> Array:
 @names_its_errors
 def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
     """A view of ``x`` with size-1 dimensions inserted at ``axis`` (an int or a tuple)."""
-    return EXPAND_DIMS(x, axis=axis)
+    return EXPAND_DIMS.call(x, axis=axis)
 
 
 @names_its_errors
 def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     """A view of ``x`` without the size-1 dimensions named by ``axis``."""
-    return SQUEEZE(x, axis=axis)
+    return SQUEEZE.call(x, axis=axis)
 
 
 @names_its_errors
 def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     """A read-through view of ``x`` broadcast to ``shape`` (stride 0 on repeated dimensions)."""
-    return BROADCAST_TO(x, shape=shape)
+    return BROADCAST_TO.call(x, shape=shape)
 
 
 def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
@@ -338,7 +338,7 @@ def astype(x: Array, dtype, /, *, copy: bool = True, device=None) -> Array:
         x = x.to_device(as_device(device))
     if x._dtype is dtype and not copy:
         return x
-    return COPY(x, dtype=dtype, order="K")  # a transposed x stays transposed, as in NumPy
+    return COPY.call(x, dtype=dtype, order="K")  # a transposed x stays transposed, as in NumPy
 
 
 def _result_dtype(op: str, arrays: list[Array]) -> dt.DType:
@@ -536,7 +536,7 @@ def getitem_basic(x: Array, key) -> Array:
     other views itself): a view, recorded while grad mode is on."""
     if Mode.enabled:
         return GETITEM.recorded_call((x,), {"key": key})
-    return GETITEM(x, key=key)
+    return GETITEM.call(x, key=key)
 
 
 def as_strided(x: Array, /, shape: tuple, strides: tuple, offset: int) -> Array:
@@ -544,7 +544,7 @@ def as_strided(x: Array, /, shape: tuple, strides: tuple, offset: int) -> Array:
     ``shape``/``strides`` in elements, ``offset`` from the first element (autograd's view of a
     region written in place)."""
     c = x if x.is_contiguous() else copy_of(x)
-    return AS_STRIDED(c, shape=shape, strides=strides, offset=offset)
+    return AS_STRIDED.call(c, shape=shape, strides=strides, offset=offset)
 
 
 def drop_leading_ones(value: Array, ndim: int) -> Array:
@@ -687,7 +687,7 @@ WHERE.memoize(_where_key)
 @names_its_errors
 def where(condition: Array, x1, x2, /) -> Array:
     """Elements of ``x1`` where ``condition`` is True, of ``x2`` elsewhere (scalars allowed)."""
-    return WHERE(condition, x1, x2)
+    return WHERE.call(condition, x1, x2)
 
 
 # -- compositions of views and copies (no kernels of their own) ------------------------------------
@@ -721,7 +721,7 @@ def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
                     _FLIPS.clear()
                 r = _FLIPS[key] = (strides, offset - x._offset)
             return x._view(x._shape, r[0], x._offset + r[1])
-    return FLIP(x, axis=axis)
+    return FLIP.call(x, axis=axis)
 
 
 def moveaxis(x: Array, source, destination, /) -> Array:

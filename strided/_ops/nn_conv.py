@@ -132,7 +132,7 @@ def im2col(
     """Sliding blocks of ``x`` (N, C, H, W) as columns (N, C*kh*kw, L), or (C*kh*kw, N, L) with
     ``channels_first`` (what a convolution multiplies in one matrix product); ``padding`` is
     (top, bottom, left, right)."""
-    return IM2COL(
+    return IM2COL.call(
         x,
         kernel_size=kernel_size,
         dilation=dilation,
@@ -152,7 +152,7 @@ def col2im(
 ) -> Array:
     """Sum the columns (N, C*kh*kw, L) back into images (N, C, *output_size): the adjoint of
     :func:`im2col`."""
-    return COL2IM(
+    return COL2IM.call(
         cols,
         output_size=output_size,
         kernel_size=kernel_size,
@@ -208,7 +208,7 @@ def max_pool2d_with_indices(
     x: Array, kernel_size: tuple, stride: tuple, padding: tuple, dilation: tuple, ceil_mode: bool
 ) -> tuple[Array, Array]:
     """Window maxima of ``x`` (N, C, H, W) and their flat positions in each (H, W) plane."""
-    return MAX_POOL2D(
+    return MAX_POOL2D.call(
         x,
         kernel_size=kernel_size,
         stride=stride,
@@ -220,7 +220,7 @@ def max_pool2d_with_indices(
 
 def max_pool2d_backward(g: Array, indices: Array, input_hw: tuple) -> Array:
     """The gradient of max pooling: ``g`` added at ``indices`` in planes of ``input_hw``."""
-    return MAX_POOL2D_BACKWARD(g, indices, input_hw=tuple(input_hw))
+    return MAX_POOL2D_BACKWARD.call(g, indices, input_hw=tuple(input_hw))
 
 
 def _avg_params(kernel_size, stride, padding, count_include_pad, divisor_override, out_hw):
@@ -290,7 +290,7 @@ def avg_pool2d(
     divisor_override: int | None,
 ) -> Array:
     """Window means of ``x`` (N, C, H, W) with PyTorch's divisor rules."""
-    return AVG_POOL2D(
+    return AVG_POOL2D.call(
         x,
         kernel_size=tuple(kernel_size),
         stride=tuple(stride),
@@ -312,7 +312,7 @@ def avg_pool2d_backward(
     divisor_override: int | None,
 ) -> Array:
     """The adjoint of :func:`avg_pool2d`: each window's gradient spread over the input window."""
-    return AVG_POOL2D_BACKWARD(
+    return AVG_POOL2D_BACKWARD.call(
         g,
         input_hw=tuple(input_hw),
         kernel_size=tuple(kernel_size),
@@ -443,7 +443,7 @@ def conv2d(x: Array, w: Array, stride, padding, dilation, groups, bias=None) -> 
     plus ``bias`` (O,) per output channel when given (added by the kernel: no broadcast add
     and its reduction in the graph); ``padding`` is (top, bottom, left, right)."""
     args = (x, w) if bias is None else (x, w, bias)
-    return CONV2D(
+    return CONV2D.call(
         *args, stride=tuple(stride), padding=tuple(padding), dilation=tuple(dilation),
         groups=int(groups),
     )  # fmt: skip
@@ -452,7 +452,7 @@ def conv2d(x: Array, w: Array, stride, padding, dilation, groups, bias=None) -> 
 def conv2d_input_grad(g: Array, w: Array, input_hw, stride, padding, dilation, groups) -> Array:
     """The adjoint of :func:`conv2d` in its input: ``g`` (N, O, OH, OW) -> (N, C, *input_hw)
     (the transposed convolution)."""
-    return CONV2D_INPUT_GRAD(
+    return CONV2D_INPUT_GRAD.call(
         g, w, input_hw=tuple(input_hw), stride=tuple(stride), padding=tuple(padding),
         dilation=tuple(dilation), groups=int(groups),
     )  # fmt: skip
@@ -461,7 +461,7 @@ def conv2d_input_grad(g: Array, w: Array, input_hw, stride, padding, dilation, g
 def conv2d_weight_grad(x: Array, g: Array, kernel_size, stride, padding, dilation, groups):
     """The adjoint of :func:`conv2d` in its weight: sum over the batch of g_n im2col(x_n)^T,
     shaped (O, C/groups, kh, kw)."""
-    return CONV2D_WEIGHT_GRAD(
+    return CONV2D_WEIGHT_GRAD.call(
         x, g, kernel_size=tuple(kernel_size), stride=tuple(stride), padding=tuple(padding),
         dilation=tuple(dilation), groups=int(groups),
     )  # fmt: skip

@@ -74,19 +74,19 @@ def _binary(prim, dunder: str):
         other = _operand(other)
         if other is None:
             return NotImplemented
-        return prim(self, other)
+        return prim.call(self, other)
 
     def rev(self, other):
         other = _operand(other)
         if other is None:
             return NotImplemented
-        return prim(other, self)
+        return prim.call(other, self)
 
     def inplace(self, other):
         other = _operand(other)
         if other is None:
             return NotImplemented
-        return _write_back(f"__i{dunder}__", self, prim(self, other))
+        return _write_back(f"__i{dunder}__", self, prim.call(self, other))
 
     return fwd, rev, inplace
 

@@ -152,45 +152,45 @@ for _p in SCANS.values():
     _p.memoize(_scan_key)
 
 
-def _reduce(name: str, x: Array, axis, keepdims: bool, dtype=None) -> Array:
-    if dtype is None:
-        return PRIMS[name](x, axis=axis, keepdims=keepdims)
-    return PRIMS[name](x, axis=axis, keepdims=keepdims, dtype=dtype)
-
-
-_SUM = PRIMS["sum"]
+# the public functions call their primitives' call methods directly (a shared helper looking
+# the primitive up by name, then calling the instance, cost ~0.3 us of a 4096-element max's 1.9)
+_SUM, _PROD, _MAX, _MIN, _ANY, _ALL, _COUNT_TRUE = (
+    PRIMS[n] for n in ("sum", "prod", "max", "min", "any", "all", "count_true")
+)
 
 
 def sum(x: Array, /, *, axis=None, dtype=None, keepdims: bool = False) -> Array:
     """Sum over ``axis`` (all axes by default); integers accumulate in (u)int64."""
     if dtype is None:
-        return _SUM(x, axis=axis, keepdims=keepdims)
-    return _SUM(x, axis=axis, keepdims=keepdims, dtype=dtype)
+        return _SUM.call(x, axis=axis, keepdims=keepdims)
+    return _SUM.call(x, axis=axis, keepdims=keepdims, dtype=dtype)
 
 
 def prod(x: Array, /, *, axis=None, dtype=None, keepdims: bool = False) -> Array:
     """Product over ``axis`` (all axes by default); integers accumulate in (u)int64."""
-    return _reduce("prod", x, axis, keepdims, dtype)
+    if dtype is None:
+        return _PROD.call(x, axis=axis, keepdims=keepdims)
+    return _PROD.call(x, axis=axis, keepdims=keepdims, dtype=dtype)
 
 
 def max(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:
     """Maximum over ``axis``; NaN propagates; empty reductions raise ValueError."""
-    return _reduce("max", x, axis, keepdims)
+    return _MAX.call(x, axis=axis, keepdims=keepdims)
 
 
 def min(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:
     """Minimum over ``axis``; NaN propagates; empty reductions raise ValueError."""
-    return _reduce("min", x, axis, keepdims)
+    return _MIN.call(x, axis=axis, keepdims=keepdims)
 
 
 def any(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:
     """True where any element over ``axis`` is nonzero."""
-    return _reduce("any", x, axis, keepdims)
+    return _ANY.call(x, axis=axis, keepdims=keepdims)
 
 
 def all(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:
     """True where every element over ``axis`` is nonzero."""
-    return _reduce("all", x, axis, keepdims)
+    return _ALL.call(x, axis=axis, keepdims=keepdims)
 
 
 def mean(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:
@@ -199,7 +199,7 @@ def mean(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:
     if x._dtype.kind not in dt.FLOAT_KINDS:
         check_dtype("mean", x._dtype, "numeric")
         x = astype_to(x, dt.default_float)
-    total = _SUM(x, axis=axis, keepdims=keepdims)
+    total = _SUM.call(x, axis=axis, keepdims=keepdims)
     kept = total.size
     # the count of reduced elements; none: the standard's NaN (an empty result divides anything)
     n = x.size // kept if kept else 1
@@ -255,14 +255,14 @@ VAR.memoize(_var_key)
 def var(x: Array, /, *, axis=None, correction: float = 0.0, keepdims: bool = False) -> Array:
     """Variance over ``axis``: sum(|x - mean|**2) / (N - correction); NaN where N - correction
     <= 0 (NumPy divides by zero and gives inf)."""
-    return VAR(x, axis=axis, correction=correction, keepdims=keepdims)
+    return VAR.call(x, axis=axis, correction=correction, keepdims=keepdims)
 
 
 def std(x: Array, /, *, axis=None, correction: float = 0.0, keepdims: bool = False) -> Array:
     """Standard deviation over ``axis``: sqrt(var), in var's kernel."""
-    return VAR(x, axis=axis, correction=correction, keepdims=keepdims, root=True)
+    return VAR.call(x, axis=axis, correction=correction, keepdims=keepdims, root=True)
 
 
 def count_nonzero(x: Array, /, *, axis=None, keepdims: bool = False) -> Array:
     """Number of nonzero elements over ``axis`` (default integer dtype)."""
-    return _reduce("count_true", to_array(x, "count_nonzero"), axis, keepdims)
+    return _COUNT_TRUE.call(to_array(x, "count_nonzero"), axis=axis, keepdims=keepdims)

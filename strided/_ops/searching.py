@@ -80,13 +80,13 @@ ARGMIN.memoize(_argreduce_key)
 @names_its_errors
 def argmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
     """Index of the first maximum along ``axis`` (of the flattened array when None)."""
-    return ARGMAX(x, axis=axis, keepdims=keepdims)
+    return ARGMAX.call(x, axis=axis, keepdims=keepdims)
 
 
 @names_its_errors
 def argmin(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
     """Index of the first minimum along ``axis`` (of the flattened array when None)."""
-    return ARGMIN(x, axis=axis, keepdims=keepdims)
+    return ARGMIN.call(x, axis=axis, keepdims=keepdims)
 
 
 def _nonzero_rule(x, /) -> Plan:
@@ -110,7 +110,7 @@ NONZERO = declare("nonzero", "nonzero", rule=_nonzero_rule)
 @names_its_errors
 def nonzero(x: Array, /) -> tuple[Array, ...]:
     """Indices of the nonzero elements, one int64 array per dimension, in C order."""
-    return NONZERO(x)
+    return NONZERO.call(x)
 
 
 def _compaction(device, mask: Array, dtype: dt.DType, inputs: tuple, params: dict) -> Plan:
@@ -198,7 +198,7 @@ def searchsorted(x1: Array, x2, /, *, side: str = "left", sorter: Array | None =
     """Insertion points of ``x2`` into the sorted 1-D ``x1`` (``side``: 'left' or 'right')."""
     if sorter is not None:
         x1 = take(to_array(x1, "searchsorted"), sorter)
-    return SEARCHSORTED(x1, x2, side=side)
+    return SEARCHSORTED.call(x1, x2, side=side)
 
 
 def _sort_rule(name: str, index: bool):
@@ -233,13 +233,13 @@ ARGSORT.memoize(_sort_memo_key)
 def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """A sorted copy of ``x`` along ``axis`` (NaN last ascending, first descending; complex
     numbers by real part, then imaginary part)."""
-    return SORT(x, axis=axis, descending=descending, stable=stable)
+    return SORT.call(x, axis=axis, descending=descending, stable=stable)
 
 
 @names_its_errors
 def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """Indices that sort ``x`` along ``axis``; always stable (equal elements keep their order)."""
-    return ARGSORT(x, axis=axis, descending=descending, stable=stable)
+    return ARGSORT.call(x, axis=axis, descending=descending, stable=stable)
 
 
 def _check_indices(op: str, indices: Array) -> None:
@@ -317,13 +317,13 @@ MASK_FILL = declare("mask_fill", "write")
 @names_its_errors
 def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
     """Elements of ``x`` at ``indices`` (1-D, negative counts from the end) along ``axis``."""
-    return TAKE(x, indices, axis=axis)
+    return TAKE.call(x, indices, axis=axis)
 
 
 @names_its_errors
 def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
     """``x`` gathered along ``axis`` by ``indices`` of the same rank (other dims broadcast)."""
-    return TAKE_ALONG_AXIS(x, indices, axis=axis)
+    return TAKE_ALONG_AXIS.call(x, indices, axis=axis)
 
 
 def _normalize_index_rule(k, /, *, size, axis) -> Plan:
@@ -400,12 +400,12 @@ def index_with_arrays(x: Array, key: tuple) -> Array:
         # one 1-D index array: take along axis 0 in one fused pass (bounds check + gather),
         # instead of normalising, scaling and offsetting the indices into a fresh array first
         try:
-            return TAKE(x, k, axis=0)
+            return TAKE.call(x, k, axis=0)
         except IndexError as e:
             raise IndexError(f"__getitem__: {str(e).removeprefix('take: ')}") from None
     x = _dense_trailing(x, len(key))
     offsets, bshape, trailing = _element_offsets(x, key)
-    return GATHER(x, offsets, trailing_strides=x._strides[len(key) :])
+    return GATHER.call(x, offsets, trailing_strides=x._strides[len(key) :])
 
 
 def assign_with_arrays(x: Array, key: tuple, value) -> None:
@@ -515,12 +515,12 @@ def getitem_arrays(x: Array, key) -> Array:
                 expand_dims(x, 0) if bool(mask) else empty_on((0,) + x._shape, x._dtype, x._device)
             )
         if mask._shape == x._shape and x._device.type in MASK_SELECT.kernels:
-            return MASK_SELECT(x, mask)
+            return MASK_SELECT.call(x, mask)
         if mask._shape == x._shape[: mask.ndim] and x._device.type in MASK_OFFSETS.kernels:
             _data_dependent("boolean indexing", x)
             x = _dense_trailing(x, mask.ndim)
-            offsets = MASK_OFFSETS(mask, strides=x._strides[: mask.ndim], offset=x._offset)
-            return GATHER(x, offsets, trailing_strides=x._strides[mask.ndim :])
+            offsets = MASK_OFFSETS.call(mask, strides=x._strides[: mask.ndim], offset=x._offset)
+            return GATHER.call(x, offsets, trailing_strides=x._strides[mask.ndim :])
         return index_with_arrays(x, mask_to_key(x, mask))
     return index_with_arrays(x, key)
 
@@ -539,7 +539,7 @@ def getitem_array_key(x: Array, key) -> Array:
         and (x._base is None or x._base._ag is None)
     ):
         try:
-            return TAKE(x, key, axis=0)
+            return TAKE.call(x, key, axis=0)
         except IndexError as e:
             raise IndexError(f"__getitem__: {str(e).removeprefix('take: ')}") from None
     return getitem_arrays(x, key)

@@ -154,7 +154,7 @@ def isin(x1, x2, /, *, invert: bool = False) -> Array:
     elif n == 0:
         found = full(x1._shape, False, device=x1._device)
     elif x1._device.type in ISIN_SORTED.kernels:
-        found = ISIN_SORTED(needles, haystack)
+        found = ISIN_SORTED.call(needles, haystack)
     else:
         pos = searchsorted(haystack, needles)
         clipped = subtract(pos, astype_to(equal(pos, n), dt.int64))  # n -> n - 1
