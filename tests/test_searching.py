@@ -823,10 +823,11 @@ def test_integer_array_writes_like_numpy_bounds_negatives_and_aliasing(n):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int16])
 @pytest.mark.parametrize("k", [1, 128, 129, 4096])  # counted (<= 128) or searched
-@pytest.mark.parametrize("q", [10, 70_000])  # serial and threaded
+@pytest.mark.parametrize("q", [10, 600, 3000, 70_000])  # serial, split in runs, in blocks
 def test_searchsorted_counted_and_searched_like_numpy(dtype, k, q):
     """Insertion points into short sorted arrays (counted per block of queries) and long ones
-    (binary searches), either side, NaNs in both (NaN sorts last), repeated values."""
+    (binary searches: serial, the queries split in runs over threads, or in blocks), either
+    side, NaNs in both (NaN sorts last), repeated values."""
     rng = np.random.default_rng(k + q)
     a = np.sort((rng.integers(0, 60, k)).astype(dtype))
     v = rng.integers(-5, 65, q).astype(dtype)
@@ -836,6 +837,19 @@ def test_searchsorted_counted_and_searched_like_numpy(dtype, k, q):
     for side in ("left", "right"):
         got = xp.searchsorted(xp.asarray(a), xp.asarray(v), side=side)
         np.testing.assert_array_equal(np.asarray(got), np.searchsorted(a, v, side=side))
+
+
+def test_searchsorted_of_strided_and_multidimensional_operands():
+    """x1 a strided view, x2 a transposed 2-D array or a 0-d one: the insertion points of x2's
+    elements in x2's shape, as NumPy gives them."""
+    rng = np.random.default_rng(5)
+    a = np.sort(rng.standard_normal(3000))
+    v = rng.standard_normal((40, 30)).T
+    got = xp.searchsorted(xp.asarray(a)[::3], xp.permute_dims(xp.asarray(v.T), (1, 0)))
+    np.testing.assert_array_equal(np.asarray(got), np.searchsorted(a[::3], v))
+    got = xp.searchsorted(xp.asarray(a)[::-1][::-1], xp.asarray(v)[:, 0:1], side="right")
+    np.testing.assert_array_equal(np.asarray(got), np.searchsorted(a, v[:, 0:1], side="right"))
+    assert int(xp.searchsorted(xp.asarray(a), xp.asarray(v[0, 0]))) == np.searchsorted(a, v[0, 0])
 
 
 def test_take_along_axis_planned_per_layout_like_numpy():

@@ -1973,21 +1973,45 @@ def _sort_kernel(name: str):
 
 
 def searchsorted_cpu(out, x1, x2, *, right):
-    a = np.ascontiguousarray(numpy_view(x1))  # 1-D: a view unless x1 is strided
-    v = np.ascontiguousarray(numpy_view(x2)).reshape(-1)
+    a = _flat_dense(x1)
+    v = _flat_dense(x2)
     o = out._buf[out._offset :]
+    ix = _ix()
     if v.size >= PARALLEL_THRESHOLD:  # many queries: blocks of them over threads
-        _ix().searchsorted_p(o, a, v, right)
+        ix.searchsorted_p(o, a, v, right)
         return
-    run = _ix().searchsorted  # (through its entry: no type dispatch per call)
+    if a.size > ix._SMALL_SORTED and v.size * a.size.bit_length() >= _SEARCH_SPLIT_STEPS:
+        # enough binary-search steps to pay for starting the threads (~1 us): runs of at
+        # least 256 queries, at most one per launched thread (asking numba how many threads
+        # run now costs ~1 us; with fewer, a thread takes several runs)
+        parts = min(ix.LAUNCHED_THREADS, v.size // 256)
+        run = ix.searchsorted_parts
+        _k().call_compiled(run, (run, a.dtype, v.dtype), (o, a, v, right, parts))
+        return
+    run = ix.searchsorted  # (through its entry: no type dispatch per call)
     _k().call_compiled(run, (run, a.dtype, v.dtype), (o, a, v, right))
+
+
+# searchsorted splits its queries over threads from this many binary-search steps (queries x
+# log2 of the sorted length; measured: 500 queries into 4096 values 5.7 -> 4.7 us on two
+# threads, 256 of them 3.0 -> 3.3)
+_SEARCH_SPLIT_STEPS = 6000
+
+
+def _flat_dense(x) -> np.ndarray:
+    """The elements of ``x`` in C order as a 1-D ndarray: a slice of its buffer when it is
+    C-contiguous (0.15 us; numpy_view and ascontiguousarray: ~1 us), else a copy."""
+    size = _size(x._shape)
+    if x._strides == _c_strides(x._shape) or size <= 1:
+        return x._buf[x._offset : x._offset + size]
+    return np.ascontiguousarray(numpy_view(x)).reshape(-1)
 
 
 def isin_sorted_cpu(out, x, haystack):
     """out = whether each element of x is among the values of the sorted 1-D haystack (of x's
     dtype): one pass over x, the haystack compared whole when short, else searched."""
-    v = np.ascontiguousarray(numpy_view(x)).reshape(-1)
-    a = np.ascontiguousarray(numpy_view(haystack))
+    v = _flat_dense(x)
+    a = _flat_dense(haystack)
     o = out._buf[out._offset : out._offset + v.size].view(np.uint8)
     if v.size >= PARALLEL_THRESHOLD:
         _ix().isin_sorted_p(o, a, v)

