@@ -839,6 +839,27 @@ def test_searchsorted_counted_and_searched_like_numpy(dtype, k, q):
         np.testing.assert_array_equal(np.asarray(got), np.searchsorted(a, v, side=side))
 
 
+@pytest.mark.parametrize("n", [1, 63, 64, 65, 1000, 4097])
+def test_mask_selection_of_every_density_like_numpy(n):
+    """x[mask] for a mask of x's shape: blocks of 64 with no True element skipped, the rest
+    compacted; masks empty, sparse, half and full, on contiguous x and mask (1-D, 2-D, views at
+    an offset), on strided ones, and x of bool and complex dtype."""
+    rng = np.random.default_rng(n)
+    v = rng.standard_normal(n + 5)
+    for density in (0.0, 0.01, 0.5, 1.0):
+        m = rng.random(n + 5) < density
+        m[rng.integers(0, n + 5)] = density > 0  # (one True at a random place, when any)
+        x, mask = xp.asarray(v), xp.asarray(m)
+        for view in (lambda a: a, lambda a: a[3:], lambda a: a[::2],
+                     lambda a: xp.reshape(a[: n // 5 * 5], (-1, 5)) if isinstance(a, xp.Array)
+                     else a[: n // 5 * 5].reshape(-1, 5)):  # fmt: skip
+            got = view(x)[view(mask)]
+            np.testing.assert_array_equal(np.asarray(got), view(v)[view(m)])
+        for dtype in (np.bool_, np.complex64):
+            xv = (v > 0).astype(dtype) if dtype is np.bool_ else (v + 1j * v).astype(dtype)
+            np.testing.assert_array_equal(np.asarray(xp.asarray(xv)[xp.asarray(m)]), xv[m])
+
+
 def test_searchsorted_of_strided_and_multidimensional_operands():
     """x1 a strided view, x2 a transposed 2-D array or a 0-d one: the insertion points of x2's
     elements in x2's shape, as NumPy gives them."""

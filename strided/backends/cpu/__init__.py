@@ -2029,8 +2029,16 @@ def mask_offsets_cpu(out, mask, *, strides, offset):
 
 
 def mask_select_cpu(out, x, mask):
-    loop = _ix().mask_select
     obuf = out._buf[out._offset :]
+    shape, st = x._shape, x._strides
+    if st == mask._strides and st == _c_strides(shape):
+        # x and mask C-contiguous: one flat compaction of buffer slices
+        n = _size(shape)
+        loop = _ix().mask_select_flat
+        args = (obuf, x._buf[x._offset : x._offset + n], mask._buf[mask._offset : mask._offset + n])
+        _k().call_compiled(loop, (loop, obuf.dtype, x._buf.dtype), args)
+        return
+    loop = _ix().mask_select
     args = (obuf, x._buf, x._offset, _int64s(x._strides), mask._buf, mask._offset,
             _int64s(mask._strides), _int64s(mask._shape))  # fmt: skip
     _k().call_compiled(loop, (loop, obuf.dtype, x._buf.dtype, mask._buf.dtype), args)
