@@ -841,9 +841,9 @@ def test_searchsorted_counted_and_searched_like_numpy(dtype, k, q):
 
 @pytest.mark.parametrize("n", [1, 63, 64, 65, 1000, 4097])
 def test_mask_selection_of_every_density_like_numpy(n):
-    """x[mask] for a mask of x's shape: blocks of 64 with no True element skipped, the rest
-    compacted; masks empty, sparse, half and full, on contiguous x and mask (1-D, 2-D, views at
-    an offset), on strided ones, and x of bool and complex dtype."""
+    """x[mask] and nonzero(mask) for a mask of x's shape: blocks of 64 with no True element
+    skipped, the rest compacted; masks empty, sparse, half and full, on contiguous x and mask
+    (1-D, 2-D, views at an offset), on strided ones, and x of bool and complex dtype."""
     rng = np.random.default_rng(n)
     v = rng.standard_normal(n + 5)
     for density in (0.0, 0.01, 0.5, 1.0):
@@ -855,6 +855,8 @@ def test_mask_selection_of_every_density_like_numpy(n):
                      else a[: n // 5 * 5].reshape(-1, 5)):  # fmt: skip
             got = view(x)[view(mask)]
             np.testing.assert_array_equal(np.asarray(got), view(v)[view(m)])
+            for g, w in zip(xp.nonzero(view(mask)), np.nonzero(view(m)), strict=True):
+                np.testing.assert_array_equal(np.asarray(g), w)
         for dtype in (np.bool_, np.complex64):
             xv = (v > 0).astype(dtype) if dtype is np.bool_ else (v + 1j * v).astype(dtype)
             np.testing.assert_array_equal(np.asarray(xp.asarray(xv)[xp.asarray(m)]), xv[m])

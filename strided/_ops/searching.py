@@ -100,7 +100,10 @@ def _nonzero_rule(x, /) -> Plan:
         ((x.ndim, count), dt.default_index),
         (x,),
         (dt.bool,),
-        finish=lambda coords: tuple(coords[d] for d in range(x.ndim)),
+        # (each row of the fresh C-ordered coordinates as a view: no indexing per row)
+        finish=lambda coords: tuple(
+            coords._view((count,), (1,), coords._offset + d * count) for d in range(x.ndim)
+        ),
     )
 
 

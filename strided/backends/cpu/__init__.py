@@ -2074,9 +2074,13 @@ def _int64s(values: tuple) -> np.ndarray:
 
 
 def nonzero_cpu(out, x):
-    dense = np.ascontiguousarray(numpy_view(x)).reshape(-1)
-    run = _ix().nonzero_coords  # (through its entry: no type dispatch per call)
-    args = (out._buf[out._offset :], dense, _int64s(x._shape), out._shape[1])
+    dense = _flat_dense(x)  # (bool: the rule casts x)
+    if len(x._shape) == 1:  # positions: blocks of 64 without a True element skipped
+        run = _ix().nonzero_flat
+        args = (out._buf[out._offset :], dense, out._shape[1])
+    else:
+        run = _ix().nonzero_coords  # (through its entry: no type dispatch per call)
+        args = (out._buf[out._offset :], dense, _int64s(x._shape), out._shape[1])
     _k().call_compiled(run, (run, dense.dtype), args)
 
 

@@ -773,6 +773,44 @@ def mask_select(o, x, xo, xstrides, m, mo, mstrides, shape):
 
 
 @njit(**_OPTS)
+def _any_of_64(words, b):
+    """Whether block ``b`` of 64 bools (as eight uint64 words) holds a True one."""
+    w = b * 8
+    return (words[w] | words[w + 1] | words[w + 2] | words[w + 3] | words[w + 4]
+            | words[w + 5] | words[w + 6] | words[w + 7]) != 0  # fmt: skip
+
+
+@njit(**_OPTS)
+def nonzero_flat(o, m, count):
+    """The positions of the True elements of the 1-D bool ``m`` (``count`` of them) into
+    ``o``: blocks of 64 with none skipped whole, the others compacted branch-free, as in
+    :func:`mask_select_flat`; the elements after the last True one are not visited (a
+    branch-free write there would land past ``o``)."""
+    if count == 0:
+        return
+    mb = m.view(np.uint8)
+    end = m.shape[0]
+    while mb[end - 1] == 0:
+        end -= 1
+    nb = end // 64  # (the blocks wholly before the last True element)
+    mw = mb[: nb * 64].view(np.uint64)
+    c = 0
+    for b in range(nb):
+        if _any_of_64(mw, b):
+            base = b * 64
+            ms = mb[base : base + 64]
+            oc = o[c:]
+            k_c = 0
+            for k in range(64):
+                oc[k_c] = base + k
+                k_c += ms[k]
+            c += k_c
+    for k in range(nb * 64, end):
+        o[c] = k
+        c += mb[k]
+
+
+@njit(**_OPTS)
 def mask_select_flat(o, x, m):
     """The elements of the 1-D ``x`` where the bool ``m`` (as long) is True, in order, into
     ``o`` (one element longer than there are True elements, as :func:`mask_select`'s): blocks of
@@ -784,9 +822,7 @@ def mask_select_flat(o, x, m):
     mw = mb[: nb * 64].view(np.uint64)
     c = 0
     for b in range(nb):
-        w = b * 8
-        if (mw[w] | mw[w + 1] | mw[w + 2] | mw[w + 3] | mw[w + 4] | mw[w + 5] | mw[w + 6]
-                | mw[w + 7]) != 0:  # fmt: skip
+        if _any_of_64(mw, b):
             xs = x[b * 64 : b * 64 + 64]
             ms = mb[b * 64 : b * 64 + 64]
             oc = o[c:]
