@@ -1980,7 +1980,7 @@ def searchsorted_cpu(out, x1, x2, *, right):
     if v.size >= PARALLEL_THRESHOLD:  # many queries: blocks of them over threads
         ix.searchsorted_p(o, a, v, right)
         return
-    if a.size > ix._SMALL_SORTED and v.size * a.size.bit_length() >= _SEARCH_SPLIT_STEPS:
+    if a.size > ix._COUNTED_SORTED and v.size * a.size.bit_length() >= _SEARCH_SPLIT_STEPS:
         # enough binary-search steps to pay for starting the threads (~1 us): runs of at
         # least 256 queries, at most one per launched thread (asking numba how many threads
         # run now costs ~1 us; with fewer, a thread takes several runs)

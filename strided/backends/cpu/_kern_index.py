@@ -553,12 +553,12 @@ def merge_sorted_run(a, b, out, p, r):
 @njit(**_OPTS)
 def _searchsorted_block(o, a, v, i0, i1, right):
     """o[i] = insertion point of v[i] in the sorted 1-D a for i in [i0, i1) (NaN sorts last, as
-    in NumPy).  A short a (up to _SMALL_SORTED values: isin's haystack, bin edges) is counted:
-    for each of its values, one vectorised pass adds (a[j] before v[i]) to every query of the
-    block, instead of a binary search per query (1M queries into 20 values 17 -> ~2 ms on one
-    thread)."""
+    in NumPy).  A short a (up to _COUNTED_SORTED values: bin edges) is counted: for each of its
+    values, one vectorised pass adds (a[j] before v[i]) to every query of the block, instead of
+    a binary search per query (1M queries into 20 values 17 -> ~2 ms on one thread).  A longer
+    one is searched by groups of queries in lockstep (:func:`_search_group`)."""
     n = a.shape[0]
-    if n <= _SMALL_SORTED:
+    if n <= _COUNTED_SORTED:
         seg = o[i0:i1]
         vs = v[i0:i1]
         for i in range(i1 - i0):
@@ -570,24 +570,48 @@ def _searchsorted_block(o, a, v, i0, i1, right):
                 x = vs[i]
                 seg[i] += ((m <= x) | (x != x)) if right else ((m < x) | ((x != x) & m_num))
         return
-    for i in range(i0, i1):
-        x = v[i]
-        lo, hi = 0, n
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            m = a[mid]
-            # a[mid] < x (left) or a[mid] <= x (right), with NaN greater than every number
-            if x != x:
-                go_right = (m == m) or right
-            elif m != m:
-                go_right = False
-            else:
-                go_right = (m <= x) if right else (m < x)
-            if go_right:
-                lo = mid + 1
-            else:
-                hi = mid
-        o[i] = lo
+    # a NaN query goes after every number (left) or after everything (right): the first NaN
+    # of a (NaNs sort last) by a binary search
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if a[mid] == a[mid]:
+            lo = mid + 1
+        else:
+            hi = mid
+    nan_at = n if right else lo
+    base = np.empty(_SEARCH_GROUP, np.int64)
+    for g0 in range(i0, i1, _SEARCH_GROUP):
+        g1 = min(g0 + _SEARCH_GROUP, i1)
+        _search_group(o[g0:g1], a, v[g0:g1], right, nan_at, base)
+
+
+@njit(**_OPTS)
+def _search_group(o, a, vs, right, nan_at, base):
+    """Insertion points of the queries ``vs`` into the sorted a (at least two values), searched
+    in lockstep: every query halves the same range length each step (the branch-free lower
+    bound: base += half where a[base + half] is before the query), so each step is one pass
+    over the group whose loads do not wait on one another, where one search at a time waits on
+    each load (4096 sorted float32, 1000 queries: 13.7 -> 8.9 us; 4096 queries into 128
+    values, counted: 78 -> 38).  For a number the plain comparison already puts NaNs of a
+    after it; a NaN query takes ``nan_at``."""
+    m = vs.shape[0]
+    for j in range(m):
+        base[j] = 0
+    length = a.shape[0]
+    while length > 1:
+        half = length >> 1
+        for j in range(m):
+            b = base[j]
+            mv = a[b + half]
+            base[j] = b + half if ((mv <= vs[j]) if right else (mv < vs[j])) else b
+        length -= half
+    for j in range(m):
+        x = vs[j]
+        b = base[j]
+        mv = a[b]
+        found = b + ((mv <= x) if right else (mv < x))
+        o[j] = found if x == x else nan_at
 
 
 @njit(**_OPTS)
@@ -633,8 +657,13 @@ def isin_sorted_p(o, a, v):
         _isin_block(o, a, v, i0, min(i0 + _QUERY_BLOCK, q), pos)
 
 
-#: sorted arrays up to this long are counted rather than searched (see _searchsorted_block)
+#: isin compares sorted arrays up to this long whole rather than searching them
 _SMALL_SORTED = 128
+#: searchsorted counts sorted arrays up to this long rather than searching them (measured: 8
+#: values 3.4 against 12.6 us for 4096 queries, 50 values about even, 128 values 42 against 23)
+_COUNTED_SORTED = 32
+#: queries searched in lockstep (see _search_group)
+_SEARCH_GROUP = 64
 #: queries per block of the counting pass (its slice of o and v stays in L1)
 _QUERY_BLOCK = 1024
 
@@ -667,8 +696,9 @@ def searchsorted_parts(o, a, v, right, parts):
     q = v.shape[0]
     chunk = (q + parts - 1) // parts
     for p in prange(parts):
-        i0 = min(p * chunk, q)
-        _searchsorted_block(o, a, v, i0, min(i0 + chunk, q), right)
+        end = min(p * chunk + chunk, q)
+        for i0 in range(min(p * chunk, q), end, _QUERY_BLOCK):
+            _searchsorted_block(o, a, v, i0, min(i0 + _QUERY_BLOCK, end), right)
 
 
 @njit(**_OPTS)
