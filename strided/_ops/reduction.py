@@ -212,13 +212,13 @@ _CUMSUM, _CUMPROD = SCANS["sum"], SCANS["prod"]
 @names_its_errors
 def cumulative_sum(x: Array, /, *, axis=None, dtype=None, include_initial: bool = False) -> Array:
     """Cumulative sum along ``axis`` (optional for 1-D input)."""
-    return _CUMSUM(x, axis=axis, dtype=dtype, include_initial=include_initial)
+    return _CUMSUM.call(x, axis=axis, dtype=dtype, include_initial=include_initial)
 
 
 @names_its_errors
 def cumulative_prod(x: Array, /, *, axis=None, dtype=None, include_initial: bool = False) -> Array:
     """Cumulative product along ``axis`` (optional for 1-D input)."""
-    return _CUMPROD(x, axis=axis, dtype=dtype, include_initial=include_initial)
+    return _CUMPROD.call(x, axis=axis, dtype=dtype, include_initial=include_initial)
 
 
 def _var_rule(x, /, *, axis=None, correction: float = 0.0, keepdims: bool = False, root=False):
