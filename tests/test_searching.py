@@ -822,8 +822,8 @@ def test_integer_array_writes_like_numpy_bounds_negatives_and_aliasing(n):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int16])
-@pytest.mark.parametrize("k", [1, 2, 32, 33, 129, 4096])  # counted (<= 32) or searched
-@pytest.mark.parametrize("q", [10, 600, 3000, 70_000])  # serial, split in runs, in blocks
+@pytest.mark.parametrize("k", [1, 2, 50, 64, 65, 129, 4096])  # counted (<= 64) or searched
+@pytest.mark.parametrize("q", [10, 600, 3000, 70_000])  # serial, split in runs, blocks
 def test_searchsorted_counted_and_searched_like_numpy(dtype, k, q):
     """Insertion points into short sorted arrays (counted per block of queries) and long ones
     (searched by groups of 64 queries in lockstep: serial, the queries split in runs over

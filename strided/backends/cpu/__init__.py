@@ -1980,10 +1980,15 @@ def searchsorted_cpu(out, x1, x2, *, right):
     if v.size >= PARALLEL_THRESHOLD:  # many queries: blocks of them over threads
         ix.searchsorted_p(o, a, v, right)
         return
-    if a.size > ix._COUNTED_SORTED and v.size * a.size.bit_length() >= _SEARCH_SPLIT_STEPS:
-        # enough binary-search steps to pay for starting the threads (~1 us): runs of at
-        # least 256 queries, at most one per launched thread (asking numba how many threads
-        # run now costs ~1 us; with fewer, a thread takes several runs)
+    counted = a.size <= ix._COUNTED_SORTED
+    if (
+        v.size * a.size >= _SEARCH_SPLIT_COUNTS
+        if counted
+        else v.size * a.size.bit_length() >= _SEARCH_SPLIT_STEPS
+    ):
+        # enough work to pay for starting the threads (~1 us): runs of at least 256 queries,
+        # at most one per launched thread (asking numba how many threads run now costs ~1 us;
+        # with fewer, a thread takes several runs)
         parts = min(ix.LAUNCHED_THREADS, v.size // 256)
         run = ix.searchsorted_parts
         _k().call_compiled(run, (run, a.dtype, v.dtype), (o, a, v, right, parts))
@@ -1996,6 +2001,8 @@ def searchsorted_cpu(out, x1, x2, *, right):
 # log2 of the sorted length; measured: 500 queries into 4096 values 5.7 -> 4.7 us on two
 # threads, 256 of them 3.0 -> 3.3)
 _SEARCH_SPLIT_STEPS = 6000
+# ... and from this many comparisons when it counts (queries x sorted length)
+_SEARCH_SPLIT_COUNTS = 60000
 
 
 def _flat_dense(x) -> np.ndarray:
