@@ -59,7 +59,7 @@ def _unique(op: str, x: Array, need_order: bool = True):
     indices and order are None."""
     x = to_array(x, op)
     _data_dependent(op, x)
-    flat = reshape(x, (-1,))
+    flat = x if len(x._shape) == 1 else reshape(x, (-1,))
     n = flat._shape[0]
     if need_order:
         order = argsort(flat) if n else empty_on((0,), dt.int64, x._device)
@@ -92,7 +92,7 @@ def unique_values(x: Array, /) -> Array:
     """The unique elements of ``x``, sorted (each NaN counts once)."""
     x = to_array(x, "unique_values")
     _data_dependent("unique_values", x)
-    ordered = sort(reshape(x, (-1,)))
+    ordered = sort(x if len(x._shape) == 1 else reshape(x, (-1,)))
     if ordered._shape[0] < 2:
         return ordered
     # the first value, then each that differs from the one before it (NaN != NaN: every NaN),
