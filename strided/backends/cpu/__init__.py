@@ -1997,12 +1997,13 @@ def searchsorted_cpu(out, x1, x2, *, right):
     _k().call_compiled(run, (run, a.dtype, v.dtype), (o, a, v, right))
 
 
-# searchsorted splits its queries over threads from this many binary-search steps (queries x
-# log2 of the sorted length; measured: 500 queries into 4096 values 5.7 -> 4.7 us on two
-# threads, 256 of them 3.0 -> 3.3)
-_SEARCH_SPLIT_STEPS = 6000
-# ... and from this many comparisons when it counts (queries x sorted length)
-_SEARCH_SPLIT_COUNTS = 60000
+# searchsorted splits its queries over threads from this many search steps (queries x log2 of
+# the sorted length), or comparisons when it counts (queries x sorted length): about 10 us of
+# work on one thread, so that starting the threads (~1 us, more while another library's
+# threads hold the cores) pays (1000 queries into 4096 values 12 -> 9.8 us on two threads;
+# 500 of them, 5.7 -> 4.7 us, stay on one)
+_SEARCH_SPLIT_STEPS = 12000
+_SEARCH_SPLIT_COUNTS = 150000
 
 
 def _flat_dense(x) -> np.ndarray:
