@@ -1989,7 +1989,7 @@ def searchsorted_cpu(out, x1, x2, *, right):
         # enough work to pay for starting the threads (~1 us): runs of at least 256 queries,
         # at most one per launched thread (asking numba how many threads run now costs ~1 us;
         # with fewer, a thread takes several runs)
-        parts = min(ix.LAUNCHED_THREADS, v.size // 256)
+        parts = max(1, min(ix.LAUNCHED_THREADS, v.size // 256))
         run = ix.searchsorted_parts
         _k().call_compiled(run, (run, a.dtype, v.dtype), (o, a, v, right, parts))
         return
