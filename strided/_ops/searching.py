@@ -535,30 +535,24 @@ def getitem_array_key(x: Array, key) -> Array:
     (the composite's layers cost about 2 us of a 4096-element gather)."""
     if (
         key.__class__ is Array
-        and key._dtype in _ROW_INDEX_DTYPES
-        and len(key._shape) == 1
         and x._shape
         and key._device is x._device
         and x._ag is None
         and (x._base is None or x._base._ag is None)
     ):
-        try:
-            return TAKE.call(x, key, axis=0)
-        except IndexError as e:
-            raise IndexError(f"__getitem__: {str(e).removeprefix('take: ')}") from None
-    if (
-        key.__class__ is Array
-        and key._dtype is dt.bool
-        and key._shape == x._shape
-        and key._shape
-        and key._device is x._device
-        and x._ag is None
-        and (x._base is None or x._base._ag is None)
-        and x._device.type in MASK_SELECT.kernels
-    ):
-        # an untracked x selected by a boolean mask of its own shape: the compaction itself
-        # (4096 float32: the composite's layers were ~1.5 us of ~9.7)
-        return MASK_SELECT.call(x, key)
+        if key._dtype in _ROW_INDEX_DTYPES and len(key._shape) == 1:
+            try:
+                return TAKE.call(x, key, axis=0)
+            except IndexError as e:
+                raise IndexError(f"__getitem__: {str(e).removeprefix('take: ')}") from None
+        if (
+            key._dtype is dt.bool
+            and key._shape == x._shape
+            and x._device.type in MASK_SELECT.kernels
+        ):
+            # a boolean mask of x's own shape: the compaction itself (4096 float32: the
+            # composite's layers were ~1.5 us of ~9.7)
+            return MASK_SELECT.call(x, key)
     return getitem_arrays(x, key)
 
 

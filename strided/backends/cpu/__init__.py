@@ -1053,14 +1053,10 @@ def fill_cpu(out, value):
     if not shape:  # 0-d: Python scalars in binary ops land here on every call
         out._buf[out._offset] = value
         return
-    if len(shape) == 1 and out._strides[0] > 0 and shape[0] < PARALLEL_THRESHOLD:
-        # a short vector: ndarray.fill on the whole buffer (4096 float32: 0.45 us) or on a
-        # (stepped) slice view of it (x[:10] = 0, eye's diagonal; slice assignment: 0.77 us)
-        buf, off, n, step = out._buf, out._offset, shape[0], out._strides[0]
-        if step == 1 and off == 0 and buf.shape[0] == n:
-            buf.fill(value)
-        elif n:  # (n = 0 would make the slice's stop negative: counted from the end)
-            buf[off : off + (n - 1) * step + 1 : step].fill(value)
+    if len(shape) == 1 and shape[0] < PARALLEL_THRESHOLD:
+        # a short vector (x[:10] = 0, eye's diagonal): the kernels' run fill, without their
+        # layout tests
+        _k().fill_run(out._buf, out._offset, shape[0], out._strides[0], value)
         return
     _k().fill(_out(out), shape, value)
 
@@ -1308,6 +1304,15 @@ def _dense_host(a) -> np.ndarray:
     return np.ascontiguousarray(numpy_view(a))
 
 
+def _flat_dense(x) -> np.ndarray:
+    """``x``'s elements in C order as a 1-D ndarray: a slice of its buffer when it is
+    C-contiguous (0.15 us; :func:`_dense_host` and a reshape: ~1 us), else a copy."""
+    size = _size(x._shape)
+    if x._strides == _c_strides(x._shape) or size <= 1:
+        return x._buf[x._offset : x._offset + size]
+    return _dense_host(x).reshape(-1)
+
+
 def _argreduce_dense_order(k, x, find_max: bool) -> int:
     """The flat (C-order) index of the first max (min) of a large array dense in another axis
     order (a transpose), read in place: the winning value from memory order, then the smallest
@@ -1436,7 +1441,7 @@ def _run_argreduce_axis_plan(k, plan, out, x, find_max) -> None:
 
 
 def normalize_index_cpu(out, k, *, size, axis):
-    v = _dense_host(k).reshape(-1)
+    v = _flat_dense(k)
     o = out._buf[out._offset : out._offset + v.size]
     ix = _ix()  # one pass: bounds test and normalisation (NumPy's three passes: 9.8 -> ~2 us)
     key = (ix.normalize_indices, o.dtype, v.dtype)
@@ -2004,15 +2009,6 @@ def searchsorted_cpu(out, x1, x2, *, right):
 # 500 of them, 5.7 -> 4.7 us, stay on one)
 _SEARCH_SPLIT_STEPS = 12000
 _SEARCH_SPLIT_COUNTS = 150000
-
-
-def _flat_dense(x) -> np.ndarray:
-    """The elements of ``x`` in C order as a 1-D ndarray: a slice of its buffer when it is
-    C-contiguous (0.15 us; numpy_view and ascontiguousarray: ~1 us), else a copy."""
-    size = _size(x._shape)
-    if x._strides == _c_strides(x._shape) or size <= 1:
-        return x._buf[x._offset : x._offset + size]
-    return np.ascontiguousarray(numpy_view(x)).reshape(-1)
 
 
 def isin_sorted_cpu(out, x, haystack):

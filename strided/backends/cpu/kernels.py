@@ -188,27 +188,32 @@ def copy(out, inp, shape) -> None:
     _run_map("copy", [out, inp], shape)
 
 
+def fill_run(buf, off: int, n: int, step: int, value) -> None:
+    """buf[off + i * step] = value for i < n (a short run, any step): ndarray.fill on the whole
+    buffer (4096 float32: 0.45 us) or on a (stepped) slice view of it, in either direction
+    (faster than slice assignment's 0.77 us)."""
+    if not n:
+        return  # (a slice's stop would be negative: counted from the end)
+    if step == 1 and off == 0 and buf.shape[0] == n:
+        buf.fill(value)
+    elif step:
+        lo = off if step > 0 else off + step * (n - 1)
+        buf[lo : lo + abs(step) * (n - 1) + 1 : abs(step)].fill(value)
+    else:
+        buf[off] = value
+
+
 def fill(out, shape, value) -> None:
     """Write the scalar ``value`` into every element of the (possibly strided) ``out``."""
     buf, off, strides = out
     dense, zeros = _dense_strides(shape)
     if strides == dense and _size(shape) < PARALLEL_THRESHOLD:
-        # a serial dense run: ndarray.fill on the whole buffer (zeros((64, 64))) or on a slice
-        # view of it (faster than slice assignment: 0.55 against 0.77 us for 4096 float32)
-        total = _size(shape)
-        if off == 0 and buf.shape[0] == total:
-            buf.fill(value)
-        else:
-            buf[off : off + total].fill(value)
+        # a serial dense run (zeros((64, 64))): one flat run
+        fill_run(buf, off, _size(shape), 1, value)
         return
     if len(shape) == 1 and shape[0] < PARALLEL_THRESHOLD:
-        # one strided run (eye's diagonal, x[::2] = 0): a stepped slice, in either direction
-        n, st = shape[0], strides[0]
-        if n and st:
-            lo = off if st > 0 else off + st * (n - 1)
-            buf[lo : lo + abs(st) * (n - 1) + 1 : abs(st)] = value
-        elif n:
-            buf[off] = value
+        # one strided run (eye's diagonal, x[::2] = 0)
+        fill_run(buf, off, shape[0], strides[0], value)
         return
     src = np.full(1, value, dtype=buf.dtype)
     if strides == dense or dense_order(shape, strides) is not None:
