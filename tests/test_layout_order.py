@@ -366,3 +366,30 @@ def test_astype_and_c_copies_of_permuted_arrays_alternate_like_numpy(shape, axes
                 np.ascontiguousarray(a).strides[i] // 4 for i in range(a.ndim)
             )
             np.testing.assert_array_equal(np.asarray(c), a)
+
+
+@pytest.mark.parametrize("n", [7, 1000, 70001])
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.int64, np.float32, np.complex128])
+def test_copies_of_an_operand_repeated_along_a_short_unit_stride_dimension_match_numpy(n, dtype):
+    """repeat(x, r) for r of 1-6 (the repeat kernels' unrolled counts and the general loop), of
+    strided and reversed vectors and along an axis of a 2-D array, a column broadcast to (n, 3)
+    copied, and a cast of such a broadcast (the rank-3 copy): NumPy's values at small sizes and
+    the threaded one."""
+    rng = np.random.default_rng(n)
+    v = (rng.standard_normal(2 * n) * 50).astype(dtype)
+    x = xp.asarray(v)
+    for r in range(1, 7):
+        np.testing.assert_array_equal(np.asarray(xp.repeat(x, r)), np.repeat(v, r))
+        np.testing.assert_array_equal(np.asarray(xp.repeat(x[::2], r)), np.repeat(v[::2], r))
+        np.testing.assert_array_equal(np.asarray(xp.repeat(x[::-3], r)), np.repeat(v[::-3], r))
+    m = v[: 2 * (n // 2)].reshape(2, -1)
+    for axis in (0, 1):
+        got = xp.repeat(xp.asarray(m), 3, axis=axis)
+        np.testing.assert_array_equal(np.asarray(got), np.repeat(m, 3, axis=axis))
+    col = xp.broadcast_to(x[:n, None], (n, 3))
+    np.testing.assert_array_equal(
+        np.asarray(xp.asarray(col, copy=True)), np.repeat(v[:n, None], 3, 1)
+    )
+    target = np.complex64 if dtype is np.complex128 else np.float64
+    wide = xp.astype(col, getattr(xp, np.dtype(target).name))
+    np.testing.assert_array_equal(np.asarray(wide), np.repeat(v[:n, None], 3, 1).astype(target))

@@ -889,6 +889,56 @@ def join_two(o, a, ao, na, b, bo, nb):
 
 
 @njit(**_OPTS)
+def _repeat_block(o, oo, os2, a, ao, as2, r, k0, k1):
+    """o[oo + k*os2 + q] = a[ao + k*as2] for q < r, k0 <= k < k1: each element of a run
+    written r times side by side (the copy of a broadcast such as repeat(x, 4)'s), the common
+    counts unrolled (a loop of an unknown 2-4 iterations per element runs at half the speed)."""
+    if r == 2:
+        for k in range(k0, k1):
+            v, b = a[ao + k * as2], oo + k * os2
+            o[b] = v
+            o[b + 1] = v
+    elif r == 3:
+        for k in range(k0, k1):
+            v, b = a[ao + k * as2], oo + k * os2
+            o[b] = v
+            o[b + 1] = v
+            o[b + 2] = v
+    elif r == 4:
+        for k in range(k0, k1):
+            v, b = a[ao + k * as2], oo + k * os2
+            o[b] = v
+            o[b + 1] = v
+            o[b + 2] = v
+            o[b + 3] = v
+    else:
+        for k in range(k0, k1):
+            v, b = a[ao + k * as2], oo + k * os2
+            for q in range(r):
+                o[b + q] = v
+
+
+@njit(**_OPTS)
+def repeat_runs(o, oo, os0, os2, a, ao, as0, as2, n0, r, n2):
+    """o[oo + i*os0 + q + k*os2] = a[ao + i*as0 + k*as2] over i < n0, q < r, k < n2: the copy
+    of an operand broadcast along the output's unit-stride dimension of short extent r, written
+    in memory order (the rank-3 copy ran it as r strided passes over the output or as n2 inner
+    loops of r: repeat(x, 4) of 250000 float64 575-1250 us against NumPy's 380-420)."""
+    for i in range(n0):
+        _repeat_block(o, oo + i * os0, os2, a, ao + i * as0, as2, r, 0, n2)
+
+
+@njit(parallel=True, **_OPTS)
+def repeat_runs_p(o, oo, os0, os2, a, ao, as0, as2, n0, r, n2, parts):
+    """:func:`repeat_runs` in ``parts`` chunks of each run over threads."""
+    chunk = (n2 + parts - 1) // parts
+    for t in prange(n0 * parts):
+        i = t // parts
+        k0 = min((t - i * parts) * chunk, n2)
+        _repeat_block(o, oo + i * os0, os2, a, ao + i * as0, as2, r, k0, min(k0 + chunk, n2))
+
+
+@njit(**_OPTS)
 def mask_fill(x, xo, m, mo, n, v):
     """x[xo + i] = v where m[mo + i], for n elements of an x and a mask laid out alike and densely
     (x[mask] = scalar): every element written, kept or replaced by a select (vectorised; a

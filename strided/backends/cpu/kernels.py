@@ -16,6 +16,7 @@ import numpy as np
 
 from ..._layout import dense_order, simplify, split_outer
 from . import _generated_kernels as G
+from . import _kern_index as _ix
 from ._kern_matmul import matmul_blas, matmul_int
 
 __all__ = ["elementwise", "where", "copy", "fill", "reduce", "cumulative", "matmul", "argreduce"]
@@ -107,6 +108,8 @@ def _run_map(name: str, operands, shape) -> None:
             return
     plan = _map_plan(shape, tuple([op[2] for op in operands]))
     small = total < PARALLEL_THRESHOLD or parallel is None
+    if name == "copy" and len(plan) == 1 and _repeat_copy(operands, plan[0], small):
+        return
     if len(operands) == 3 and small and plan:
         os, a_st, b_st = plan[0][4]
         if os[2] == 1 and plan[0][3] > 1 and {a_st[2], b_st[2]} == {0, 1}:
@@ -128,6 +131,24 @@ def _run_map(name: str, operands, shape) -> None:
         if not small:  # (the parallel loop too through its entry point: ~4 us less per call)
             args.append(n2 if n0 * n1 >= 64 else SEGMENT)
         call_compiled(loop, key, tuple(args))
+
+
+def _repeat_copy(operands, entry, small: bool) -> bool:
+    """Run a copy whose plan ``entry`` has the input broadcast along the output's unit-stride
+    middle dimension of at most SHORT_INNER elements (repeat(x, 4), a column broadcast to
+    (N, 3)) through the repeat kernels, which write each output run in memory order; False (and
+    nothing done) for another layout or a cast."""
+    (d0, d1), n0, r, n2, ((os0, os1, os2), (as0, as1, as2)) = entry
+    (ob, oo, _), (ab, ao, _) = operands
+    if os1 != 1 or as1 != 0 or r > SHORT_INNER or ob.dtype != ab.dtype:
+        return False
+    args = [ob, oo + d0, os0, os2, ab, ao + d1, as0, as2, n0, r, n2]
+    if small:
+        call_compiled(_ix.repeat_runs, (_ix.repeat_runs, ob.dtype), tuple(args))
+    else:
+        args.append(max(1, min(_ix.LAUNCHED_THREADS, n2 // SEGMENT)))
+        call_compiled(_ix.repeat_runs_p, (_ix.repeat_runs_p, ob.dtype), tuple(args))
+    return True
 
 
 _PLANS: dict = {}
