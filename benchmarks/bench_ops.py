@@ -567,6 +567,10 @@ def timeit(fns, repeat: int, budget: float) -> list[float]:
     Interleaved: this machine's slow spells last milliseconds (a virtual CPU held by the host, a
     second thread that gains nothing for a while), so timing one library's batches after the
     other's let one spell fall on every batch of one library and none of the other's.
+    Each batch follows one untimed call of its function: the first parallel call after another
+    library's pool ran waits for that pool's spinning threads to give the two cores back
+    (~200 us here, strided's after PyTorch's and PyTorch's after strided's), a hand-over
+    between libraries that a program using one of them does not pay, which fell on every batch.
     """
     numbers = []
     for fn in fns:
@@ -578,6 +582,7 @@ def timeit(fns, repeat: int, budget: float) -> list[float]:
     best = [math.inf] * len(fns)
     for _ in range(repeat):
         for i, (fn, number) in enumerate(zip(fns, numbers)):
+            fn()
             t0 = time.perf_counter()
             for _ in range(number):
                 fn()

@@ -803,3 +803,67 @@ def test_vecdot_and_norm_gradients_still_flow_like_torch():
     tl.backward()
     np.testing.assert_allclose(np.asarray(a.grad), ta.grad.numpy(), rtol=1e-12)
     np.testing.assert_allclose(np.asarray(b.grad), tb.grad.numpy(), rtol=1e-12)
+
+
+def test_tensordot_plans_per_shapes_and_axes_and_still_checks():
+    """tensordot remembers its checked plan per (shapes, int axes): repeated calls with other
+    int axes, views at other offsets and permuted operands give NumPy's values, a mismatch is
+    refused every time, and a tracked operand still gets PyTorch's gradient."""
+    import torch
+
+    rng = np.random.default_rng(5)
+    a_n, b_n = rng.standard_normal((4, 3, 3)), rng.standard_normal((3, 3, 5))
+    a, b = xp.asarray(a_n), xp.asarray(b_n)
+    for _ in range(2):  # the second round takes the remembered plans
+        for axes in (0, 1, 2):
+            got = xp.tensordot(a, b, axes=axes)
+            np.testing.assert_allclose(np.asarray(got), np.tensordot(a_n, b_n, axes), rtol=1e-12)
+        m = xp.asarray(a_n[0])
+        for x, x_n in ((m, a_n[0]), (a[1], a_n[1]), (xp.matrix_transpose(m), a_n[0].T)):
+            got = xp.tensordot(x, x, axes=1)
+            np.testing.assert_allclose(np.asarray(got), x_n @ x_n, rtol=1e-12)
+        got = xp.tensordot(a, b, axes=([1, 2], [1, 0]))
+        want = np.tensordot(a_n, b_n, axes=([1, 2], [1, 0]))
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)
+        with pytest.raises(ValueError, match="tensordot"):
+            xp.tensordot(a, xp.asarray(b_n[:2]), axes=1)
+        with pytest.raises(ValueError, match="tensordot"):
+            xp.tensordot(a, b, axes=4)
+    x = xp.asarray(a_n, requires_grad=True)
+    xp.sum(xp.tensordot(x, b, axes=2) ** 2).backward()
+    t = torch.tensor(a_n, requires_grad=True)
+    (torch.tensordot(t, torch.tensor(b_n), dims=2) ** 2).sum().backward()
+    np.testing.assert_allclose(np.asarray(x.grad), t.grad.numpy(), rtol=1e-12)
+
+
+def test_trace_and_outer_lanes_match_numpy_record_and_report():
+    """trace and outer build their views directly for untracked plain arrays: NumPy's values for
+    offsets, strided and reversed operands; a tracked operand still gets PyTorch's gradient and
+    an observer still sees the calls."""
+    import torch
+
+    from strided import dispatch
+
+    rng = np.random.default_rng(6)
+    m_n = rng.standard_normal((7, 9))
+    m = xp.asarray(m_n)
+    for offset in (-3, 0, 2, 9):
+        got = xp.linalg.trace(m[::2], offset=offset)
+        np.testing.assert_allclose(float(got), np.trace(m_n[::2], offset=offset), rtol=1e-12)
+    got = xp.linalg.trace(xp.asarray(np.arange(12, dtype=np.int32).reshape(3, 4)), dtype=xp.int64)
+    assert got.dtype == xp.int64 and int(got) == np.trace(np.arange(12).reshape(3, 4))
+    for u, v, u_n, v_n in (
+        (m[0], m[1, ::2], m_n[0], m_n[1, ::2]),
+        (m[2, ::-1], m[:, 3], m_n[2, ::-1], m_n[:, 3]),
+    ):
+        np.testing.assert_array_equal(np.asarray(xp.linalg.outer(u, v)), np.outer(u_n, v_n))
+    x = xp.asarray(m_n, requires_grad=True)
+    (xp.linalg.trace(x, offset=1) + xp.sum(xp.linalg.outer(x[0], x[1]))).backward()
+    t = torch.tensor(m_n, requires_grad=True)
+    (torch.diagonal(t, offset=1).sum() + torch.outer(t[0], t[1]).sum()).backward()
+    np.testing.assert_allclose(np.asarray(x.grad), t.grad.numpy(), rtol=1e-12)
+    calls = []
+    with dispatch.observe(lambda prim, args, params, out, depth: calls.append(prim.name)):
+        xp.linalg.trace(m)
+        xp.linalg.outer(m[0], m[1])
+    assert "diagonal" in calls and calls.count("expand_dims") == 2

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import math
+
 from .. import _dtypes as dt
 from .._array import Array
 from .._grad_state import Mode
 from .._shapes import broadcast_shapes, normalize_axis
 from ..dispatch import Plan, _in_graph_args, declare
+from . import manipulation as _man
 from .core import check_dtype, same_device, to_array
 
 __all__ = ["matmul", "tensordot", "vecdot"]
@@ -138,12 +141,30 @@ def _is_seq(s) -> bool:
     return isinstance(s, (list, tuple))
 
 
+#: (x1's shape, x2's shape, int axes) -> tensordot's plan (:func:`_tensordot_plan`), checked once
+_TENSORDOT_PLANS: dict = {}
+
+
 def tensordot(x1: Array, x2: Array, /, *, axes=2) -> Array:
     """Contraction of ``x1`` and ``x2`` over ``axes`` (an int: the last/first ``axes`` axes;
     or a pair of sequences), computed as one matmul of 2-D views or copies."""
-    from .manipulation import permute_dims, reshape
-
     a, b = to_array(x1, "tensordot"), to_array(x2, "tensordot")
+    key = (a._shape, b._shape, axes) if type(axes) is int else None
+    plan = _TENSORDOT_PLANS.get(key) if key is not None else None
+    if plan is None:
+        plan = _tensordot_plan(a, b, axes)
+        if key is not None:
+            if len(_TENSORDOT_PLANS) >= 1024:
+                _TENSORDOT_PLANS.clear()
+            _TENSORDOT_PLANS[key] = plan
+    order_a, matrix_a, order_b, matrix_b, shape = plan
+    out = matmul(_as_matrix(a, order_a, matrix_a), _as_matrix(b, order_b, matrix_b))
+    return out if out._shape == shape else _man.reshape(out, shape)
+
+
+def _tensordot_plan(a: Array, b: Array, axes) -> tuple:
+    """(axis order of a or None when unchanged, a's 2-D shape, the same of b, the result's
+    shape) for tensordot(a, b, axes), the arguments checked."""
     if isinstance(axes, int):
         if axes < 0 or axes > min(a.ndim, b.ndim):
             raise ValueError(f"tensordot: axes={axes} is invalid for shapes {a.shape}, {b.shape}")
@@ -163,16 +184,23 @@ def tensordot(x1: Array, x2: Array, /, *, axes=2) -> Array:
             )
     free_a = [i for i in range(a.ndim) if i not in ax_a]
     free_b = [j for j in range(b.ndim) if j not in ax_b]
-    k = 1
-    for i in ax_a:
-        k *= a._shape[i]
-    m = 1
-    for i in free_a:
-        m *= a._shape[i]
-    n = 1
-    for j in free_b:
-        n *= b._shape[j]
-    a2 = reshape(permute_dims(a, tuple(free_a + ax_a)), (m, k))
-    b2 = reshape(permute_dims(b, tuple(ax_b + free_b)), (k, n))
-    out = matmul(a2, b2)
-    return reshape(out, tuple(a._shape[i] for i in free_a) + tuple(b._shape[j] for j in free_b))
+    k = math.prod(a._shape[i] for i in ax_a)
+    m = math.prod(a._shape[i] for i in free_a)
+    n = math.prod(b._shape[j] for j in free_b)
+    order_a, order_b = tuple(free_a + ax_a), tuple(ax_b + free_b)
+    return (
+        None if order_a == tuple(range(a.ndim)) else order_a,
+        (m, k),
+        None if order_b == tuple(range(b.ndim)) else order_b,
+        (k, n),
+        tuple(a._shape[i] for i in free_a) + tuple(b._shape[j] for j in free_b),
+    )
+
+
+def _as_matrix(x: Array, order: tuple | None, shape: tuple) -> Array:
+    """``x`` with its axes in ``order`` (None: as they are), reshaped to the 2-D ``shape``; the
+    steps that would change nothing are skipped (each costs a primitive call: tensordot of two
+    64x64 matrices 26 -> ~14 us, its matmul ~12)."""
+    if order is not None:
+        x = _man.permute_dims(x, order)
+    return x if x._shape == shape else _man.reshape(x, shape)

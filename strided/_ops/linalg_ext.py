@@ -49,11 +49,12 @@ from .._array import Array
 from .._errors import LinAlgError
 from .._shapes import broadcast_shapes, normalize_axes
 from ..dispatch import Plan, composite, declare
+from . import creation as _cr
 from . import elementwise as _ew
 from . import manipulation as _man
 from . import reduction as _red
 from .core import astype_to, check_dtype, copy_of, same_device, to_array
-from .linalg import DOT, fused_dot
+from .linalg import DOT, fused_dot, matmul
 
 __all__ = [
     "LinAlgError",
@@ -239,8 +240,6 @@ def slogdet(x: Array, /) -> SlogdetResult:
 def solve(x1: Array, x2: Array, /) -> Array:
     """The solution ``X`` of ``x1 @ X = x2``; ``x2`` of shape ``(M,)`` is one vector for every
     matrix of ``x1``, otherwise ``(..., M, K)`` with batch dimensions broadcast against ``x1``'s."""
-    from .manipulation import broadcast_to
-
     a = _matrices("solve", x1, square=True)
     b = to_array(x2, "solve")
     check_dtype("solve", b._dtype, "floating")
@@ -263,8 +262,8 @@ def solve(x1: Array, x2: Array, /) -> Array:
         ) from None
     d = dt.promote(a._dtype, b._dtype)
     k = b._shape[-1]
-    a = broadcast_to(astype_to(a, d), batch + (m, m))
-    b = broadcast_to(astype_to(b, d), batch + (m, k))
+    a = _man.broadcast_to(astype_to(a, d), batch + (m, m))
+    b = _man.broadcast_to(astype_to(b, d), batch + (m, k))
     out = SOLVE.call(a, b)
     if vector:
         out = out._view(batch + (m,), out._strides[:-1], out._offset)
@@ -349,31 +348,31 @@ def diagonal(x: Array, /, *, offset: int = 0) -> Array:
 
 def trace(x: Array, /, *, offset: int = 0, dtype=None) -> Array:
     """The sum of the ``offset``-th diagonal of each matrix (integers accumulate as in ``sum``)."""
-    from .reduction import sum as sum_
-
     x = _matrices("trace", x, accepts="numeric")
-    return sum_(diagonal(x, offset=offset), axis=-1, dtype=dtype)
+    if _man._untracked_plain(x):  # the diagonal view made here (no primitive call to record it)
+        d = x._view(*_diagonal_rule(x, offset=offset))
+    else:
+        d = diagonal(x, offset=offset)
+    return _red.sum(d, axis=-1, dtype=dtype)
 
 
 def outer(x1: Array, x2: Array, /) -> Array:
     """The outer product of two 1-D arrays."""
-    from .elementwise import multiply
-
     a, b = to_array(x1, "outer"), to_array(x2, "outer")
     check_dtype("outer", a._dtype, "numeric")
     check_dtype("outer", b._dtype, "numeric")
     if a.ndim != 1 or b.ndim != 1:
         raise ValueError(f"outer: expected two 1-D arrays, got shapes {a._shape} and {b._shape}")
-    from .manipulation import expand_dims
-
-    return multiply(expand_dims(a, axis=-1), expand_dims(b, axis=0))
+    if _man._untracked_plain(a) and _man._untracked_plain(b):
+        # the column and row views made here (expand_dims records them: ~1 us each)
+        column = a._view(a._shape + (1,), a._strides + (0,), a._offset)
+        row = b._view((1,) + b._shape, (0,) + b._strides, b._offset)
+        return _ew.multiply(column, row)
+    return _ew.multiply(_man.expand_dims(a, axis=-1), _man.expand_dims(b, axis=0))
 
 
 def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """Cross products of 3-element vectors along ``axis`` (negative; other axes broadcast)."""
-    from .elementwise import multiply, subtract
-    from .manipulation import moveaxis, stack
-
     a, b = to_array(x1, "cross"), to_array(x2, "cross")
     check_dtype("cross", a._dtype, "numeric")
     check_dtype("cross", b._dtype, "numeric")
@@ -391,29 +390,25 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
             f"cross: shapes {a._shape} and {b._shape} must both have size 3 along axis {axis}"
         )
     broadcast_shapes(a._shape, b._shape, op="cross")  # the other axes must broadcast
-    u, v = moveaxis(a, axis, -1), moveaxis(b, axis, -1)
+    u, v = _man.moveaxis(a, axis, -1), _man.moveaxis(b, axis, -1)
     u0, u1, u2 = u[..., 0], u[..., 1], u[..., 2]
     v0, v1, v2 = v[..., 0], v[..., 1], v[..., 2]
     parts = [
-        subtract(multiply(u1, v2), multiply(u2, v1)),
-        subtract(multiply(u2, v0), multiply(u0, v2)),
-        subtract(multiply(u0, v1), multiply(u1, v0)),
+        _ew.subtract(_ew.multiply(u1, v2), _ew.multiply(u2, v1)),
+        _ew.subtract(_ew.multiply(u2, v0), _ew.multiply(u0, v2)),
+        _ew.subtract(_ew.multiply(u0, v1), _ew.multiply(u1, v0)),
     ]
-    return stack(parts, axis=axis)
+    return _man.stack(parts, axis=axis)
 
 
 def matrix_power(x: Array, n: int, /) -> Array:
     """``x`` multiplied by itself ``n`` times (by repeated squaring); ``n < 0`` inverts first and
     ``n == 0`` gives identity matrices."""
-    from .creation import eye
-    from .linalg import matmul
-    from .manipulation import broadcast_to
-
     x = _matrices("matrix_power", x, square=True)
     n = _int_arg("matrix_power", "n", n)
     if n == 0:
-        ident = eye(x._shape[-1], dtype=x._dtype, device=x._device)
-        return copy_of(broadcast_to(ident, x._shape))
+        ident = _cr.eye(x._shape[-1], dtype=x._dtype, device=x._device)
+        return copy_of(_man.broadcast_to(ident, x._shape))
     if n < 0:
         try:
             x = inv(x)
@@ -439,61 +434,51 @@ def _default_rtol(x: Array) -> float:
 
 def _tolerance(op: str, x: Array, s: Array, rtol) -> Array:
     """``rtol * largest singular value`` for each matrix, shaped ``(..., 1)``."""
-    from .elementwise import multiply
-
     largest = s[..., :1]
     if rtol is None:
-        return multiply(largest, _default_rtol(x))
+        return _ew.multiply(largest, _default_rtol(x))
     if isinstance(rtol, Array):
         check_dtype(op, rtol._dtype, "real floating")
-        return multiply(largest, rtol._view(rtol._shape + (1,), rtol._strides + (0,), rtol._offset))
+        return _ew.multiply(
+            largest, rtol._view(rtol._shape + (1,), rtol._strides + (0,), rtol._offset)
+        )
     if isinstance(rtol, bool) or not isinstance(rtol, numbers.Real):
         raise TypeError(f"{op}: rtol must be a float or a real floating array, got {rtol!r}")
-    return multiply(largest, float(rtol))
+    return _ew.multiply(largest, float(rtol))
 
 
 def matrix_rank(x: Array, /, *, rtol=None) -> Array:
     """The number of singular values larger than ``rtol`` times the largest (default
     ``max(M, N) * eps``), as the default integer dtype."""
-    from .creation import zeros
-    from .elementwise import greater
-    from .manipulation import astype
-    from .reduction import count_nonzero
-
     x = _matrices("matrix_rank", x)
     s = svdvals(x)
     if s._shape[-1] == 0:
         shape = x._shape[:-2]
         if isinstance(rtol, Array):
             shape = broadcast_shapes(shape, rtol._shape, op="matrix_rank")
-        return zeros(shape, dtype=dt.default_int, device=x._device)
-    big = greater(s, _tolerance("matrix_rank", x, s, rtol))
-    return astype(count_nonzero(big, axis=-1), dt.default_int, copy=False)
+        return _cr.zeros(shape, dtype=dt.default_int, device=x._device)
+    big = _ew.greater(s, _tolerance("matrix_rank", x, s, rtol))
+    return _man.astype(_red.count_nonzero(big, axis=-1), dt.default_int, copy=False)
 
 
 def pinv(x: Array, /, *, rtol=None) -> Array:
     """The Moore-Penrose pseudo-inverse from the SVD, singular values at or below ``rtol`` times
     the largest (default ``max(M, N) * eps``) treated as zero."""
-    from .creation import zeros
-    from .elementwise import conj, divide, greater, multiply
-    from .linalg import matmul
-    from .manipulation import expand_dims, matrix_transpose, where
-
     x = _matrices("pinv", x)
     m, n = x._shape[-2:]
     if min(m, n) == 0:
         shape = x._shape[:-2]
         if isinstance(rtol, Array):
             shape = broadcast_shapes(shape, rtol._shape, op="pinv")
-        return zeros(shape + (n, m), dtype=x._dtype, device=x._device)
+        return _cr.zeros(shape + (n, m), dtype=x._dtype, device=x._device)
     u, s, vh = svd(x, full_matrices=False)
-    keep = greater(s, _tolerance("pinv", x, s, rtol))
-    s_inv = where(keep, divide(1.0, where(keep, s, 1.0)), 0.0)
-    s_inv = expand_dims(s_inv, axis=-1)
-    uh = matrix_transpose(u)
+    keep = _ew.greater(s, _tolerance("pinv", x, s, rtol))
+    s_inv = _man.where(keep, _ew.divide(1.0, _man.where(keep, s, 1.0)), 0.0)
+    s_inv = _man.expand_dims(s_inv, axis=-1)
+    uh = _man.matrix_transpose(u)
     if x._dtype.kind == dt.COMPLEX:
-        uh, vh = conj(uh), conj(vh)
-    return matmul(matrix_transpose(vh), multiply(s_inv, uh))
+        uh, vh = _ew.conj(uh), _ew.conj(vh)
+    return matmul(_man.matrix_transpose(vh), _ew.multiply(s_inv, uh))
 
 
 _INF = float("inf")
@@ -566,17 +551,12 @@ def matrix_norm(x: Array, /, *, keepdims: bool = False, ord="fro") -> Array:
     """A norm of each matrix: ``'fro'``, ``'nuc'`` (sum of singular values), ``2``/``-2``
     (largest/smallest singular value), ``1``/``-1`` (max/min column sum of magnitudes) or
     ``inf``/``-inf`` (max/min row sum)."""
-    from .elementwise import abs as abs_
-    from .reduction import max as max_
-    from .reduction import min as min_
-    from .reduction import sum as sum_
-
     x = _matrices("matrix_norm", x)
     if isinstance(ord, str) and ord == "fro":
         return vector_norm(x, axis=(-2, -1), keepdims=keepdims, ord=2)
     m, n = x._shape[-2:]
     if isinstance(ord, str) and ord == "nuc":
-        r = sum_(svdvals(x), axis=-1)
+        r = _red.sum(svdvals(x), axis=-1)
     elif not isinstance(ord, bool) and ord in (2, -2):
         if min(m, n) == 0:
             raise ValueError(f"matrix_norm: ord={ord} of an empty matrix (shape {x._shape})")
@@ -586,14 +566,12 @@ def matrix_norm(x: Array, /, *, keepdims: bool = False, ord="fro") -> Array:
         across, along = (-2, n) if ord in (1, -1) else (-1, m)
         if along == 0:
             raise ValueError(f"matrix_norm: ord={ord} of an empty matrix (shape {x._shape})")
-        sums = sum_(abs_(x), axis=across)
-        r = (max_ if ord > 0 else min_)(sums, axis=-1)
+        sums = _red.sum(_ew.abs(x), axis=across)
+        r = (_red.max if ord > 0 else _red.min)(sums, axis=-1)
     else:
         raise ValueError(
             f"matrix_norm: ord must be 'fro', 'nuc', 1, -1, 2, -2, inf or -inf, got {ord!r}"
         )
     if keepdims:
-        from .manipulation import expand_dims
-
-        r = expand_dims(r, axis=(-2, -1))
+        r = _man.expand_dims(r, axis=(-2, -1))
     return r
