@@ -1,7 +1,8 @@
 """The ``linalg`` extension vs NumPy: every function, every accepted dtype, batched and
 non-contiguous input (transposed, sliced, negative strides, broadcast batches), meta agreement,
-rejected dtypes, shape errors and LinAlgError; both CPU routes (NumPy's gufuncs and SciPy's
-single-precision drivers for large matrices)."""
+rejected dtypes, shape errors and LinAlgError; the three CPU routes (NumPy's gufuncs for
+stacks, LAPACK called directly for one small matrix, SciPy's single-precision drivers for large
+matrices)."""
 
 from __future__ import annotations
 
@@ -88,7 +89,9 @@ def _check_svd(x, res, d, full):
     k = min(x.shape[-2:])
     _close(s, np.linalg.svd(x.astype(np.complex128), compute_uv=False), d, 10)
     _close((u[..., :, :k] * s[..., None, :]) @ vh[..., :k, :], x, d, 10)
-    _close(_ct(u) @ u, np.broadcast_to(np.eye(u.shape[-1]), u.shape), d, 10)
+    _close(
+        _ct(u) @ u, np.broadcast_to(np.eye(u.shape[-1]), u.shape[:-2] + (u.shape[-1],) * 2), d, 10
+    )
     _close(vh @ _ct(vh), np.broadcast_to(np.eye(vh.shape[-2]), vh.shape[:-1] + vh.shape[-2:-1]), d)
     assert u.shape[-1] == (x.shape[-2] if full else k)
 
@@ -867,3 +870,94 @@ def test_trace_and_outer_lanes_match_numpy_record_and_report():
         xp.linalg.trace(m)
         xp.linalg.outer(m[0], m[1])
     assert "diagonal" in calls and calls.count("expand_dims") == 2
+
+
+# -- one matrix: the direct LAPACK route ----------------------------------------------------------
+def _single_params():
+    for case in CASES:
+        if case.name in ("outer", "solve_vector", "vector_norm", "cross", "trace", "diagonal"):
+            continue  # (no LAPACK, or calls that index a batch)
+        for d in FLOATS:
+            yield pytest.param(case, d, id=f"{case.name}-{d.name}")
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "negative"])
+@pytest.mark.parametrize("case,d", list(_single_params()))
+def test_single_matrices_take_the_direct_route_like_numpy(case: Case, d: sdt.DType, layout):
+    """One matrix (no batch) calls its LAPACK driver directly: the same checks against NumPy as
+    a stack, in every floating dtype, C-ordered and transposed."""
+    assert cpu_linalg._direct(np.empty(case.shape[1:]))
+    rng = np.random.default_rng(sum(map(ord, case.name)) + 1)
+    v, a = in_layout(case.make(rng, case.shape[1:], d), layout)
+    case.check(v, case.fn(a), d)
+
+
+@pytest.mark.parametrize("d", FLOATS, ids=lambda d: d.name)
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4), (1, 6)])
+def test_single_matrix_factorizations_shapes_triangles_and_failures(d, shape):
+    """The direct route's shapes for tall, wide and square matrices (svd with and without full
+    matrices, both qr modes), strictly triangular Cholesky factors and R, only the lower
+    triangle read by eigh, eigvalsh and cholesky (as NumPy), and NumPy's LinAlgError on a
+    singular or indefinite matrix."""
+    rng = np.random.default_rng(11)
+    v = _general(rng, shape, d)
+    x = xp.asarray(v)
+    for full in (True, False):
+        _check_svd(v, L.svd(x, full_matrices=full), d, full)
+        u, s, vh = L.svd(x, full_matrices=full)
+        nu, ns, nvh = np.linalg.svd(v, full_matrices=full)
+        assert (u.shape, s.shape, vh.shape) == (nu.shape, ns.shape, nvh.shape)
+    for mode in ("reduced", "complete"):
+        q, r = L.qr(x, mode=mode)
+        nq, nr = np.linalg.qr(v, mode=mode)
+        assert (q.shape, r.shape) == (nq.shape, nr.shape)
+        _check_qr(v, L.qr(x, mode=mode), d, mode)
+    if shape[0] != shape[1]:
+        return
+    p = _positive_definite(rng, shape, d)
+    lopsided = p + np.triu(np.full(shape, 7.0, p.dtype), 1)  # upper triangle not the lower's
+    low, up = (
+        np.asarray(L.cholesky(xp.asarray(lopsided))),
+        np.asarray(L.cholesky(xp.asarray(lopsided), upper=True)),
+    )
+    np.testing.assert_array_equal(low, np.tril(low))
+    np.testing.assert_array_equal(up, np.triu(up))
+    _close(low, np.linalg.cholesky(lopsided.astype(np.complex128)), d, 10)
+    _close(up, _ct(np.linalg.cholesky(lopsided.astype(np.complex128))), d, 10)
+    _close(
+        L.eigvalsh(xp.asarray(lopsided)), np.linalg.eigvalsh(lopsided.astype(np.complex128)), d, 10
+    )
+    w, _ = L.eigh(xp.asarray(lopsided))
+    _close(w, np.linalg.eigvalsh(lopsided.astype(np.complex128)), d, 10)
+    with pytest.raises(L.LinAlgError, match="cholesky: the matrix is not positive definite"):
+        L.cholesky(xp.asarray(-p))
+    singular = np.zeros(shape, v.dtype)
+    for fn, name in ((L.inv, "inv"), (lambda m: L.solve(m, m[:, :1]), "solve")):
+        with pytest.raises(L.LinAlgError, match=f"{name}: the matrix is singular"):
+            fn(xp.asarray(singular))
+
+
+def test_single_matrices_with_non_finite_values_behave_as_numpy():
+    """NaN and inf matrices through the direct route: where LAPACK reports a failure the call
+    falls back to NumPy's gufunc, so each function raises or returns NaNs as NumPy does."""
+    nan = np.full((4, 4), np.nan)
+    inf = np.eye(4)
+    inf[1, 2] = np.inf
+    for m in (nan, inf):
+        for fn, ref in (
+            (L.cholesky, np.linalg.cholesky),
+            (L.inv, np.linalg.inv),
+            (L.eigvalsh, np.linalg.eigvalsh),
+            (L.svdvals, lambda a: np.linalg.svd(a, compute_uv=False)),
+            (lambda a: L.qr(a)[1], lambda a: np.linalg.qr(a)[1]),
+            (lambda a: L.solve(a, a[:, :1]), lambda a: np.linalg.solve(a, a[:, :1])),
+        ):
+            try:
+                with np.errstate(all="ignore"):
+                    want = ref(m)
+            except np.linalg.LinAlgError:
+                with pytest.raises(L.LinAlgError):
+                    fn(xp.asarray(m))
+                continue
+            got = np.asarray(fn(xp.asarray(m)))
+            np.testing.assert_array_equal(np.isnan(got), np.isnan(want))

@@ -20,9 +20,17 @@ Which LAPACK route, measured on the 2-core development machine with ``benchmarks
   calls the single-precision drivers: n=400 float32 inv 8.8 vs 2.6 ms, eigh 15.1 vs 8.4, svd
   30.5 vs 15.5, qr 6.0 vs 3.5 (n=128: inv 0.6 vs 0.3, svd 3.0 vs 1.8; n<=64: equal).
 
-So NumPy's gufuncs run everything, except single-precision matrices with ``m * n * min(m, n)``
-of at least 128**3, which go matrix by matrix through SciPy's single-precision LAPACK, and
-``inv`` of such large matrices in any precision (getrf + getri).
+* One small matrix: NumPy's Python wrapper and gufunc set-up cost more than LAPACK itself
+  (8x8 float64: np.linalg.cholesky 3.7 us, SciPy's f2py ``dpotrf`` 0.8-1.0; 64x64 float32:
+  cholesky 20 vs 9, solve 34 vs 21, inv 87 vs 39, svd 445 vs 310), and single precision is
+  computed in single precision, as PyTorch does.
+
+So NumPy's gufuncs run stacks of matrices; a single matrix with ``m * n * min(m, n)`` up to
+64**3 calls its LAPACK driver directly through SciPy's f2py wrappers (``_direct``), falling
+back to NumPy's gufunc on any nonzero ``info`` so that failures and non-finite input behave
+exactly as NumPy's; single-precision matrices with ``m * n * min(m, n)`` of at least 128**3 go
+matrix by matrix through SciPy's single-precision drivers, and ``inv`` of such large matrices in
+any precision (getrf + getri).
 ``det``/``slogdet`` always use NumPy (its double-precision LU gives float32 a better result).
 LAPACK failures become :class:`strided.linalg.LinAlgError` naming the function and, in a stack,
 the index of the first failing matrix.
@@ -42,6 +50,19 @@ SCIPY_MIN_WORK = 128**3
 _SINGLE = (np.dtype(np.float32), np.dtype(np.complex64))
 
 
+#: a single matrix with m * n * min(m, n) up to this calls LAPACK directly (``_direct``)
+DIRECT_MAX_WORK = 64**3
+
+
+def _direct(a: np.ndarray) -> bool:
+    """Whether ``a`` is one nonempty matrix small enough for the direct LAPACK route (f2py
+    refuses empty arrays)."""
+    if a.ndim != 2:
+        return False
+    m, n = a.shape
+    return 0 < m * n * min(m, n) <= DIRECT_MAX_WORK
+
+
 def _scipy_route(a: np.ndarray, any_precision: bool = False) -> bool:
     m, n = a.shape[-2:]
     return (any_precision or a.dtype in _SINGLE) and m * n * min(m, n) >= SCIPY_MIN_WORK
@@ -58,10 +79,19 @@ def _per_matrix(op: str, fn, outs, *arrays) -> None:
             o[idx] = r
 
 
-def _lapack(name: str, a: np.ndarray):
-    from scipy.linalg import get_lapack_funcs
+_LAPACK: dict = {}
 
-    return get_lapack_funcs((name,), (a,))[0]
+
+def _lapack(name: str, a: np.ndarray):
+    """SciPy's f2py wrapper of the LAPACK routine ``name`` for ``a``'s dtype (s/d/c/z), looked up
+    once per name and dtype (get_lapack_funcs costs ~3 us a call)."""
+    key = (name, a.dtype)
+    fn = _LAPACK.get(key)
+    if fn is None:
+        from scipy.linalg import get_lapack_funcs
+
+        fn = _LAPACK[key] = get_lapack_funcs((name,), (a,))[0]
+    return fn
 
 
 def _check_info(what: str, info: int) -> None:
@@ -75,12 +105,18 @@ def _check_info(what: str, info: int) -> None:
 def cholesky_cpu(out, x, *, upper):
     a, o = numpy_view(x), numpy_view(out)
     what = "the matrix is not positive definite"
+    if _direct(a):
+        c, info = _lapack("potrf", a)(a, lower=1, clean=1)
+        if not info:
+            o[...] = np.conj(c.T) if upper else c
+            return
     if _scipy_route(a):
 
         def one(m):
-            c, info = _lapack("potrf", m)(m, lower=not upper, clean=1)
+            # the lower triangle read whichever factor is asked for, as NumPy does
+            c, info = _lapack("potrf", m)(m, lower=1, clean=1)
             _check_info(what, info)
-            return (c,)
+            return (np.conj(c.T) if upper else c,)
 
         _per_matrix("cholesky", one, (o,), a)
         return
@@ -100,6 +136,11 @@ def _gesv(what: str):
 def inv_cpu(out, x):
     a, o = numpy_view(x), numpy_view(out)
     what = "the matrix is singular"
+    if _direct(a):
+        r = _getri(a)
+        if r is not None:
+            o[...] = r
+            return
     if _scipy_route(a, any_precision=True):  # getrf + getri beats NumPy's solve(a, I)
 
         def one(m):
@@ -117,10 +158,26 @@ def inv_cpu(out, x):
     o[...] = _numpy("inv", what, np.linalg.inv, a)
 
 
+def _getri(a: np.ndarray) -> np.ndarray | None:
+    """The inverse of the square ``a`` by getrf + getri (None where LAPACK reports a failure):
+    inv(a) = inv(a.T).T, so LAPACK reads the C-ordered ``a`` as ``a.T`` in Fortran order and
+    returns inv(a.T) in Fortran order, its transpose C-ordered, without a transposing copy."""
+    lu, piv, info = _lapack("getrf", a)(a.T)
+    if info:
+        return None
+    r, info = _lapack("getri", a)(lu, piv, lwork=max(1, 64 * a.shape[-1]))
+    return None if info else r.T
+
+
 def solve_cpu(out, x1, x2):
     # x1: (..., M, M) and x2: (..., M, K) with one (already broadcast) batch shape
     a, b, o = numpy_view(x1), numpy_view(x2), numpy_view(out)
     what = "the matrix is singular"
+    if _direct(a) and b.size:
+        _, _, sol, info = _lapack("gesv", a)(a, b)
+        if not info:
+            o[...] = sol
+            return
     if _scipy_route(a):
         _per_matrix("solve", _gesv(what), (o,), a, b)
         return
@@ -141,6 +198,18 @@ def eigh_cpu(outs, x, *, compute_vectors):
     a = numpy_view(x)
     o = tuple(numpy_view(r) for r in outs)
     op = "eigh" if compute_vectors else "eigvalsh"
+    if _direct(a):
+        n = a.shape[-1]
+        # the optimal workspace without a query (the wrapper's minimum, 2n + 1, makes the
+        # eigenvalues-only reduction unblocked: 2-6x slower from n = 128)
+        lwork = 1 + 6 * n + 2 * n * n if compute_vectors else n * 66 + 1
+        heevd = _lapack("heevd" if a.dtype.kind == "c" else "syevd", a)
+        w, v, info = heevd(a, compute_v=int(compute_vectors), lower=1, lwork=lwork)
+        if not info:
+            o[0][...] = w
+            if compute_vectors:
+                o[1][...] = v
+            return
     if _scipy_route(a):
         from scipy.linalg import eigh
 
@@ -185,6 +254,16 @@ def svd_cpu(outs, x, *, full_matrices, compute_uv):
     a = numpy_view(x)
     o = tuple(numpy_view(r) for r in outs)
     op = "svd" if compute_uv else "svdvals"
+    if _direct(a):
+        u, s, vh, info = _lapack("gesdd", a)(
+            a, compute_uv=int(compute_uv), full_matrices=int(full_matrices)
+        )
+        if not info:
+            if compute_uv:
+                o[0][...], o[1][...], o[2][...] = u, s, vh
+            else:
+                o[0][...] = s
+            return
     if _scipy_route(a):
         from scipy.linalg import svd
 
@@ -204,6 +283,8 @@ def svd_cpu(outs, x, *, full_matrices, compute_uv):
 def qr_cpu(outs, x, *, mode):
     a = numpy_view(x)
     o = tuple(numpy_view(r) for r in outs)
+    if _direct(a) and _direct_qr(a, o, mode):
+        return
     if _scipy_route(a):
         from scipy.linalg import qr
 
@@ -216,6 +297,28 @@ def qr_cpu(outs, x, *, mode):
         return
     q, r = _numpy("qr", None, np.linalg.qr, a, mode=mode)
     o[0][...], o[1][...] = q, r
+
+
+def _direct_qr(a: np.ndarray, o: tuple, mode: str) -> bool:
+    """QR of the one matrix ``a`` by geqrf + orgqr/ungqr into ``o`` = (Q, R), as NumPy computes
+    it; False (nothing written) where LAPACK reports a failure."""
+    m, n = a.shape
+    k = min(m, n)
+    qr, tau, _, info = _lapack("geqrf", a)(a)
+    if info:
+        return False
+    generate = _lapack("ungqr" if a.dtype.kind == "c" else "orgqr", a)
+    if mode == "complete" and m > n:  # Q is m x m: the reflectors in the first n columns
+        reflectors = np.zeros((m, m), a.dtype, order="F")
+        reflectors[:, :n] = qr
+    else:
+        reflectors = qr[:, :k]
+    q, _, info = generate(reflectors, tau)
+    if info:
+        return False
+    o[0][...] = q
+    o[1][...] = np.triu(qr if mode == "complete" else qr[:k])
+    return True
 
 
 KERNELS = {
