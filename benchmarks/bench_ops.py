@@ -3,7 +3,9 @@
 Cases: every elementwise function (unary, binary, binary with a Python scalar), every reduction
 and scan, ``where``, ``clip``, ``astype``, ``sort``, ``take``, integer/boolean/slice indexing and
 ``concat``, in float32 and float64 (and int32 or bool where the op applies), at 4096 and 1,000,000
-elements, on contiguous and transposed operands.  Each strided result is checked against NumPy
+elements, on contiguous and transposed operands; the rest of the namespace (sets, searching,
+manipulation, creation, writes), the ``linalg`` extension on one 64 x 64 or 1000 x 1000 matrix
+and the ``fft`` extension, contiguous.  Each strided result is checked against NumPy
 once, so a broken kernel cannot look fast (a mismatch is reported as WRONG and counted).
 
 Targets (issue 14): at 1M elements no case slower than NumPy (geometric mean of the ratios
@@ -124,13 +126,28 @@ class Case:
     """One timed comparison: strided, NumPy and (optional) PyTorch callables and a checker."""
 
     def __init__(
-        self, group, op, dtype, n, layout, f_s, f_n, f_t, exact=False, rtol=None, unordered=False
+        self,
+        group,
+        op,
+        dtype,
+        n,
+        layout,
+        f_s,
+        f_n,
+        f_t,
+        exact=False,
+        rtol=None,
+        unordered=False,
+        project=None,
     ):
         self.name = f"{op}{' ' + group if group else ''} {dtype} {n} {layout}"
         self.op, self.dtype, self.n, self.layout = op, dtype, n, layout
         self.f_s, self.f_n, self.f_t = f_s, f_n, f_t
         # unordered: the result's order is unspecified (unique_values), compared sorted
         self.exact, self.rtol, self.unordered = exact, rtol, unordered
+        # project: what of a result is compared, where the rest is not unique (the signs of
+        # eigenvectors and singular vectors): a function of the result, NumPy's or strided's
+        self.project = project
 
 
 def _tol(dtype: str, op: str) -> float:
@@ -142,8 +159,10 @@ def _tol(dtype: str, op: str) -> float:
 
 def check(case: Case) -> str | None:
     """None if strided's result matches NumPy's, else a short description of the mismatch."""
-    got = np.asarray(case.f_s())
-    want = np.asarray(case.f_n())
+    got, want = case.f_s(), case.f_n()
+    if case.project is not None:
+        got, want = case.project(got), case.project(want)
+    got, want = np.asarray(got), np.asarray(want)
     if case.unordered:
         got, want = np.sort(got, axis=None), np.sort(want, axis=None)
     if got.shape != want.shape:
@@ -558,6 +577,162 @@ def _namespace_table(dtype: str, n: int) -> list:
     return table
 
 
+def _linalg_inputs(dtype: str, n: int):
+    """(general, symmetric positive definite, symmetric) square matrices of about ``n``
+    elements, well conditioned (the identity plus a small random part: single precision stays
+    accurate enough to compare, determinants stay finite)."""
+    side = math.isqrt(n)
+    rng = np.random.default_rng(n)
+    g = (np.eye(side) + rng.standard_normal((side, side)) / (3 * math.sqrt(side))).astype(dtype)
+    return g, (g @ g.T).astype(dtype), ((g + g.T) / 2).astype(dtype)
+
+
+def linalg_cases(dtypes, sizes, layouts):
+    """The linalg extension and the matrix functions of the main namespace on one square matrix
+    of n elements (64 x 64, 1000 x 1000), contiguous, in the floating dtypes.  Decompositions
+    are compared on what is unique about them (eigenvalues, singular values, |diag R|)."""
+    if "contig" not in layouts:
+        return
+    for dtype in dtypes:
+        if dtype == INT_DTYPE:
+            continue
+        for n in sizes:
+            for op, f_s, f_n, f_t, project in _linalg_table(dtype, n):
+                yield Case(
+                    "", op, dtype, n, "contig", f_s, f_n, f_t,
+                    rtol=2e-3 if dtype == "float32" else 1e-8, project=project,
+                )  # fmt: skip
+
+
+def _first(r):
+    return r[0]
+
+
+def _second(r):
+    return r[1]
+
+
+def _r_diagonal(r):
+    return np.abs(np.diagonal(np.asarray(r[1])))
+
+
+def _magnitudes(r):
+    return np.sort(np.abs(np.asarray(r[0])))
+
+
+def _linalg_table(dtype: str, n: int) -> list:
+    """(op, strided, NumPy, PyTorch or None, projection) calls on matrices of ``n`` elements."""
+    tt = torch is not None
+    la, tl = np.linalg, torch.linalg if tt else None
+    g_n, p_n, h_n = _linalg_inputs(dtype, n)
+    g_s, p_s, h_s = xp.asarray(g_n), xp.asarray(p_n), xp.asarray(h_n)
+    g_t, p_t, h_t = _torch_of(g_n), _torch_of(p_n), _torch_of(h_n)
+    b_n = g_n[:, :4].copy()
+    b_s, b_t = xp.asarray(b_n), _torch_of(b_n)
+    v_n, w_n = g_n[0].copy(), g_n[1].copy()
+    v_s, w_s, v_t, w_t = xp.asarray(v_n), xp.asarray(w_n), _torch_of(v_n), _torch_of(w_n)
+    table = [
+        ("inv", lambda: xp.linalg.inv(g_s), lambda: la.inv(g_n),
+         tt and (lambda: tl.inv(g_t)), None),
+        ("solve", lambda: xp.linalg.solve(g_s, b_s), lambda: la.solve(g_n, b_n),
+         tt and (lambda: tl.solve(g_t, b_t)), None),
+        ("det", lambda: xp.linalg.det(g_s), lambda: la.det(g_n),
+         tt and (lambda: tl.det(g_t)), None),
+        ("slogdet", lambda: xp.linalg.slogdet(g_s), lambda: la.slogdet(g_n),
+         tt and (lambda: tl.slogdet(g_t)), _second),
+        ("cholesky", lambda: xp.linalg.cholesky(p_s), lambda: la.cholesky(p_n),
+         tt and (lambda: tl.cholesky(p_t)), None),
+        ("qr", lambda: xp.linalg.qr(g_s), lambda: la.qr(g_n),
+         tt and (lambda: tl.qr(g_t)), _r_diagonal),
+        ("eigh", lambda: xp.linalg.eigh(h_s), lambda: la.eigh(h_n),
+         tt and (lambda: tl.eigh(h_t)), _first),
+        ("eigvalsh", lambda: xp.linalg.eigvalsh(h_s), lambda: la.eigvalsh(h_n),
+         tt and (lambda: tl.eigvalsh(h_t)), None),
+        ("svd", lambda: xp.linalg.svd(g_s), lambda: la.svd(g_n),
+         tt and (lambda: tl.svd(g_t)), _second),
+        ("svdvals", lambda: xp.linalg.svdvals(g_s), lambda: la.svd(g_n, compute_uv=False),
+         tt and (lambda: tl.svdvals(g_t)), None),
+        ("pinv", lambda: xp.linalg.pinv(g_s), lambda: la.pinv(g_n),
+         tt and (lambda: tl.pinv(g_t)), None),
+        ("matrix_rank", lambda: xp.linalg.matrix_rank(g_s), lambda: la.matrix_rank(g_n),
+         tt and (lambda: tl.matrix_rank(g_t)), None),
+        ("matrix_norm", lambda: xp.linalg.matrix_norm(g_s), lambda: la.norm(g_n),
+         tt and (lambda: tl.matrix_norm(g_t)), None),
+        ("matrix_norm2", lambda: xp.linalg.matrix_norm(g_s, ord=2), lambda: la.norm(g_n, 2),
+         tt and (lambda: tl.matrix_norm(g_t, ord=2)), None),
+        ("matrix_power", lambda: xp.linalg.matrix_power(g_s, 3),
+         lambda: la.matrix_power(g_n, 3), tt and (lambda: tl.matrix_power(g_t, 3)), None),
+        ("trace", lambda: xp.linalg.trace(g_s), lambda: np.trace(g_n),
+         tt and (lambda: torch.trace(g_t)), None),
+        ("diagonal", lambda: xp.linalg.diagonal(g_s), lambda: np.diagonal(g_n),
+         tt and (lambda: torch.diagonal(g_t)), None),
+        ("outer", lambda: xp.linalg.outer(v_s, w_s), lambda: np.outer(v_n, w_n),
+         tt and (lambda: torch.outer(v_t, w_t)), None),
+        ("tensordot", lambda: xp.tensordot(g_s, g_s, axes=1),
+         lambda: np.tensordot(g_n, g_n, axes=1),
+         tt and (lambda: torch.tensordot(g_t, g_t, dims=1)), None),
+        ("triu", lambda: xp.triu(g_s), lambda: np.triu(g_n),
+         tt and (lambda: torch.triu(g_t)), None),
+    ]  # fmt: skip
+    if n <= 1 << 16:  # (a general eigenproblem of 1000 x 1000 takes seconds a call)
+        table.append(("eig", lambda: xp.linalg.eig(g_s), lambda: la.eig(g_n),
+                      tt and (lambda: tl.eig(g_t)), _magnitudes))  # fmt: skip
+    return table
+
+
+#: (name, which input) of the fft extension's transforms: complex or real, 1-D or a square
+FFT_TRANSFORMS = (
+    ("fft", "c"), ("ifft", "c"), ("rfft", "r"), ("irfft", "c"), ("hfft", "c"), ("ihfft", "r"),
+    ("fftn", "c2"), ("ifftn", "c2"), ("rfftn", "r2"), ("irfftn", "c2"), ("fftshift", "r"),
+    ("ifftshift", "r2"),
+)  # fmt: skip
+
+
+def fft_cases(dtypes, sizes, layouts):
+    """The fft extension on n elements (complex of the dtype's precision where the transform
+    takes complex input; the n-dimensional ones on a square), contiguous."""
+    if "contig" not in layouts:
+        return
+    for dtype in dtypes:
+        if dtype == INT_DTYPE:
+            continue
+        for n in sizes:
+            for op, f_s, f_n, f_t in _fft_table(dtype, n):
+                yield Case(
+                    "", op, dtype, n, "contig", f_s, f_n, f_t,
+                    # (NumPy computes single precision in double and casts)
+                    rtol=(1e-2 if dtype == "float32" else 1e-8) if "freq" not in op else None,
+                    exact=op in ("fftshift", "ifftshift"),
+                )  # fmt: skip
+
+
+def _fft_table(dtype: str, n: int) -> list:
+    """(op, strided, NumPy, PyTorch or None) calls of the fft extension on ``n`` elements."""
+    tt = torch is not None
+    rng = np.random.default_rng(n + 1)
+    r_n = rng.standard_normal(n).astype(dtype)
+    c_n = (r_n + 1j * rng.standard_normal(n)).astype(np.complex64 if dtype == "float32" else
+                                                      np.complex128)  # fmt: skip
+    inputs = {}
+    for key, a in (("r", r_n), ("c", c_n), ("r2", _square(r_n)), ("c2", _square(c_n))):
+        inputs[key] = (xp.asarray(a), a, _torch_of(a))
+    table = []
+    for op, which in FFT_TRANSFORMS:
+        a_s, a_n, a_t = inputs[which]
+        f_s, f_n = getattr(xp.fft, op), getattr(np.fft, op)
+        f_t = getattr(torch.fft, op) if tt else None
+        table.append((op, lambda f=f_s, a=a_s: f(a), lambda f=f_n, a=a_n: f(a),
+                      tt and (lambda f=f_t, a=a_t: f(a))))  # fmt: skip
+    xd, td = getattr(xp, dtype), getattr(torch, dtype) if tt else None
+    for op in ("fftfreq", "rfftfreq"):
+        f_s, f_n = getattr(xp.fft, op), getattr(np.fft, op)
+        f_t = getattr(torch.fft, op) if tt else None
+        table.append((op, lambda f=f_s: f(n, d=0.5, dtype=xd),
+                      lambda f=f_n: f(n, d=0.5).astype(dtype),
+                      tt and (lambda f=f_t: f(n, d=0.5, dtype=td))))  # fmt: skip
+    return table
+
+
 def timeit(fns, repeat: int, budget: float) -> list[float]:
     """Best mean time per call (seconds) of each of ``fns`` over ``repeat`` batches of about
     ``budget`` seconds, the functions' batches interleaved (strided, NumPy, PyTorch, strided, ...).
@@ -637,7 +812,14 @@ def main(argv=None) -> int:
 
     cases = [
         c
-        for gen in (elementwise_cases, reduction_cases, other_cases, namespace_cases)
+        for gen in (
+            elementwise_cases,
+            reduction_cases,
+            other_cases,
+            namespace_cases,
+            linalg_cases,
+            fft_cases,
+        )
         for c in gen(dtypes, sizes, layouts)
         if pattern.search(c.name)
     ]
