@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import strided as xp
 from strided import _dtypes as sdt
+from strided._ops import manipulation
 
 from .strategies import LAYOUTS, in_layout, seeds, shapes, values
 
@@ -332,3 +333,48 @@ def test_view_geometry_remembered_per_layout_keeps_offsets_and_errors():
             xp.broadcast_to(x, (3, 12))
         with pytest.raises(TypeError):
             xp.broadcast_to(x, (4, 12.0))
+
+
+def test_roll_along_several_axes_copies_blocks_like_numpy(monkeypatch):
+    """roll along several axes of a large untracked array copies each block once into place:
+    NumPy's values for 2-D and 3-D arrays, negative and oversized shifts, a repeated axis,
+    shifts that cancel, transposed and stepped inputs, empty axes, bool and complex dtypes,
+    and fftshift/ifftshift of a matrix; a tracked input still gets PyTorch's gradient."""
+    import torch
+
+    rng = np.random.default_rng(8)
+    m = rng.standard_normal((7, 10))
+    t3 = rng.standard_normal((4, 5, 6))
+    cases = [
+        (m, (3, -4), (0, 1)),
+        (m, (17, 25), (1, 0)),
+        (m, (2, 3), (0, 0)),
+        (m, (3, -3), (1, 1)),
+        (m.T, (1, 2), (0, 1)),
+        (m[::2, ::3], (-1, 1), (-2, -1)),
+        (t3, (1, 2, 3), (0, 1, 2)),
+        (t3, (2, 5), (2, 0)),
+        (np.zeros((3, 0, 4)), (1, 2), (0, 2)),
+        (m > 0, (2, 5), (0, 1)),
+        (m + 1j * m[::-1], (4, 1), (0, 1)),
+    ]
+    big = rng.standard_normal((300, 301))
+    assert big.size >= manipulation._ROLL_BLOCKS_MIN > m.size
+    cases += [(big, (3, -4), (0, 1)), (big.T[::-1], (150, 7), (0, 1))]
+    for blocks_from in (manipulation._ROLL_BLOCKS_MIN, 0):  # small arrays: both routes
+        monkeypatch.setattr(manipulation, "_ROLL_BLOCKS_MIN", blocks_from)
+        for a, shift, axis in cases:
+            got = xp.roll(xp.asarray(a), shift, axis=axis)
+            np.testing.assert_array_equal(np.asarray(got), np.roll(a, shift, axis=axis))
+        for f in ("fftshift", "ifftshift"):
+            for a in (m, big):
+                got = getattr(xp.fft, f)(xp.asarray(a))
+                np.testing.assert_array_equal(np.asarray(got), getattr(np.fft, f)(a))
+    x = xp.asarray(m, requires_grad=True)
+    xp.sum(
+        xp.roll(x, (2, 3), axis=(0, 1)) * xp.asarray(t3[0, :, :].repeat(2, 0)[:7, :1])
+    ).backward()
+    tm = torch.tensor(m, requires_grad=True)
+    w = torch.tensor(t3[0, :, :].repeat(2, 0)[:7, :1])
+    (torch.roll(tm, (2, 3), dims=(0, 1)) * w).sum().backward()
+    np.testing.assert_allclose(np.asarray(x.grad), tm.grad.numpy(), rtol=1e-12)

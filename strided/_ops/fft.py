@@ -369,14 +369,15 @@ def fftfreq(n: int, /, *, d: float = 1.0, dtype=None, device=None) -> Array:
             arange(-(n // 2), 0, dtype=dt.float64, device=device),
         ]
     )
-    return astype(k * scale, dtype)
+    return astype(k * scale, dtype, copy=False)  # (the product is fresh: no second copy)
 
 
 def rfftfreq(n: int, /, *, d: float = 1.0, dtype=None, device=None) -> Array:
     """The sample frequencies of ``rfft`` for ``n`` points with spacing ``d``:
     ``[0, 1, ..., n//2] / (d*n)``."""
     n, scale, dtype, device = _freq_args("rfftfreq", n, d, dtype, device)
-    return astype(arange(0, n // 2 + 1, dtype=dt.float64, device=device) * scale, dtype)
+    k = arange(0, n // 2 + 1, dtype=dt.float64, device=device)
+    return astype(k * scale, dtype, copy=False)
 
 
 # -- shifts ---------------------------------------------------------------------------------------

@@ -343,16 +343,15 @@ DIAGONAL = declare("diagonal", "view", rule=_diagonal_rule)
 
 def diagonal(x: Array, /, *, offset: int = 0) -> Array:
     """The ``offset``-th diagonal of each matrix, as a view (no copy)."""
+    if _man._untracked_plain(x):  # the view made here (the primitive call only records it)
+        return x._view(*_diagonal_rule(x, offset=offset))
     return DIAGONAL.call(x, offset=offset)
 
 
 def trace(x: Array, /, *, offset: int = 0, dtype=None) -> Array:
     """The sum of the ``offset``-th diagonal of each matrix (integers accumulate as in ``sum``)."""
     x = _matrices("trace", x, accepts="numeric")
-    if _man._untracked_plain(x):  # the diagonal view made here (no primitive call to record it)
-        d = x._view(*_diagonal_rule(x, offset=offset))
-    else:
-        d = diagonal(x, offset=offset)
+    d = diagonal(x, offset=offset)
     return _red.sum(d, axis=-1, dtype=dtype)
 
 

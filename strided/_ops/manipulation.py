@@ -803,11 +803,16 @@ def roll(x: Array, /, shift, *, axis=None) -> Array:
         shifts = shifts * len(axes)
     if len(shifts) != len(axes):
         raise ValueError(f"roll: shift {shift} and axis {axis} differ in length")
-    out = x
+    moves = []
     for s, a in zip(shifts, axes):
         a = normalize_axis(a, x.ndim, "roll")
         n = x._shape[a]
-        s = operator.index(s) % n if n else 0
+        moves.append((a, operator.index(s) % n if n else 0))
+    if sum(1 for _, s in moves if s) > 1 and x.size >= _ROLL_BLOCKS_MIN and _untracked_plain(x):
+        return _roll_blocks(x, moves)
+    out = x
+    for a, s in moves:
+        n = x._shape[a]
         if s:
             parts = [_axis_slice(out, a, n - s, None), _axis_slice(out, a, 0, -s)]
             out = concat(parts, axis=a)
@@ -820,6 +825,36 @@ def roll(x: Array, /, shift, *, axis=None) -> Array:
                         writer,
                     )
     return copy_of(out) if out is x else out
+
+
+#: from this many elements a roll along several axes copies blocks (below, the per-axis concats'
+#: remembered plans cost less than the blocks' 2**k copy calls: 64 x 64 9 us against 20)
+_ROLL_BLOCKS_MIN = 1 << 16
+
+
+def _roll_blocks(x: Array, moves: list) -> Array:
+    """roll of the untracked plain ``x`` along several axes at once (``moves``: (axis, shift in
+    [0, n)), an axis repeated adds up): each of the 2**k blocks that the shifted axes cut x into
+    copied once into its place in a fresh array, where a concat per axis would copy the whole
+    array k times (fftshift of 1000 x 1000 float32: two passes, 174 us against NumPy's 142)."""
+    shift = {}
+    for a, s in moves:
+        shift[a] = (shift.get(a, 0) + s) % x._shape[a]
+    cuts = [(a, s, x._shape[a]) for a, s in shift.items() if s]
+    out = empty_on(x._shape, x._dtype, x._device)
+    for corner in range(1 << len(cuts)):
+        src_shape, dst_shape = list(x._shape), list(x._shape)
+        src_off, dst_off = x._offset, 0
+        for i, (a, s, n) in enumerate(cuts):
+            if corner >> i & 1:  # [0, n - s) of x lands at [s, n)
+                src_shape[a] = dst_shape[a] = n - s
+                dst_off += s * out._strides[a]
+            else:  # [n - s, n) of x lands at [0, s)
+                src_shape[a] = dst_shape[a] = s
+                src_off += (n - s) * x._strides[a]
+        run(COPY, out._view(tuple(dst_shape), out._strides, dst_off),
+            x._view(tuple(src_shape), x._strides, src_off))  # fmt: skip
+    return out
 
 
 #: (op, x's dtype, shape, strides, device, the op's arguments) -> (shape, strides and offset
