@@ -961,3 +961,51 @@ def test_single_matrices_with_non_finite_values_behave_as_numpy():
                 continue
             got = np.asarray(fn(xp.asarray(m)))
             np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+
+
+@pytest.mark.parametrize("n", [64, 4096, 70000])
+def test_dot_of_a_run_with_itself_and_with_its_neighbour_in_one_buffer(n):
+    """The dot kernel loads a run once when both operands are the same memory (a norm, vecdot of
+    x with itself) and twice otherwise, also for two runs of one buffer at different offsets:
+    NumPy's values every way, serial and threaded."""
+    rng = np.random.default_rng(n)
+    v = rng.standard_normal(n + 1)
+    x = xp.asarray(v)
+    for got, want in (
+        (xp.vecdot(x, x), v @ v),
+        (xp.vecdot(x[1:], x[1:]), v[1:] @ v[1:]),
+        (xp.vecdot(x[:-1], x[1:]), v[:-1] @ v[1:]),
+        (xp.vecdot(x[1:], x[:-1]), v[1:] @ v[:-1]),
+        (xp.linalg.vector_norm(x[1:]), np.sqrt(v[1:] @ v[1:])),
+    ):
+        np.testing.assert_allclose(float(got), want, rtol=1e-12)
+
+
+def test_diagonal_views_of_untracked_arrays_match_numpy_and_share_memory():
+    """diagonal makes the view of an untracked plain array itself: NumPy's values for every
+    offset (empty ones included) of stacks, transposed and stepped matrices, sharing memory;
+    a bool offset is still refused and a tracked input still gets PyTorch's gradient."""
+    import torch
+
+    rng = np.random.default_rng(12)
+    t3 = rng.standard_normal((3, 4, 5))
+    s3 = xp.asarray(t3)
+    for a in (s3, xp.permute_dims(s3, (0, 2, 1)), s3[:, ::2, ::-1], s3[0]):
+        for offset in range(-6, 7):
+            got = xp.linalg.diagonal(a, offset=offset)
+            want = np.diagonal(np.asarray(a), offset=offset, axis1=-2, axis2=-1)
+            np.testing.assert_array_equal(np.asarray(got), want)
+            if got.size:
+                assert np.shares_memory(np.asarray(got), np.asarray(a))
+    m = xp.asarray(t3[0])
+    got = xp.linalg.diagonal(m.mT, offset=1)
+    np.testing.assert_array_equal(np.asarray(got), np.diagonal(t3[0].T, 1))
+    got = xp.linalg.diagonal(m[::2, ::-1])
+    np.testing.assert_array_equal(np.asarray(got), np.diagonal(t3[0][::2, ::-1]))
+    with pytest.raises(TypeError, match="diagonal"):
+        xp.linalg.diagonal(m, offset=True)
+    x = xp.asarray(t3, requires_grad=True)
+    xp.sum(xp.linalg.diagonal(x, offset=-1) ** 2).backward()
+    t = torch.tensor(t3, requires_grad=True)
+    (torch.diagonal(t, offset=-1, dim1=-2, dim2=-1) ** 2).sum().backward()
+    np.testing.assert_allclose(np.asarray(x.grad), t.grad.numpy(), rtol=1e-12)

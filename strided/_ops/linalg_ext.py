@@ -326,7 +326,11 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
 # -- compositions ---------------------------------------------------------------------------------
 def _diagonal_rule(x: Array, /, *, offset: int = 0) -> tuple:
     x = _matrices("diagonal", x, accepts="any")
-    offset = _int_arg("diagonal", "offset", offset)
+    return _diagonal_geometry(x, _int_arg("diagonal", "offset", offset))
+
+
+def _diagonal_geometry(x: Array, offset: int) -> tuple:
+    """(shape, strides, offset) of the ``offset``-th diagonal view of the matrices of ``x``."""
     m, n = x._shape[-2:]
     s0, s1 = x._strides[-2:]
     if offset >= 0:
@@ -343,8 +347,9 @@ DIAGONAL = declare("diagonal", "view", rule=_diagonal_rule)
 
 def diagonal(x: Array, /, *, offset: int = 0) -> Array:
     """The ``offset``-th diagonal of each matrix, as a view (no copy)."""
-    if _man._untracked_plain(x):  # the view made here (the primitive call only records it)
-        return x._view(*_diagonal_rule(x, offset=offset))
+    if _man._untracked_plain(x) and type(offset) is int and len(x._shape) >= 2:
+        # the view made here (the primitive call only checks and records it)
+        return x._view(*_diagonal_geometry(x, offset))
     return DIAGONAL.call(x, offset=offset)
 
 
