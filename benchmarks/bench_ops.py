@@ -733,6 +733,11 @@ def _fft_table(dtype: str, n: int) -> list:
     return table
 
 
+#: calls longer than this many seconds are timed in LONG_CALL_REPEAT batches of one call
+LONG_CALL = 0.01
+LONG_CALL_REPEAT = 3
+
+
 def timeit(fns, repeat: int, budget: float) -> list[float]:
     """Best mean time per call (seconds) of each of ``fns`` over ``repeat`` batches of about
     ``budget`` seconds, the functions' batches interleaved (strided, NumPy, PyTorch, strided, ...).
@@ -748,12 +753,16 @@ def timeit(fns, repeat: int, budget: float) -> list[float]:
     between libraries that a program using one of them does not pay, which fell on every batch.
     """
     numbers = []
+    slowest = 0.0
     for fn in fns:
         fn()
         t0 = time.perf_counter()
         fn()
         one = max(time.perf_counter() - t0, 1e-7)
+        slowest = max(slowest, one)
         numbers.append(max(1, min(10_000, int(budget / one))))
+    if slowest > LONG_CALL:  # (a decomposition of 1000 x 1000: its spread is a few percent)
+        repeat = min(repeat, LONG_CALL_REPEAT)
     best = [math.inf] * len(fns)
     for _ in range(repeat):
         for i, (fn, number) in enumerate(zip(fns, numbers)):
