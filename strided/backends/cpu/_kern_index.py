@@ -327,29 +327,26 @@ def _radix_keys(keys, x, base, xa, kind, c, descending):
     """keys[i]: the order-preserving unsigned key of the element bits x[base + i xa] (selects,
     no branches: the signs of random data would defeat a predictor).  NaN of either sign is the
     largest key and -0.0 has +0.0's, so equal values are equal keys and the stable passes keep
-    them in input order; ``descending`` complements the keys.  Returns the counts of negative
-    (nonzero, not NaN) values, zeros and NaNs (zero for non-floats)."""
+    them in input order; ``descending`` complements the keys.  (No counting here: the loop of
+    selects alone vectorises, 4096 float64 9.8 -> ~2 us; the sorted keys give the counts.)"""
     top, inf, ones = c[0], c[1], c[2]
-    below_zero = zeros = nans = 0
-    for i in range(keys.size):
-        u = x[base + i * xa]
-        if kind == RADIX_FLOAT:
+    n = keys.size
+    if kind == RADIX_FLOAT:
+        for i in range(n):
+            u = x[base + i * xa]
             mag = u & ~top
-            negative = (u & top) != 0
-            k = u ^ (ones if negative else top)
-            is_nan = mag > inf
-            is_zero = mag == 0
-            k = ones if is_nan else k
-            k = top if is_zero else k
-            nans += is_nan
-            zeros += is_zero
-            below_zero += negative & ~is_nan & ~is_zero
-        elif kind == RADIX_SIGNED:
-            k = u ^ top
-        else:
-            k = u
-        keys[i] = ~k if descending else k
-    return below_zero, zeros, nans
+            k = u ^ (ones if (u & top) != 0 else top)
+            k = ones if mag > inf else k
+            k = top if mag == 0 else k
+            keys[i] = ~k if descending else k
+    elif kind == RADIX_SIGNED:
+        for i in range(n):
+            k = x[base + i * xa] ^ top
+            keys[i] = ~k if descending else k
+    else:
+        for i in range(n):
+            k = x[base + i * xa]
+            keys[i] = ~k if descending else k
 
 
 @njit(**_OPTS)
@@ -431,9 +428,16 @@ def radix_sort_rows(o, x, xo, xr, xa, n_rows, n, kind, descending):
     hist = np.empty((x.itemsize, 256), np.uint64)
     for r in range(n_rows):
         base = xo + r * xr
-        below_zero, zeros, nans = _radix_keys(keys, x, base, xa, kind, c, False)
+        _radix_keys(keys, x, base, xa, kind, c, False)
         _radix_histograms(keys, hist, c)
         src, _ = _radix_passes(keys, tmp, no_idx, no_idx, hist, c, False)
+        below_zero = zeros = nans = 0
+        if kind == RADIX_FLOAT:
+            # negative values, zeros (+0.0's key, ``top``) and NaNs (all ones): found in the
+            # sorted keys
+            below_zero = np.searchsorted(src, top)
+            zeros = np.searchsorted(src, top, side="right") - below_zero
+            nans = n - np.searchsorted(src, ones)
         row = o[r * n : (r + 1) * n]
         if kind == RADIX_FLOAT:
             for i in range(n):
