@@ -347,12 +347,12 @@ def test_cpu_kernels_take_over_results_laid_out_as_their_output_else_copy():
     """The CPU FFT kernels keep scipy's result as the output's memory when it is laid out as the
     output (C order, the output's dtype and shape) and copy it otherwise (a Fortran-ordered or a
     strided result): the output holds the result's values either way."""
-    from strided.backends.cpu import _fft as cpu_fft
+    from strided.backends.cpu import _memory
 
     rng = np.random.default_rng(3)
     want = rng.standard_normal((4, 6))
     for res in (want.copy(), np.asfortranarray(want), np.repeat(want, 2, axis=1)[:, ::2]):
         out = xp.empty((4, 6))
-        cpu_fft._adopt(out, res)
+        _memory.adopt(out, res)
         np.testing.assert_array_equal(np.asarray(out), want)
         assert np.shares_memory(np.asarray(out), res) == res.flags.c_contiguous

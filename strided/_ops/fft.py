@@ -383,6 +383,8 @@ def rfftfreq(n: int, /, *, d: float = 1.0, dtype=None, device=None) -> Array:
 # -- shifts ---------------------------------------------------------------------------------------
 def _shift(op: str, x, axes, sign: int) -> Array:
     x = _checked(op, x, "floating")
+    if axes is None and len(x._shape) == 1:  # one axis: roll's remembered plan for int shifts
+        return roll(x, sign * (x._shape[0] // 2), axis=0)
     if axes is None:
         axes = tuple(range(x.ndim))
     elif isinstance(axes, Sequence) and not isinstance(axes, str):

@@ -42,7 +42,7 @@ import numpy as np
 
 from ..._errors import batched_linalg as _numpy
 from ..._errors import linalg_failure as _fail
-from ._memory import numpy_view
+from ._memory import adopt, numpy_view
 
 #: single-precision problems at least this large (m * n * min(m, n)) use SciPy's drivers
 SCIPY_MIN_WORK = 128**3
@@ -108,7 +108,7 @@ def cholesky_cpu(out, x, *, upper):
     if _direct(a):
         c, info = _lapack("potrf", a)(a, lower=1, clean=1)
         if not info:
-            o[...] = np.conj(c.T) if upper else c
+            adopt(out, np.conj(c.T) if upper else c)
             return
     if _scipy_route(a):
 
@@ -121,7 +121,7 @@ def cholesky_cpu(out, x, *, upper):
         _per_matrix("cholesky", one, (o,), a)
         return
     low = _numpy("cholesky", what, np.linalg.cholesky, a)
-    o[...] = np.conj(np.swapaxes(low, -1, -2)) if upper else low
+    adopt(out, np.conj(np.swapaxes(low, -1, -2)) if upper else low)
 
 
 def _gesv(what: str):
@@ -139,7 +139,7 @@ def inv_cpu(out, x):
     if _direct(a):
         r = _getri(a)
         if r is not None:
-            o[...] = r
+            adopt(out, r)
             return
     if _scipy_route(a, any_precision=True):  # getrf + getri beats NumPy's solve(a, I)
 
@@ -155,7 +155,7 @@ def inv_cpu(out, x):
 
         _per_matrix("inv", one, (o,), a)
         return
-    o[...] = _numpy("inv", what, np.linalg.inv, a)
+    adopt(out, _numpy("inv", what, np.linalg.inv, a))
 
 
 def _getri(a: np.ndarray) -> np.ndarray | None:
@@ -176,12 +176,12 @@ def solve_cpu(out, x1, x2):
     if _direct(a) and b.size:
         _, _, sol, info = _lapack("gesv", a)(a, b)
         if not info:
-            o[...] = sol
+            adopt(out, sol)
             return
     if _scipy_route(a):
         _per_matrix("solve", _gesv(what), (o,), a, b)
         return
-    o[...] = _numpy("solve", what, np.linalg.solve, a, b)
+    adopt(out, _numpy("solve", what, np.linalg.solve, a, b))
 
 
 def det_cpu(out, x):
@@ -190,8 +190,8 @@ def det_cpu(out, x):
 
 def slogdet_cpu(outs, x):
     sign, logabsdet = _numpy("slogdet", None, np.linalg.slogdet, numpy_view(x))
-    numpy_view(outs[0])[...] = sign
-    numpy_view(outs[1])[...] = logabsdet
+    adopt(outs[0], sign)
+    adopt(outs[1], logabsdet)
 
 
 def eigh_cpu(outs, x, *, compute_vectors):
@@ -206,9 +206,9 @@ def eigh_cpu(outs, x, *, compute_vectors):
         heevd = _lapack("heevd" if a.dtype.kind == "c" else "syevd", a)
         w, v, info = heevd(a, compute_v=int(compute_vectors), lower=1, lwork=lwork)
         if not info:
-            o[0][...] = w
+            adopt(outs[0], w)
             if compute_vectors:
-                o[1][...] = v
+                adopt(outs[1], v)
             return
     if _scipy_route(a):
         from scipy.linalg import eigh
@@ -223,9 +223,10 @@ def eigh_cpu(outs, x, *, compute_vectors):
         return
     if compute_vectors:
         w, v = _numpy(op, None, np.linalg.eigh, a)
-        o[0][...], o[1][...] = w, v
+        adopt(outs[0], w)
+        adopt(outs[1], v)
     else:
-        o[0][...] = _numpy(op, None, np.linalg.eigvalsh, a)
+        adopt(outs[0], _numpy(op, None, np.linalg.eigvalsh, a))
 
 
 def eig_cpu(outs, x, *, compute_vectors):
@@ -260,9 +261,10 @@ def svd_cpu(outs, x, *, full_matrices, compute_uv):
         )
         if not info:
             if compute_uv:
-                o[0][...], o[1][...], o[2][...] = u, s, vh
+                for target, r in zip(outs, (u, s, vh)):
+                    adopt(target, r)
             else:
-                o[0][...] = s
+                adopt(outs[0], s)
             return
     if _scipy_route(a):
         from scipy.linalg import svd
@@ -275,9 +277,10 @@ def svd_cpu(outs, x, *, full_matrices, compute_uv):
         return
     if compute_uv:
         u, s, vh = _numpy(op, None, np.linalg.svd, a, full_matrices=full_matrices)
-        o[0][...], o[1][...], o[2][...] = u, s, vh
+        for target, r in zip(outs, (u, s, vh)):
+            adopt(target, r)
     else:
-        o[0][...] = _numpy(op, None, np.linalg.svd, a, compute_uv=False)
+        adopt(outs[0], _numpy(op, None, np.linalg.svd, a, compute_uv=False))
 
 
 def qr_cpu(outs, x, *, mode):
@@ -296,7 +299,8 @@ def qr_cpu(outs, x, *, mode):
         )
         return
     q, r = _numpy("qr", None, np.linalg.qr, a, mode=mode)
-    o[0][...], o[1][...] = q, r
+    adopt(outs[0], q)
+    adopt(outs[1], r)
 
 
 def _direct_qr(a: np.ndarray, o: tuple, mode: str) -> bool:
