@@ -356,3 +356,20 @@ def test_cpu_kernels_take_over_results_laid_out_as_their_output_else_copy():
         _memory.adopt(out, res)
         np.testing.assert_array_equal(np.asarray(out), want)
         assert np.shares_memory(np.asarray(out), res) == res.flags.c_contiguous
+
+
+def test_shifts_of_vectors_and_matrices_of_odd_and_even_lengths():
+    """fftshift and ifftshift (which differ on odd lengths) of vectors of every length from 1 to
+    9, through roll's remembered plan on repeated calls, and of matrices with either axis odd,
+    all axes or one: NumPy's values."""
+    for _ in range(2):
+        for n in range(1, 10):
+            v = np.arange(n, dtype=np.float32) * 1.5
+            for name in ("fftshift", "ifftshift"):
+                got = getattr(xp.fft, name)(xp.asarray(v))
+                np.testing.assert_array_equal(np.asarray(got), getattr(np.fft, name)(v))
+    m = np.arange(35, dtype=np.float64).reshape(5, 7)
+    for name in ("fftshift", "ifftshift"):
+        for axes in (None, 0, 1, (1, 0), [-1]):
+            got = getattr(xp.fft, name)(xp.asarray(m), axes=axes)
+            np.testing.assert_array_equal(np.asarray(got), getattr(np.fft, name)(m, axes=axes))
