@@ -1009,3 +1009,19 @@ def test_diagonal_views_of_untracked_arrays_match_numpy_and_share_memory():
     t = torch.tensor(t3, requires_grad=True)
     (torch.diagonal(t, offset=-1, dim1=-2, dim2=-1) ** 2).sum().backward()
     np.testing.assert_allclose(np.asarray(x.grad), t.grad.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("d", FLOATS, ids=lambda d: d.name)
+def test_spectral_drivers_route_by_precision_and_size(d):
+    """Eigen- and singular value problems of one 40 x 40 matrix go to LAPACK directly in single
+    precision and through NumPy in double (its build is faster from about 48 x 48); either way
+    NumPy's results."""
+    rng = np.random.default_rng(13)
+    g = _general(rng, (40, 40), d)
+    h = (g + _ct(g)) / 2
+    single = d in SINGLE
+    assert cpu_linalg._direct(g, spectral=True) == single
+    assert cpu_linalg._direct(g) and cpu_linalg._direct(g[:30, :30], spectral=True)
+    _check_eigh(h, L.eigh(xp.asarray(h)), d)
+    _check_svd(g, L.svd(xp.asarray(g)), d, True)
+    _close(L.svdvals(xp.asarray(g)), np.linalg.svd(g, compute_uv=False), d, 10)

@@ -26,7 +26,8 @@ Which LAPACK route, measured on the 2-core development machine with ``benchmarks
   computed in single precision, as PyTorch does.
 
 So NumPy's gufuncs run stacks of matrices; a single matrix with ``m * n * min(m, n)`` up to
-64**3 calls its LAPACK driver directly through SciPy's f2py wrappers (``_direct``), falling
+64**3 (32**3 for double-precision eigenvalue and singular value drivers) calls its LAPACK driver
+directly through SciPy's f2py wrappers (``_direct``), falling
 back to NumPy's gufunc on any nonzero ``info`` so that failures and non-finite input behave
 exactly as NumPy's; single-precision matrices with ``m * n * min(m, n)`` of at least 128**3 go
 matrix by matrix through SciPy's single-precision drivers, and ``inv`` of such large matrices in
@@ -54,13 +55,21 @@ _SINGLE = (np.dtype(np.float32), np.dtype(np.complex64))
 DIRECT_MAX_WORK = 64**3
 
 
-def _direct(a: np.ndarray) -> bool:
+#: the same for the eigenvalue and singular value drivers in double precision: from about
+#: 48 x 48 NumPy's (the same routines, its own OpenBLAS build) ran 3-8% faster here
+DIRECT_MAX_WORK_DOUBLE_SPECTRAL = 32**3
+
+
+def _direct(a: np.ndarray, spectral: bool = False) -> bool:
     """Whether ``a`` is one nonempty matrix small enough for the direct LAPACK route (f2py
-    refuses empty arrays)."""
+    refuses empty arrays); ``spectral``: for an eigenvalue or singular value driver."""
     if a.ndim != 2:
         return False
     m, n = a.shape
-    return 0 < m * n * min(m, n) <= DIRECT_MAX_WORK
+    limit = DIRECT_MAX_WORK
+    if spectral and a.dtype not in _SINGLE:
+        limit = DIRECT_MAX_WORK_DOUBLE_SPECTRAL
+    return 0 < m * n * min(m, n) <= limit
 
 
 def _scipy_route(a: np.ndarray, any_precision: bool = False) -> bool:
@@ -198,7 +207,7 @@ def eigh_cpu(outs, x, *, compute_vectors):
     a = numpy_view(x)
     o = tuple(numpy_view(r) for r in outs)
     op = "eigh" if compute_vectors else "eigvalsh"
-    if _direct(a):
+    if _direct(a, spectral=True):
         n = a.shape[-1]
         # the optimal workspace without a query (the wrapper's minimum, 2n + 1, makes the
         # eigenvalues-only reduction unblocked: 2-6x slower from n = 128)
@@ -255,7 +264,7 @@ def svd_cpu(outs, x, *, full_matrices, compute_uv):
     a = numpy_view(x)
     o = tuple(numpy_view(r) for r in outs)
     op = "svd" if compute_uv else "svdvals"
-    if _direct(a):
+    if _direct(a, spectral=True):
         u, s, vh, info = _lapack("gesdd", a)(
             a, compute_uv=int(compute_uv), full_matrices=int(full_matrices)
         )
