@@ -982,8 +982,9 @@ def test_dot_of_a_run_with_itself_and_with_its_neighbour_in_one_buffer(n):
 
 
 def test_diagonal_views_of_untracked_arrays_match_numpy_and_share_memory():
-    """diagonal makes the view of an untracked plain array itself: NumPy's values for every
-    offset (empty ones included) of stacks, transposed and stepped matrices, sharing memory;
+    """diagonal makes the view of an untracked plain array itself (its geometry remembered per
+    layout): NumPy's values for every offset (empty ones included) of stacks, transposed and
+    stepped matrices and one layout at other offsets, sharing memory;
     a bool offset is still refused and a tracked input still gets PyTorch's gradient."""
     import torch
 
@@ -997,6 +998,10 @@ def test_diagonal_views_of_untracked_arrays_match_numpy_and_share_memory():
             np.testing.assert_array_equal(np.asarray(got), want)
             if got.size:
                 assert np.shares_memory(np.asarray(got), np.asarray(a))
+    for i in range(3):  # one layout at other offsets: the remembered geometry moves with them
+        for offset in (-1, 0, 2):
+            got = xp.linalg.diagonal(s3[i, 1:], offset=offset)
+            np.testing.assert_array_equal(np.asarray(got), np.diagonal(t3[i, 1:], offset))
     m = xp.asarray(t3[0])
     got = xp.linalg.diagonal(m.mT, offset=1)
     np.testing.assert_array_equal(np.asarray(got), np.diagonal(t3[0].T, 1))

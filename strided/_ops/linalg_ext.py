@@ -345,11 +345,23 @@ def _diagonal_geometry(x: Array, offset: int) -> tuple:
 DIAGONAL = declare("diagonal", "view", rule=_diagonal_rule)
 
 
+#: (shape, strides, offset) -> (the diagonal's shape, strides, offset change): its arithmetic
+#: once per layout (~0.5 us of a ~1.1 us call)
+_DIAGONALS: dict = {}
+
+
 def diagonal(x: Array, /, *, offset: int = 0) -> Array:
     """The ``offset``-th diagonal of each matrix, as a view (no copy)."""
     if _man._untracked_plain(x) and type(offset) is int and len(x._shape) >= 2:
         # the view made here (the primitive call only checks and records it)
-        return x._view(*_diagonal_geometry(x, offset))
+        key = (x._shape, x._strides, offset)
+        geometry = _DIAGONALS.get(key)
+        if geometry is None:
+            shape, strides, start = _diagonal_geometry(x, offset)
+            if len(_DIAGONALS) >= 1024:
+                _DIAGONALS.clear()
+            geometry = _DIAGONALS[key] = (shape, strides, start - x._offset)
+        return x._view(geometry[0], geometry[1], x._offset + geometry[2])
     return DIAGONAL.call(x, offset=offset)
 
 
