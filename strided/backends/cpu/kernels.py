@@ -16,7 +16,6 @@ import numpy as np
 
 from ..._layout import dense_order, simplify, split_outer
 from . import _generated_kernels as G
-from . import _kern_index as _ix
 from ._kern_matmul import matmul_blas, matmul_int
 
 __all__ = ["elementwise", "where", "copy", "fill", "reduce", "cumulative", "matmul", "argreduce"]
@@ -142,12 +141,14 @@ def _repeat_copy(operands, entry, small: bool) -> bool:
     (ob, oo, _), (ab, ao, _) = operands
     if os1 != 1 or as1 != 0 or r > SHORT_INNER or ob.dtype != ab.dtype:
         return False
+    from . import _kern_index as ix  # (on first use: ~23 ms of import kept off a first add)
+
     args = [ob, oo + d0, os0, os2, ab, ao + d1, as0, as2, n0, r, n2]
     if small:
-        call_compiled(_ix.repeat_runs, (_ix.repeat_runs, ob.dtype), tuple(args))
+        call_compiled(ix.repeat_runs, (ix.repeat_runs, ob.dtype), tuple(args))
     else:
-        args.append(max(1, min(_ix.LAUNCHED_THREADS, n2 // SEGMENT)))
-        call_compiled(_ix.repeat_runs_p, (_ix.repeat_runs_p, ob.dtype), tuple(args))
+        args.append(max(1, min(ix.LAUNCHED_THREADS, n2 // SEGMENT)))
+        call_compiled(ix.repeat_runs_p, (ix.repeat_runs_p, ob.dtype), tuple(args))
     return True
 
 
