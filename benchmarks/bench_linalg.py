@@ -1,9 +1,10 @@
 """The LAPACK routes of ``strided.linalg``'s CPU kernels, measured in one process.
 
-For each case (a stack of small matrices, one large matrix; float32 and float64) it times
-NumPy's ``numpy.linalg`` (a gufunc: C loop over the stack; single precision computed in double),
-a Python loop over SciPy's routines (single-precision LAPACK for float32), and ``strided.linalg``
-itself (which picks between the two: see ``strided/backends/cpu/_linalg.py``).  Run it with
+For each case (a stack of small matrices, one small and one large matrix; float32 and float64)
+it times NumPy's ``numpy.linalg`` (a gufunc: C loop over the stack; single precision computed in
+double), a Python loop over SciPy's routines (single-precision LAPACK for float32), and
+``strided.linalg`` itself (which picks a route: see ``strided/backends/cpu/_linalg.py``; one
+small matrix calls its LAPACK routine directly).  Run it with
 ``OPENBLAS_NUM_THREADS=1`` for figures that depend less on the machine's load, from an environment
 where ``import strided`` finds this checkout (``pip install -e .`` or ``PYTHONPATH=.``).
 
@@ -62,7 +63,9 @@ def main() -> None:
         f"{'case':34} {'numpy':>10} {'scipy loop':>11} {'strided':>10}  ms, best of {args.repeat}"
     )
     for dtype in (np.float32, np.float64):
-        for batch, n in [((1000,), 4), ((), args.size)]:
+        # a stack of small matrices (NumPy's gufunc), one small matrix (LAPACK called directly)
+        # and one large one
+        for batch, n in [((1000,), 4), ((), 8), ((), 64), ((), args.size)]:
             a = rng.standard_normal(batch + (n, n)).astype(dtype)
             a = (a + np.swapaxes(a, -1, -2)) / 2 + n * np.eye(
                 n, dtype=dtype
@@ -75,7 +78,7 @@ def main() -> None:
                 ]
                 label = f"{name} {'x'.join(map(str, batch + (n, n)))} {np.dtype(dtype).name}"
                 print(
-                    f"{label:34} {t[0] * 1e3:10.2f} {t[1] * 1e3:11.2f} {t[2] * 1e3:10.2f}",
+                    f"{label:34} {t[0] * 1e3:10.3f} {t[1] * 1e3:11.3f} {t[2] * 1e3:10.3f}",
                     flush=True,
                 )
 
