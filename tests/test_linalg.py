@@ -914,6 +914,12 @@ def test_single_matrix_factorizations_shapes_triangles_and_failures(d, shape):
         _check_qr(v, L.qr(x, mode=mode), d, mode)
     if shape[0] != shape[1]:
         return
+    a = _invertible(rng, shape, d)
+    b = _general(rng, shape[:1] + (3,), d)
+    for rhs, ref in ((b[:, 0], b[:, 0]), (b[:, ::-1], b[:, ::-1]), (b[:, :0], b[:, :0])):
+        got = L.solve(xp.asarray(a), xp.asarray(b)[:, 0] if rhs.ndim == 1 else xp.asarray(rhs))
+        assert got.shape == rhs.shape
+        _close(got, np.linalg.solve(a.astype(np.complex128), ref), d, 10)
     p = _positive_definite(rng, shape, d)
     lopsided = p + np.triu(np.full(shape, 7.0, p.dtype), 1)  # upper triangle not the lower's
     low, up = (
