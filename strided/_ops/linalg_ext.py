@@ -350,26 +350,37 @@ DIAGONAL = declare("diagonal", "view", rule=_diagonal_rule)
 _DIAGONALS: dict = {}
 
 
+def _diagonal_view(x: Array, offset: int) -> Array:
+    """The diagonal view of the untracked plain ``x`` (2 or more dimensions, an int offset),
+    made here: the primitive call would only check and record it."""
+    key = (x._shape, x._strides, offset)
+    geometry = _DIAGONALS.get(key)
+    if geometry is None:
+        shape, strides, start = _diagonal_geometry(x, offset)
+        if len(_DIAGONALS) >= 1024:
+            _DIAGONALS.clear()
+        geometry = _DIAGONALS[key] = (shape, strides, start - x._offset)
+    return x._view(geometry[0], geometry[1], x._offset + geometry[2])
+
+
 def diagonal(x: Array, /, *, offset: int = 0) -> Array:
     """The ``offset``-th diagonal of each matrix, as a view (no copy)."""
     if _man._untracked_plain(x) and type(offset) is int and len(x._shape) >= 2:
-        # the view made here (the primitive call only checks and records it)
-        key = (x._shape, x._strides, offset)
-        geometry = _DIAGONALS.get(key)
-        if geometry is None:
-            shape, strides, start = _diagonal_geometry(x, offset)
-            if len(_DIAGONALS) >= 1024:
-                _DIAGONALS.clear()
-            geometry = _DIAGONALS[key] = (shape, strides, start - x._offset)
-        return x._view(geometry[0], geometry[1], x._offset + geometry[2])
+        return _diagonal_view(x, offset)
     return DIAGONAL.call(x, offset=offset)
 
 
 def trace(x: Array, /, *, offset: int = 0, dtype=None) -> Array:
     """The sum of the ``offset``-th diagonal of each matrix (integers accumulate as in ``sum``)."""
+    if (
+        type(offset) is int
+        and _man._untracked_plain(x)
+        and len(x._shape) >= 2
+        and x._dtype.kind in dt.NUMERIC_KINDS
+    ):  # the checks and the view in one place (64x64: 2.2 -> ~1.7 us; NumPy 1.6)
+        return _red.sum(_diagonal_view(x, offset), axis=-1, dtype=dtype)
     x = _matrices("trace", x, accepts="numeric")
-    d = diagonal(x, offset=offset)
-    return _red.sum(d, axis=-1, dtype=dtype)
+    return _red.sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)
 
 
 def outer(x1: Array, x2: Array, /) -> Array:
