@@ -24,10 +24,10 @@ from .. import _dtypes as dt
 from .._array import Array
 from .._device import as_device
 from ..dispatch import Plan, declare
-from .core import copy_of, to_array
+from .core import copy_of, run, to_array
 from .creation import arange, zeros
-from .elementwise import conj
-from .manipulation import astype, concat, roll
+from .elementwise import PRIMS, conj
+from .manipulation import _untracked_plain, astype, concat, roll
 
 __all__ = [
     "fft",
@@ -339,7 +339,12 @@ def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "bac
     axis = _axis("ihfft", axis, x.ndim)
     norm = _SWAPPED[_norm("ihfft", norm)]
     sizes = [None if n is None else _length("ihfft", n, 0)]
-    return conj(_rfft_nd("ihfft", x, (axis,), sizes, norm))
+    spectrum = _rfft_nd("ihfft", x, (axis,), sizes, norm)
+    if _untracked_plain(x) and _untracked_plain(spectrum):
+        # the fresh spectrum conjugated in place (nobody else holds it): no second array to
+        # allocate and first touch (1M float64: ~0.4 ms of ~9)
+        return run(PRIMS["conj"], spectrum, spectrum)
+    return conj(spectrum)
 
 
 # -- sample frequencies ---------------------------------------------------------------------------
