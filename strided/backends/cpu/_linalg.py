@@ -194,10 +194,15 @@ def det_cpu(out, x):
     numpy_view(out)[...] = _numpy("det", None, np.linalg.det, numpy_view(x))
 
 
+def _adopt_all(outs: tuple, results) -> None:
+    """Each output of a multi-output kernel holds its result (taken over or copied in); a
+    kernel computing fewer outputs than LAPACK returns passes the leading ones."""
+    for out, r in zip(outs, results):
+        adopt(out, r)
+
+
 def slogdet_cpu(outs, x):
-    sign, logabsdet = _numpy("slogdet", None, np.linalg.slogdet, numpy_view(x))
-    adopt(outs[0], sign)
-    adopt(outs[1], logabsdet)
+    _adopt_all(outs, _numpy("slogdet", None, np.linalg.slogdet, numpy_view(x)))
 
 
 def eigh_cpu(outs, x, *, compute_vectors):
@@ -212,9 +217,7 @@ def eigh_cpu(outs, x, *, compute_vectors):
         heevd = _lapack("heevd" if a.dtype.kind == "c" else "syevd", a)
         w, v, info = heevd(a, compute_v=int(compute_vectors), lower=1, lwork=lwork)
         if not info:
-            adopt(outs[0], w)
-            if compute_vectors:
-                adopt(outs[1], v)
+            _adopt_all(outs, (w, v))  # (v is a placeholder without vectors: outs has one)
             return
     if _scipy_route(a):
         from scipy.linalg import eigh
@@ -228,9 +231,7 @@ def eigh_cpu(outs, x, *, compute_vectors):
         _per_matrix(op, one, o, a)
         return
     if compute_vectors:
-        w, v = _numpy(op, None, np.linalg.eigh, a)
-        adopt(outs[0], w)
-        adopt(outs[1], v)
+        _adopt_all(outs, _numpy(op, None, np.linalg.eigh, a))
     else:
         adopt(outs[0], _numpy(op, None, np.linalg.eigvalsh, a))
 
@@ -266,11 +267,7 @@ def svd_cpu(outs, x, *, full_matrices, compute_uv):
             a, compute_uv=int(compute_uv), full_matrices=int(full_matrices)
         )
         if not info:
-            if compute_uv:
-                for target, r in zip(outs, (u, s, vh)):
-                    adopt(target, r)
-            else:
-                adopt(outs[0], s)
+            _adopt_all(outs, (u, s, vh) if compute_uv else (s,))
             return
     if _scipy_route(a):
         from scipy.linalg import svd
@@ -282,9 +279,7 @@ def svd_cpu(outs, x, *, full_matrices, compute_uv):
         _per_matrix(op, one, o, a)
         return
     if compute_uv:
-        u, s, vh = _numpy(op, None, np.linalg.svd, a, full_matrices=full_matrices)
-        for target, r in zip(outs, (u, s, vh)):
-            adopt(target, r)
+        _adopt_all(outs, _numpy(op, None, np.linalg.svd, a, full_matrices=full_matrices))
     else:
         adopt(outs[0], _numpy(op, None, np.linalg.svd, a, compute_uv=False))
 
@@ -292,7 +287,7 @@ def svd_cpu(outs, x, *, full_matrices, compute_uv):
 def qr_cpu(outs, x, *, mode):
     a = numpy_view(x)
     o = tuple(numpy_view(r) for r in outs)
-    if _direct(a) and _direct_qr(a, o, mode):
+    if _direct(a) and _direct_qr(a, outs, mode):
         return
     if _scipy_route(a):
         from scipy.linalg import qr
@@ -304,14 +299,12 @@ def qr_cpu(outs, x, *, mode):
             a,
         )
         return
-    q, r = _numpy("qr", None, np.linalg.qr, a, mode=mode)
-    adopt(outs[0], q)
-    adopt(outs[1], r)
+    _adopt_all(outs, _numpy("qr", None, np.linalg.qr, a, mode=mode))
 
 
-def _direct_qr(a: np.ndarray, o: tuple, mode: str) -> bool:
-    """QR of the one matrix ``a`` by geqrf + orgqr/ungqr into ``o`` = (Q, R), as NumPy computes
-    it; False (nothing written) where LAPACK reports a failure."""
+def _direct_qr(a: np.ndarray, outs: tuple, mode: str) -> bool:
+    """QR of the one matrix ``a`` by geqrf + orgqr/ungqr into ``outs`` = (Q, R), as NumPy
+    computes it; False (nothing written) where LAPACK reports a failure."""
     m, n = a.shape
     k = min(m, n)
     qr, tau, _, info = _lapack("geqrf", a)(a)
@@ -326,8 +319,7 @@ def _direct_qr(a: np.ndarray, o: tuple, mode: str) -> bool:
     q, _, info = generate(reflectors, tau)
     if info:
         return False
-    o[0][...] = q
-    o[1][...] = np.triu(qr if mode == "complete" else qr[:k])
+    _adopt_all(outs, (q, np.triu(qr if mode == "complete" else qr[:k])))
     return True
 
 
