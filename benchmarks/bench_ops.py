@@ -24,13 +24,22 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 import time
 
-import numpy as np
+# NumPy's and SciPy's OpenBLAS (two libraries, two thread pools) spin for 2**28 cycles (~0.1 s)
+# after each threaded call.  Interleaved batches then time each library against the other's
+# spinning threads on these 2 cores: 1000 x 1000 float64 matmul 46 ms a call for both instead
+# of 20, strided's threaded 1M norm 243 us instead of 36 (2026-11-28).  2**20 cycles (~0.4 ms)
+# keeps a pool warm across the back-to-back calls of a batch and idle before the next batch.
+# Set before NumPy's import (OpenBLAS reads it when it loads); an explicit setting wins.
+os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "20")
 
-import strided as xp
-from strided._ops.elementwise import ELEMENTWISE
+import numpy as np  # noqa: E402
+
+import strided as xp  # noqa: E402
+from strided._ops.elementwise import ELEMENTWISE  # noqa: E402
 
 try:  # PyTorch is optional: its column is left empty without it
     import torch
@@ -837,6 +846,7 @@ def main(argv=None) -> int:
     ]
     cols = ("strided", "numpy", "torch", "/numpy", "/torch")
     header = f"{'case':46s} " + " ".join(f"{c:>{10 if i < 3 else 7}s}" for i, c in enumerate(cols))
+    print(f"(OPENBLAS_THREAD_TIMEOUT={os.environ['OPENBLAS_THREAD_TIMEOUT']})")
     print(header)
     print("-" * len(header))
     rows, wrong, timed = [], [], []
