@@ -3,15 +3,17 @@
 Three primitives carry every transform, each over given axes whose lengths are already final:
 
 * ``fft_c2c``: complex to complex, forward or inverse (``inverse=``), same shape and dtype;
-* ``fft_r2c``: real to complex, forward; the last of ``axes`` shrinks to ``n//2 + 1``;
-* ``fft_c2r``: complex to real, inverse; the last of ``axes`` grows to ``n`` (a parameter,
-  since ``n//2 + 1`` input values fit both ``2m - 2`` and ``2m - 1`` outputs).
+* ``fft_r2c``: real to complex, forward, or inverse (``inverse=``: ``ihfft``, the conjugate of
+  the forward one, conjugated inside pocketfft); the last of ``axes`` shrinks to ``n//2 + 1``;
+* ``fft_c2r``: complex to real, inverse, or forward (``forward=``: ``hfft``, the inverse of the
+  conjugate, which pocketfft computes without a conjugated copy); the last of ``axes`` grows to
+  ``n`` (a parameter, since ``n//2 + 1`` input values fit both ``2m - 2`` and ``2m - 1`` outputs).
 
 ``norm`` ("backward", "ortho", "forward") is a parameter of each and means what the standard says
 for the direction of that primitive.  Everything else is a composition: padding and trimming to
-``n``/``s`` are ``concat`` with zeros and slicing views, ``hfft``/``ihfft`` are ``irfft``/``rfft``
-of conjugates with the normalisation swapped, the shifts are ``roll`` and the frequency functions
-are ``arange`` scaled.  The shape and dtype rules here are the whole computation on ``meta``.
+``n``/``s`` are ``concat`` with zeros and slicing views, the shifts are ``roll`` and the frequency
+functions are ``arange`` scaled.  The shape and dtype rules here are the whole computation on
+``meta``.
 """
 
 from __future__ import annotations
@@ -24,10 +26,9 @@ from .. import _dtypes as dt
 from .._array import Array
 from .._device import as_device
 from ..dispatch import Plan, declare
-from .core import copy_of, run, to_array
+from .core import copy_of, to_array
 from .creation import arange, zeros
-from .elementwise import PRIMS, conj
-from .manipulation import _untracked_plain, astype, concat, roll
+from .manipulation import astype, concat, roll
 
 __all__ = [
     "fft",
@@ -157,18 +158,19 @@ def _c2c_rule(x: Array, /, *, axes: tuple, inverse: bool, norm: str) -> Plan:
                                                               "norm": norm})  # fmt: skip
 
 
-def _r2c_rule(x: Array, /, *, axes: tuple, norm: str) -> Plan:
+def _r2c_rule(x: Array, /, *, axes: tuple, norm: str, inverse: bool = False) -> Plan:
     shape = list(x._shape)
     shape[axes[-1]] = shape[axes[-1]] // 2 + 1
     out = (tuple(shape), dt.complex_of(x._dtype))
-    return Plan(x._device, out, (x,), None, {"axes": axes, "norm": norm})
+    return Plan(x._device, out, (x,), None, {"axes": axes, "norm": norm, "inverse": inverse})
 
 
-def _c2r_rule(x: Array, /, *, axes: tuple, n: int, norm: str) -> Plan:
+def _c2r_rule(x: Array, /, *, axes: tuple, n: int, norm: str, forward: bool = False) -> Plan:
     shape = list(x._shape)
     shape[axes[-1]] = n
     out = (tuple(shape), dt.real_of(x._dtype))
-    return Plan(x._device, out, (x,), None, {"axes": axes, "n": n, "norm": norm})
+    params = {"axes": axes, "n": n, "norm": norm, "forward": forward}
+    return Plan(x._device, out, (x,), None, params)
 
 
 FFT_C2C.rule, FFT_R2C.rule, FFT_C2R.rule = _c2c_rule, _r2c_rule, _c2r_rule
@@ -178,12 +180,12 @@ def _c2c(x: Array, axes: tuple[int, ...], inverse: bool, norm: str) -> Array:
     return FFT_C2C.call(x, axes=axes, inverse=inverse, norm=norm)
 
 
-def _r2c(x: Array, axes: tuple[int, ...], norm: str) -> Array:
-    return FFT_R2C.call(x, axes=axes, norm=norm)
+def _r2c(x: Array, axes: tuple[int, ...], norm: str, inverse: bool = False) -> Array:
+    return FFT_R2C.call(x, axes=axes, norm=norm, inverse=inverse)
 
 
-def _c2r(x: Array, axes: tuple[int, ...], n: int, norm: str) -> Array:
-    return FFT_C2R.call(x, axes=axes, n=n, norm=norm)
+def _c2r(x: Array, axes: tuple[int, ...], n: int, norm: str, forward: bool = False) -> Array:
+    return FFT_C2R.call(x, axes=axes, n=n, norm=norm, forward=forward)
 
 
 # -- complex transforms ---------------------------------------------------------------------------
@@ -250,15 +252,19 @@ def ifftn(
 
 
 # -- real transforms ------------------------------------------------------------------------------
-def _rfft_nd(op: str, x: Array, axes: tuple[int, ...], sizes: list, norm: str) -> Array:
+def _rfft_nd(
+    op: str, x: Array, axes: tuple[int, ...], sizes: list, norm: str, inverse: bool = False
+) -> Array:
     if not axes:
         raise ValueError(f"fft.{op}: axes must name at least one axis")
     for a, size in zip(axes, sizes):
         x = _resize(x, a, _length(op, size, x._shape[a]))
-    return _r2c(x, axes, norm)
+    return _r2c(x, axes, norm, inverse)
 
 
-def _irfft_nd(op: str, x: Array, axes: tuple[int, ...], sizes: list, norm: str) -> Array:
+def _irfft_nd(
+    op: str, x: Array, axes: tuple[int, ...], sizes: list, norm: str, forward: bool = False
+) -> Array:
     if not axes:
         raise ValueError(f"fft.{op}: axes must name at least one axis")
     for a, size in zip(axes[:-1], sizes[:-1]):
@@ -271,7 +277,7 @@ def _irfft_nd(op: str, x: Array, axes: tuple[int, ...], sizes: list, norm: str) 
             f"for an input of length m={m}; pass the output length explicitly"
         )
     n = _length(op, sizes[-1], 2 * (m - 1))
-    return _c2r(_resize(x, last, n // 2 + 1), axes, n, norm)
+    return _c2r(_resize(x, last, n // 2 + 1), axes, n, norm, forward)
 
 
 def rfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
@@ -327,9 +333,9 @@ def hfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "back
     (complex ``x``): ``n`` real values (default ``2*(m-1)``)."""
     x = _checked("hfft", x, "complex floating")
     axis = _axis("hfft", axis, x.ndim)
-    norm = _SWAPPED[_norm("hfft", norm)]
+    norm = _norm("hfft", norm)
     sizes = [None if n is None else _length("hfft", n, 0)]
-    return _irfft_nd("hfft", conj(x), (axis,), sizes, norm)
+    return _irfft_nd("hfft", x, (axis,), sizes, norm, forward=True)
 
 
 def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
@@ -337,14 +343,9 @@ def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "bac
     ``x``."""
     x = _checked("ihfft", x, "real floating")
     axis = _axis("ihfft", axis, x.ndim)
-    norm = _SWAPPED[_norm("ihfft", norm)]
+    norm = _norm("ihfft", norm)
     sizes = [None if n is None else _length("ihfft", n, 0)]
-    spectrum = _rfft_nd("ihfft", x, (axis,), sizes, norm)
-    if _untracked_plain(x) and _untracked_plain(spectrum):
-        # the fresh spectrum conjugated in place (nobody else holds it): no second array to
-        # allocate and first touch (1M float64: ~0.4 ms of ~9)
-        return run(PRIMS["conj"], spectrum, spectrum)
-    return conj(spectrum)
+    return _rfft_nd("ihfft", x, (axis,), sizes, norm, inverse=True)
 
 
 # -- sample frequencies ---------------------------------------------------------------------------

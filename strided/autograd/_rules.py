@@ -734,8 +734,12 @@ def _fft_r2c(ctx, g):
 
     p = ctx.params
     last = p["axes"][-1]
+    if p.get("inverse", False):  # the conjugate of the forward r2c with the norm swapped
+        g, norm = _xp.conj(g), p["norm"]
+    else:
+        norm = _SWAPPED[p["norm"]]
     full = _resize(g, last, ctx.input_meta[0][0][last])  # the discarded half gets no gradient
-    return (_c2c(full, p["axes"], True, _SWAPPED[p["norm"]]),)  # the engine keeps Re
+    return (_c2c(full, p["axes"], True, norm),)  # the engine keeps Re
 
 
 @rule("fft_c2r", inputs=False)
@@ -745,7 +749,9 @@ def _fft_c2r(ctx, g):
     xp = _xp
     p = ctx.params
     last, n = p["axes"][-1], p["n"]
-    gi = _r2c(g, p["axes"], _SWAPPED[p["norm"]])
+    forward = p.get("forward", False)
+    # the forward c2r is the inverse one of the conjugate, with the normalisation swapped
+    gi = _r2c(g, p["axes"], p["norm"] if forward else _SWAPPED[p["norm"]])
     m = gi.shape[last]
     # entries 1 .. n - m stand for two mirrored (conjugate) coefficients each: double them
     weights = xp.ones(m, dtype=xp.real(gi).dtype, device=g.device)
@@ -753,7 +759,8 @@ def _fft_c2r(ctx, g):
         with_mirror = xp.concat([weights[:1], weights[1 : n - m + 1] * 2, weights[n - m + 1 :]])
         weights = with_mirror
     shape = tuple(m if i == last else 1 for i in range(gi.ndim))
-    return (gi * xp.reshape(weights, shape),)
+    gi = gi * xp.reshape(weights, shape)
+    return (xp.conj(gi) if forward else gi,)
 
 
 # -- the linalg extension -------------------------------------------------------------------------

@@ -74,16 +74,18 @@ def fft_c2c_cpu(out, x, *, axes, inverse, norm):
         np.copyto(dest, res)
 
 
-def fft_r2c_cpu(out, x, *, axes, norm):
+def fft_r2c_cpu(out, x, *, axes, norm, inverse=False):
     if out.size == 0:
         return
-    _transform(out, "rfft", x, axes, norm)
+    _transform(out, "ihfft" if inverse else "rfft", x, axes, norm)
 
 
-def fft_c2r_cpu(out, x, *, axes, n, norm):
+def fft_c2r_cpu(out, x, *, axes, n, norm, forward=False):
     if out.size == 0:
         return
-    _transform(out, "irfft", x, axes, norm, sizes=[out._shape[a] for a in axes])
+    # (forward, inverse: pocketfft conjugates inside, no conjugated copy of x or the result)
+    name = "hfft" if forward else "irfft"
+    _transform(out, name, x, axes, norm, sizes=[out._shape[a] for a in axes])
 
 
 KERNELS = {"fft_c2c": fft_c2c_cpu, "fft_r2c": fft_r2c_cpu, "fft_c2r": fft_c2r_cpu}

@@ -125,13 +125,21 @@ def _fft_c2c(lib, x, *, axes, inverse, norm):
     return (fn(x, axes=axes, norm=norm),)
 
 
-def _fft_r2c(lib, x, *, axes, norm):
+#: cuFFT's r2c and c2r run one way: ihfft and hfft are their conjugates with norm swapped
+_SWAPPED_NORM = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
+
+
+def _fft_r2c(lib, x, *, axes, norm, inverse=False):
+    if inverse:
+        return (lib.xp.conj(lib.fft.rfftn(x, axes=axes, norm=_SWAPPED_NORM[norm])),)
     return (lib.fft.rfftn(x, axes=axes, norm=norm),)
 
 
-def _fft_c2r(lib, x, *, axes, n, norm):
+def _fft_c2r(lib, x, *, axes, n, norm, forward=False):
     # every axis but the last keeps its length; the last becomes n
     s = [x.shape[a] for a in axes[:-1]] + [n]
+    if forward:
+        return (lib.fft.irfftn(lib.xp.conj(x), s=s, axes=axes, norm=_SWAPPED_NORM[norm]),)
     return (lib.fft.irfftn(x, s=s, axes=axes, norm=norm),)
 
 
