@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import operator
 import os
 import re
 import time
@@ -457,6 +458,16 @@ def _setter(target, key_fn, value):
     return call
 
 
+def _in_place(target, iop, other):
+    """``iop(target, other)`` (an in-place operator) then ``target``."""
+
+    def call():
+        iop(target, other)
+        return target
+
+    return call
+
+
 def namespace_cases(dtypes, sizes, layouts):
     """The rest of the namespace, contiguous operands: sorting and sets, searching, the
     manipulation functions, writes (a mask, a slice), broadcasting, linear algebra and
@@ -551,6 +562,13 @@ def _namespace_table(dtype: str, n: int) -> list:
          _setter(xp.asarray(a_n.copy()), lambda x: slice(0, half), b_s[:half]),
          _setter(a_n.copy(), lambda x: slice(0, half), b_n[:half]),
          tt and _setter(_torch_of(a_n), lambda x: slice(0, half), b_t[:half])),
+        # in-place operators (x += y; x *= -1 keeps the values as they are)
+        ("in-place", "add", _in_place(xp.asarray(a_n.copy()), operator.iadd, b_s),
+         _in_place(a_n.copy(), operator.iadd, b_n),
+         tt and _in_place(_torch_of(a_n), operator.iadd, b_t)),
+        ("in-place scalar", "multiply", _in_place(xp.asarray(a_n.copy()), operator.imul, -1),
+         _in_place(a_n.copy(), operator.imul, -1),
+         tt and _in_place(_torch_of(a_n), operator.imul, -1)),
     ]  # fmt: skip
     # creation, gathers along an axis and membership
     xd, nd = getattr(xp, dtype), np.dtype(dtype)

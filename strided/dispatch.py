@@ -807,6 +807,23 @@ class Elementwise(Primitive):
                 return _run(self, plan)
         return self._run_spec(spec, args)
 
+    def memoized(self, x1: Array, x2) -> tuple | None:
+        """The remembered rule result of ``self(x1, x2)`` (``x2`` an array or a Python scalar;
+        the call needs no casts), or None before such a call ran: for the in-place operators,
+        which run its kernel into ``x1`` itself."""
+        c2 = x2.__class__
+        if c2 is Array:
+            if x2._device is not x1._device:
+                return None
+            spec = self._specs.get((x1._dtype, x2._dtype, x1._shape, x2._shape))
+        elif c2 in _PY_SCALARS:
+            if c2 is int and x1._dtype.kind in _INTEGER_KINDS and not _fits(x2, x1):
+                return None  # (the rule raises)
+            spec = self._specs.get((x1._dtype, c2, x1._shape))
+        else:
+            return None
+        return spec if spec is not None and spec[5] is x1._device else None
+
     def _recorded(self, x1: Array, x2: Array):
         """A recorded call with two arrays.  An elementwise kernel records nothing itself, so the
         forward runs without switching grad mode off, and the node is attached directly."""

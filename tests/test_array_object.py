@@ -163,3 +163,167 @@ def test_array_attributes_and_namespace():
         xp.Array()
     with pytest.raises(ValueError, match="2-D"):
         _ = a.T
+
+
+# -- in-place operators written into the array itself (operators._into_self) ----------------------
+# From the second call of one (dtype, shape, operand) combination the cpu kernel of +, -, *, /,
+# &, |, ^ writes into the target: each case runs three times, against NumPy each time.
+_INPLACE_LANE = {
+    "add": ("int32", "float64", "complex128"),
+    "sub": ("float32",),
+    "mul": ("int64", "float64"),
+    "truediv": ("float32", "complex128"),
+    "and": ("bool",),
+    "or": ("int64",),
+    "xor": ("int32",),
+}
+_LANE_CASES = [(name, d) for name, dtypes in _INPLACE_LANE.items() for d in dtypes]
+#: the threaded loop (each compiles on first use: a few cases keep a cold test run short)
+_THREADED = {("add", "float64"), ("mul", "int64"), ("truediv", "complex128"), ("and", "bool")}
+_LANE_SIZES = [(name, d, n) for name, d in _LANE_CASES for n in (7, 4096, 70_001)
+               if n < 70_001 or (name, d) in _THREADED]  # fmt: skip
+
+
+def _lane_values(rng, shape, dtype):
+    if dtype == "bool":
+        return rng.integers(0, 2, shape).astype(bool)
+    if np.dtype(dtype).kind in "iu":
+        return rng.integers(1, 9, shape).astype(dtype)
+    v = rng.uniform(0.5, 2.0, shape)
+    if np.dtype(dtype).kind == "c":
+        v = v + 1j * rng.uniform(0.5, 2.0, shape)
+    return v.astype(dtype)
+
+
+def _lane_scalar(dtype):
+    kind = np.dtype(dtype).kind
+    return {"b": True, "i": 3, "u": 3, "f": 1.25, "c": 1.25 - 0.5j}[kind]
+
+
+@pytest.mark.parametrize("name,dtype,n", _LANE_SIZES)
+def test_inplace_operators_into_self_match_numpy(name, dtype, n):
+    rng = np.random.default_rng(n)
+    iop = getattr(operator, "i" + name)
+    a_np = _lane_values(rng, (n,), dtype)
+    b_np = _lane_values(rng, (n,), dtype)
+    m_np, row_np = _lane_values(rng, (5, 6), dtype), _lane_values(rng, (6,), dtype)
+    a, b = xp.asarray(a_np.copy()), xp.asarray(b_np)
+    m, row = xp.asarray(m_np.copy()), xp.asarray(row_np)
+    scalar = _lane_scalar(dtype)
+    want_a, want_m = a_np.copy(), m_np.copy()
+    tol = 1e-5 if dtype in ("float32", "complex64") else 1e-12
+    for _ in range(3):
+        for got, want, other, other_np in (
+            (a, want_a, b, b_np),  # an array laid out like the target
+            (a, want_a, scalar, scalar),  # a Python scalar
+            (m, want_m, row, row_np),  # a row broadcast along the target
+        ):
+            before = got
+            got = iop(got, other)
+            assert got is before
+            iop(want, other_np)
+            np.testing.assert_allclose(np.asarray(got), want, rtol=tol)
+    if name in ("add", "mul", "and", "or"):  # the target itself as the operand
+        for _ in range(3):
+            a = iop(a, a)
+            iop(want_a, want_a)
+        np.testing.assert_allclose(np.asarray(a), want_a, rtol=tol)
+
+
+def test_inplace_operator_with_an_overlapping_operand_reads_the_old_values():
+    # operands that share the target's memory other than element for element are read before
+    # any write (as NumPy does): the kernel does not write into the target then
+    n = 5000
+    base_np = np.arange(n + 1, dtype=np.float64)
+    want = base_np.copy()
+    got_np = base_np.copy()
+    a, b = xp.asarray(got_np[1:]), xp.asarray(got_np[:-1])  # two arrays over one NumPy buffer
+    for _ in range(3):
+        a += b
+        want[1:] += want[:-1]
+        np.testing.assert_array_equal(np.asarray(a), want[1:])
+    r_np = np.arange(n, dtype=np.float64)
+    r = xp.asarray(r_np.copy())
+    for _ in range(3):
+        r += xp.flip(r)  # a reversed view of the same buffer
+        r_np += r_np[::-1]
+        np.testing.assert_array_equal(np.asarray(r), r_np)
+
+
+def test_inplace_operators_on_views_and_transposes_write_the_owner():
+    a_np = np.arange(12.0).reshape(3, 4)
+    a = xp.asarray(a_np.copy())
+    want = a_np.copy()
+    reshaped = xp.reshape(a, (4, 3))  # all of a's memory, through a view
+    for _ in range(3):
+        a[::2] += 1.0
+        want[::2] += 1.0
+        t = a.mT
+        t *= 2.0
+        want *= 2.0
+        reshaped -= 0.5
+        want -= 0.5
+        np.testing.assert_array_equal(np.asarray(a), want)
+        np.testing.assert_array_equal(np.asarray(reshaped), want.reshape(4, 3))
+
+
+def test_inplace_operator_into_self_bumps_the_version_of_a_saved_array():
+    w = xp.asarray([1.0, 2.0, 3.0], requires_grad=True)
+    a = xp.asarray([4.0, 5.0, 6.0])
+    view = xp.reshape(a, (3, 1))
+    a *= 1.0  # (the first call remembers the rule; the next ones write into a)
+    view *= 1.0
+    z = w * a  # saves a for w's gradient
+    a *= 2.0
+    with pytest.raises(RuntimeError, match="version"):
+        xp.sum(z).backward()
+    z = w * a
+    view *= 2.0  # the owner's version, through a view of all of it
+    with pytest.raises(RuntimeError, match="version"):
+        xp.sum(z).backward()
+
+
+def test_inplace_operators_are_reported_to_observers():
+    from strided import dispatch
+
+    a, b = xp.ones(8), xp.ones(8)
+    a += b
+    calls = []
+    with dispatch.observe(lambda prim, args, params, out, depth: calls.append(prim.name)):
+        a += b
+        a *= 2.0
+    assert calls[:1] == ["add"] and "multiply" in calls
+    np.testing.assert_array_equal(np.asarray(a), np.full(8, 6.0))
+
+
+def test_inplace_loops_exist_for_the_ops_the_backend_writes_in_place():
+    from strided.backends import cpu
+    from strided.backends.cpu import _codegen
+    from strided.dispatch import kernel
+
+    assert set(_codegen.INPLACE_OPS) == cpu._INPLACE_OPS
+    for name in _codegen.elementwise_ops():
+        has = hasattr(kernel(name, "cpu"), "into_self")
+        assert has == (name in cpu._INPLACE_OPS), name
+
+
+def test_inplace_optimizer_step_into_a_parameter_and_grad_mode_still_refuses_a_leaf():
+    from strided.nn import Parameter
+
+    p_np = np.linspace(-1.0, 1.0, 4096)
+    p = Parameter(xp.asarray(p_np.copy()))
+    g_np = np.cos(p_np)
+    g = xp.asarray(g_np)
+    want = p_np.copy()
+    for _ in range(3):
+        with xp.autograd.no_grad():  # an optimizer's update: written into p itself
+            before = p
+            p -= 0.1 * g
+            p *= 0.5
+            assert p is before and type(p) is Parameter and p.is_leaf
+        want -= 0.1 * g_np
+        want *= 0.5
+        np.testing.assert_allclose(np.asarray(p), want, rtol=1e-12)
+        with pytest.raises(RuntimeError, match="leaf"):  # grad mode on: refused every time
+            p *= 0.5
+    np.testing.assert_allclose(np.asarray(p), want, rtol=1e-12)

@@ -11,7 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._array import OPERATIONS, Array
+from .._grad_state import Mode
 from .._tape import setitem
+from ..dispatch import _observers
 from .core import COPY, is_scalar, run
 
 _BINARY = {
@@ -69,7 +71,39 @@ def _copy_into(target, key, result) -> None:
     run(COPY, target, result)
 
 
+def _into_self(prim, target, other) -> bool:
+    """``target op= other`` with the kernel writing into ``target`` itself (one pass, no
+    temporary: 1M float64 ``*=`` 236 -> ~75 us, NumPy 113), where that equals computing the
+    result and copying it in (``_write_back``): a ``target`` that is all of its memory in C
+    order, a write that records nothing (grad mode off, as in an optimizer's step, or neither
+    operand tracked; nobody observing calls), a call whose remembered rule result (the second
+    such call on) has ``target``'s shape and dtype, and a backend whose kernel for the op can
+    write into its first operand (``into_self``, which refuses an operand overlapping
+    ``target`` otherwise than element for element).  False: the caller computes and copies."""
+    if target._offset or _observers:
+        return False
+    base = target._base
+    if Mode.enabled and (
+        target._ag is not None
+        or (base is not None and base._ag is not None)
+        or (
+            other.__class__ is Array
+            and (other._ag is not None or (other._base is not None and other._base._ag is not None))
+        )
+    ):
+        return False
+    spec = prim.memoized(target, other)
+    if spec is None or spec[2] is not target._dtype or spec[0] != target._shape:
+        return False
+    into = getattr(spec[6], "into_self", None)
+    if into is None or target._strides != spec[1] or not into(target, other, spec[4]):
+        return False
+    (target if base is None else base)._version += 1
+    return True
+
+
 def _binary(prim, dunder: str):
+
     def fwd(self, other):
         other = _operand(other)
         if other is None:
@@ -86,6 +120,8 @@ def _binary(prim, dunder: str):
         other = _operand(other)
         if other is None:
             return NotImplemented
+        if _into_self(prim, self, other):
+            return self
         return _write_back(f"__i{dunder}__", self, prim.call(self, other))
 
     return fwd, rev, inplace

@@ -54,6 +54,10 @@ def _k():
 
 
 _PY_SCALARS = frozenset({bool, int, float, complex})
+#: the binary ops with in-place loops (``_codegen.INPLACE_OPS``: kept equal by a test)
+_INPLACE_OPS = frozenset(
+    {"add", "subtract", "multiply", "divide", "bitwise_and", "bitwise_or", "bitwise_xor"}
+)
 PARALLEL_THRESHOLD = 1 << 16  # kernels.PARALLEL_THRESHOLD, without importing numba
 
 
@@ -356,10 +360,48 @@ def _elementwise(name: str, kind: str):
                 return
             generic_unary(out, x)
 
+    inplace_entries: dict = {}  # buffer dtype -> entry point of the serial in-place loop
+
+    def into_self(out, x2, n: int) -> bool:
+        """``out = out op x2`` written into ``out`` itself, of ``n`` elements in C order from
+        its buffer's start (``x2``: a Python scalar, or an array of out's dtype broadcast to its
+        shape); False, with nothing written, where out is not all of its buffer or ``x2``
+        overlaps it other than element for element.  (In-place operators:
+        ``operators._into_self``.)"""
+        buf = out._buf
+        if buf.size != n:
+            return False
+        if type(x2) in _PY_SCALARS:
+            b, bo, bs = np.array((x2,), buf.dtype), 0, 0
+        else:
+            b = x2._buf
+            same_layout = x2._shape == out._shape and x2._strides == out._strides
+            if b is buf:  # the same memory: only element for element (x += x)
+                if not same_layout or x2._offset:
+                    return False
+            elif (b.base is not None or buf.base is not None) and np.may_share_memory(b, buf):
+                return False
+            if not same_layout:  # a broadcast operand: the loop reads it before each write
+                binary(out, out, x2)
+                return True
+            bo, bs = x2._offset, 1
+        if n < PARALLEL_THRESHOLD:
+            entry = inplace_entries.get(buf.dtype)
+            if entry is None:
+                loop = getattr(_k().G, f"{name}_i")
+                entry = inplace_entries[buf.dtype] = _k().compiled_entry(loop, (buf, b, bo, bs, n))
+            entry(buf, b, bo, bs, n)
+        else:
+            loop = getattr(_k().G, f"{name}_ip")
+            _k().call_compiled(loop, (loop, buf.dtype), (buf, b, bo, bs, n, _k().SEGMENT))
+        return True
+
     kernel.__name__ = kernel.__qualname__ = f"{name}_cpu"
     kernel.dense = dense
     if kind == "binary":
         kernel.broadcast_dense = broadcast_dense
+    if name in _INPLACE_OPS:
+        kernel.into_self = into_self
     if name == "pow":
         kernel.dense = _pow_dense(dense)
     elif name == "floor_divide":

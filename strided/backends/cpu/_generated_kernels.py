@@ -33,7 +33,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '9ef5aa07a1bb489f'
+SOURCE_HASH = '3d745da1bab7ddae'
 
 
 @_loop(SERIAL)
@@ -2333,6 +2333,36 @@ def add_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, 
 
 
 @_loop(SERIAL)
+def add_i(o, b, bo, bs, n):
+    # o[k] = o[k] add b[bo + k] for the whole dense o; bs 0: b[bo] throughout (a scalar)
+    if bs == 1:
+        bseg = b[bo : bo + n]
+        for k in range(n):
+            store(o, k, S.add(o[k], bseg[k]))
+    else:
+        y = b[bo]
+        for k in range(n):
+            store(o, k, S.add(o[k], y))
+
+
+@_loop(PARALLEL)
+def add_ip(o, b, bo, bs, n, seg):
+    nseg = (n + seg - 1) // seg
+    for t in prange(nseg):
+        k0 = t * seg
+        k1 = min(k0 + seg, n)
+        oseg = o[k0:k1]
+        if bs == 1:
+            bseg = b[bo + k0 : bo + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.add(oseg[k], bseg[k]))
+        else:
+            y = b[bo]
+            for k in range(k1 - k0):
+                store(oseg, k, S.add(oseg[k], y))
+
+
+@_loop(SERIAL)
 def subtract_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -2416,6 +2446,36 @@ def subtract_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
                 x = a[np.uint64(ab + k * as2)]
                 y = b[np.uint64(bb + k * bs2)]
                 store(o, np.uint64(ob + k * os2), S.subtract(x, y))
+
+
+@_loop(SERIAL)
+def subtract_i(o, b, bo, bs, n):
+    # o[k] = o[k] subtract b[bo + k] for the whole dense o; bs 0: b[bo] throughout (a scalar)
+    if bs == 1:
+        bseg = b[bo : bo + n]
+        for k in range(n):
+            store(o, k, S.subtract(o[k], bseg[k]))
+    else:
+        y = b[bo]
+        for k in range(n):
+            store(o, k, S.subtract(o[k], y))
+
+
+@_loop(PARALLEL)
+def subtract_ip(o, b, bo, bs, n, seg):
+    nseg = (n + seg - 1) // seg
+    for t in prange(nseg):
+        k0 = t * seg
+        k1 = min(k0 + seg, n)
+        oseg = o[k0:k1]
+        if bs == 1:
+            bseg = b[bo + k0 : bo + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.subtract(oseg[k], bseg[k]))
+        else:
+            y = b[bo]
+            for k in range(k1 - k0):
+                store(oseg, k, S.subtract(oseg[k], y))
 
 
 @_loop(SERIAL)
@@ -2505,6 +2565,36 @@ def multiply_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
 
 
 @_loop(SERIAL)
+def multiply_i(o, b, bo, bs, n):
+    # o[k] = o[k] multiply b[bo + k] for the whole dense o; bs 0: b[bo] throughout (a scalar)
+    if bs == 1:
+        bseg = b[bo : bo + n]
+        for k in range(n):
+            store(o, k, S.multiply(o[k], bseg[k]))
+    else:
+        y = b[bo]
+        for k in range(n):
+            store(o, k, S.multiply(o[k], y))
+
+
+@_loop(PARALLEL)
+def multiply_ip(o, b, bo, bs, n, seg):
+    nseg = (n + seg - 1) // seg
+    for t in prange(nseg):
+        k0 = t * seg
+        k1 = min(k0 + seg, n)
+        oseg = o[k0:k1]
+        if bs == 1:
+            bseg = b[bo + k0 : bo + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.multiply(oseg[k], bseg[k]))
+        else:
+            y = b[bo]
+            for k in range(k1 - k0):
+                store(oseg, k, S.multiply(oseg[k], y))
+
+
+@_loop(SERIAL)
 def divide_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -2588,6 +2678,36 @@ def divide_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n
                 x = a[np.uint64(ab + k * as2)]
                 y = b[np.uint64(bb + k * bs2)]
                 store(o, np.uint64(ob + k * os2), S.divide(x, y))
+
+
+@_loop(SERIAL)
+def divide_i(o, b, bo, bs, n):
+    # o[k] = o[k] divide b[bo + k] for the whole dense o; bs 0: b[bo] throughout (a scalar)
+    if bs == 1:
+        bseg = b[bo : bo + n]
+        for k in range(n):
+            store(o, k, S.divide(o[k], bseg[k]))
+    else:
+        y = b[bo]
+        for k in range(n):
+            store(o, k, S.divide(o[k], y))
+
+
+@_loop(PARALLEL)
+def divide_ip(o, b, bo, bs, n, seg):
+    nseg = (n + seg - 1) // seg
+    for t in prange(nseg):
+        k0 = t * seg
+        k1 = min(k0 + seg, n)
+        oseg = o[k0:k1]
+        if bs == 1:
+            bseg = b[bo + k0 : bo + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.divide(oseg[k], bseg[k]))
+        else:
+            y = b[bo]
+            for k in range(k1 - k0):
+                store(oseg, k, S.divide(oseg[k], y))
 
 
 @_loop(SERIAL)
@@ -4323,6 +4443,36 @@ def bitwise_and_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
 
 
 @_loop(SERIAL)
+def bitwise_and_i(o, b, bo, bs, n):
+    # o[k] = o[k] bitwise_and b[bo + k] for the whole dense o; bs 0: b[bo] throughout (a scalar)
+    if bs == 1:
+        bseg = b[bo : bo + n]
+        for k in range(n):
+            store(o, k, S.bitwise_and(o[k], bseg[k]))
+    else:
+        y = b[bo]
+        for k in range(n):
+            store(o, k, S.bitwise_and(o[k], y))
+
+
+@_loop(PARALLEL)
+def bitwise_and_ip(o, b, bo, bs, n, seg):
+    nseg = (n + seg - 1) // seg
+    for t in prange(nseg):
+        k0 = t * seg
+        k1 = min(k0 + seg, n)
+        oseg = o[k0:k1]
+        if bs == 1:
+            bseg = b[bo + k0 : bo + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.bitwise_and(oseg[k], bseg[k]))
+        else:
+            y = b[bo]
+            for k in range(k1 - k0):
+                store(oseg, k, S.bitwise_and(oseg[k], y))
+
+
+@_loop(SERIAL)
 def bitwise_or_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -4409,6 +4559,36 @@ def bitwise_or_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
 
 
 @_loop(SERIAL)
+def bitwise_or_i(o, b, bo, bs, n):
+    # o[k] = o[k] bitwise_or b[bo + k] for the whole dense o; bs 0: b[bo] throughout (a scalar)
+    if bs == 1:
+        bseg = b[bo : bo + n]
+        for k in range(n):
+            store(o, k, S.bitwise_or(o[k], bseg[k]))
+    else:
+        y = b[bo]
+        for k in range(n):
+            store(o, k, S.bitwise_or(o[k], y))
+
+
+@_loop(PARALLEL)
+def bitwise_or_ip(o, b, bo, bs, n, seg):
+    nseg = (n + seg - 1) // seg
+    for t in prange(nseg):
+        k0 = t * seg
+        k1 = min(k0 + seg, n)
+        oseg = o[k0:k1]
+        if bs == 1:
+            bseg = b[bo + k0 : bo + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.bitwise_or(oseg[k], bseg[k]))
+        else:
+            y = b[bo]
+            for k in range(k1 - k0):
+                store(oseg, k, S.bitwise_or(oseg[k], y))
+
+
+@_loop(SERIAL)
 def bitwise_xor_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -4492,6 +4672,36 @@ def bitwise_xor_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                 x = a[np.uint64(ab + k * as2)]
                 y = b[np.uint64(bb + k * bs2)]
                 store(o, np.uint64(ob + k * os2), S.bitwise_xor(x, y))
+
+
+@_loop(SERIAL)
+def bitwise_xor_i(o, b, bo, bs, n):
+    # o[k] = o[k] bitwise_xor b[bo + k] for the whole dense o; bs 0: b[bo] throughout (a scalar)
+    if bs == 1:
+        bseg = b[bo : bo + n]
+        for k in range(n):
+            store(o, k, S.bitwise_xor(o[k], bseg[k]))
+    else:
+        y = b[bo]
+        for k in range(n):
+            store(o, k, S.bitwise_xor(o[k], y))
+
+
+@_loop(PARALLEL)
+def bitwise_xor_ip(o, b, bo, bs, n, seg):
+    nseg = (n + seg - 1) // seg
+    for t in prange(nseg):
+        k0 = t * seg
+        k1 = min(k0 + seg, n)
+        oseg = o[k0:k1]
+        if bs == 1:
+            bseg = b[bo + k0 : bo + k1]
+            for k in range(k1 - k0):
+                store(oseg, k, S.bitwise_xor(oseg[k], bseg[k]))
+        else:
+            y = b[bo]
+            for k in range(k1 - k0):
+                store(oseg, k, S.bitwise_xor(oseg[k], y))
 
 
 @_loop(SERIAL)
