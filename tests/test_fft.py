@@ -223,6 +223,26 @@ def test_frequencies(name):
     assert getattr(xp.fft, name)(4, device="cpu").device == xp.Device("cpu")
 
 
+@pytest.mark.parametrize("name", ["fftfreq", "rfftfreq"])
+def test_frequencies_are_numpys_to_the_bit_and_through_the_reported_composition(name):
+    from strided import dispatch
+
+    # NumPy multiplies integers by 1/(n d): the same values, signs of zero included (d < 0)
+    for n in (1, 2, 3, 8, 9, 4096, 70_001):
+        for d in (1.0, 0.1, -0.3, 7.0, -2.5):
+            want = getattr(np.fft, name)(n, d=d)
+            for observed in (False, True):
+                if observed:
+                    calls = []
+                    with dispatch.observe(lambda prim, *rest, calls=calls: calls.append(prim.name)):
+                        got = np.asarray(getattr(xp.fft, name)(n, d=d))
+                    assert "arange" in calls
+                else:
+                    got = np.asarray(getattr(xp.fft, name)(n, d=d))
+                np.testing.assert_array_equal(got, want)
+                np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
 REJECTED = [
     ("ifft", sdt.int32, "floating"),
     ("ifftn", sdt.bool, "floating"),

@@ -25,9 +25,9 @@ from collections.abc import Sequence
 from .. import _dtypes as dt
 from .._array import Array
 from .._device import as_device
-from ..dispatch import Plan, declare
+from ..dispatch import Plan, _observers, declare
 from .core import copy_of, to_array
-from .creation import arange, zeros
+from .creation import ARANGE, _arange, _output_and_kernel, arange, zeros
 from .manipulation import astype, concat, roll
 
 __all__ = [
@@ -369,21 +369,29 @@ def fftfreq(n: int, /, *, d: float = 1.0, dtype=None, device=None) -> Array:
     ``[0, 1, ..., -(n//2), ..., -1] / (d*n)``."""
     n, scale, dtype, device = _freq_args("fftfreq", n, d, dtype, device)
     positive = (n - 1) // 2 + 1
-    k = concat(
-        [
-            arange(0, positive, dtype=dt.float64, device=device),
-            arange(-(n // 2), 0, dtype=dt.float64, device=device),
-        ]
-    )
-    return astype(k * scale, dtype, copy=False)  # (the product is fresh: no second copy)
+    if _observers:  # (the composition, each part reported)
+        k = concat(
+            [
+                arange(0, positive, dtype=dt.float64, device=device),
+                arange(-(n // 2), 0, dtype=dt.float64, device=device),
+            ]
+        )
+    else:  # one buffer that arange's kernel writes in two runs (4096: 10.8 -> ~6 us)
+        k, kernel = _output_and_kernel(ARANGE, (n,), dt.float64, device)
+        kernel(k._view((positive,), (1,), 0), start=0, step=1)
+        kernel(k._view((n - positive,), (1,), positive), start=-(n // 2), step=1)
+    k *= scale  # (NumPy's integers times 1/(n d), in float64; k is fresh: scaled in place)
+    return astype(k, dtype, copy=False)
 
 
 def rfftfreq(n: int, /, *, d: float = 1.0, dtype=None, device=None) -> Array:
     """The sample frequencies of ``rfft`` for ``n`` points with spacing ``d``:
     ``[0, 1, ..., n//2] / (d*n)``."""
     n, scale, dtype, device = _freq_args("rfftfreq", n, d, dtype, device)
-    k = arange(0, n // 2 + 1, dtype=dt.float64, device=device)
-    return astype(k * scale, dtype, copy=False)
+    # start + step * i with start -0.0 is NumPy's int i times scale to the bit (its sign of
+    # zero too: -0.0 + 0.0 is 0.0, -0.0 + -0.0 is -0.0): one pass (4096: 6.1 -> ~3 us)
+    k = _arange(n // 2 + 1, -0.0, scale, dt.float64, device)
+    return astype(k, dtype, copy=False)
 
 
 # -- shifts ---------------------------------------------------------------------------------------
