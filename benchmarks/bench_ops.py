@@ -508,6 +508,15 @@ def _namespace_table(dtype: str, n: int) -> list:
     zero = a_n.dtype.type(0)
     srt_s, q_s, srt_t, q_t = xp.asarray(srt), xp.asarray(q_n), _torch_of(srt), _torch_of(q_n)
     quarter_s, quarter_t = xp.asarray(quarter), _torch_of(quarter)
+    k = round(n ** (1 / 3))  # a cube of about n elements (16^3, 100^3)
+    cube_n = a_n[: k**3].reshape(k, k, k).copy()
+    cube_s, cube_t = xp.asarray(cube_n), _torch_of(cube_n)
+    lead_n = m_n[None]  # a leading unit axis to squeeze
+    lead_s, lead_t = xp.asarray(lead_n), _torch_of(lead_n)
+    trip_n = a_n[: n // 3 * 3].reshape(-1, 3).copy()  # 3-vectors for cross
+    trip2_n = trip_n[::-1].copy()
+    trip_s, trip2_s, trip_t, trip2_t = (xp.asarray(trip_n), xp.asarray(trip2_n),
+                                        _torch_of(trip_n), _torch_of(trip2_n))  # fmt: skip
     c_n = a_n > b_n
     c_s, c_t = xp.asarray(c_n), _torch_of(c_n)
     table = [
@@ -562,6 +571,36 @@ def _namespace_table(dtype: str, n: int) -> list:
          _setter(xp.asarray(a_n.copy()), lambda x: slice(0, half), b_s[:half]),
          _setter(a_n.copy(), lambda x: slice(0, half), b_n[:half]),
          tt and _setter(_torch_of(a_n), lambda x: slice(0, half), b_t[:half])),
+        # views and the other manipulation functions
+        ("", "expand_dims", lambda: xp.expand_dims(m_s, axis=0), lambda: np.expand_dims(m_n, 0),
+         tt and (lambda: m_t.unsqueeze(0))),
+        ("", "squeeze", lambda: xp.squeeze(lead_s, axis=0), lambda: np.squeeze(lead_n, 0),
+         tt and (lambda: lead_t.squeeze(0))),
+        ("", "permute_dims", lambda: xp.permute_dims(cube_s, (2, 0, 1)),
+         lambda: np.permute_dims(cube_n, (2, 0, 1)), tt and (lambda: cube_t.permute(2, 0, 1))),
+        ("", "matrix_transpose", lambda: xp.matrix_transpose(m_s),
+         lambda: np.matrix_transpose(m_n), tt and (lambda: m_t.mT)),
+        ("", "moveaxis", lambda: xp.moveaxis(cube_s, 0, -1), lambda: np.moveaxis(cube_n, 0, -1),
+         tt and (lambda: torch.movedim(cube_t, 0, -1))),
+        ("", "reshape", lambda: xp.reshape(m_s, (-1,)), lambda: np.reshape(m_n, (-1,)),
+         tt and (lambda: m_t.reshape(-1))),
+        ("", "broadcast_to", lambda: xp.broadcast_to(row_s, m_n.shape),
+         lambda: np.broadcast_to(row_n, m_n.shape),
+         tt and (lambda: torch.broadcast_to(row_t, m_n.shape))),
+        ("", "broadcast_arrays", lambda: xp.broadcast_arrays(m_s, row_s)[1],
+         lambda: np.broadcast_arrays(m_n, row_n)[1],
+         tt and (lambda: torch.broadcast_tensors(m_t, row_t)[1])),
+        ("", "unstack", lambda: xp.unstack(cube_s)[-1], lambda: np.unstack(cube_n)[-1],
+         tt and (lambda: torch.unbind(cube_t)[-1])),
+        ("", "meshgrid", lambda: xp.meshgrid(row_s, row_s)[0],
+         lambda: np.meshgrid(row_n, row_n)[0],
+         tt and (lambda: torch.meshgrid(row_t, row_t, indexing="xy")[0].clone())),
+        ("", "cross", lambda: xp.linalg.cross(trip_s, trip2_s),
+         lambda: np.linalg.cross(trip_n, trip2_n),
+         tt and (lambda: torch.linalg.cross(trip_t, trip2_t))),
+        ("", "unique_all", lambda: xp.unique_all(few_s).counts,
+         lambda: np.unique_all(few_n).counts,
+         tt and (lambda: torch.unique(few_t, return_inverse=True, return_counts=True)[2])),
         # in-place operators (x += y; x *= -1 keeps the values as they are)
         ("in-place", "add", _in_place(xp.asarray(a_n.copy()), operator.iadd, b_s),
          _in_place(a_n.copy(), operator.iadd, b_n),

@@ -335,6 +335,74 @@ def test_view_geometry_remembered_per_layout_keeps_offsets_and_errors():
             xp.broadcast_to(x, (4, 12.0))
 
 
+def test_squeeze_permute_moveaxis_unstack_views_remembered_keep_offsets_and_errors():
+    """squeeze, permute_dims and moveaxis remember their geometry (or permutation) per layout
+    and argument, unstack and broadcast_arrays make untracked views directly: views at other
+    offsets get their own elements, the results share memory, and invalid requests raise on
+    every call."""
+    base = np.arange(2 * 3 * 4 * 5, dtype=np.float64).reshape(2, 3, 4, 5)
+    x = xp.asarray(base.copy())
+    for _ in range(2):
+        for i in range(2):  # blocks at other offsets, one layout
+            xi, bi = x[i : i + 1], base[i : i + 1]
+            np.testing.assert_array_equal(np.asarray(xp.squeeze(xi, axis=0)), bi[0])
+            np.testing.assert_array_equal(
+                np.asarray(xp.permute_dims(xi, (3, 1, 0, 2))), bi.transpose(3, 1, 0, 2)
+            )
+            np.testing.assert_array_equal(
+                np.asarray(xp.moveaxis(xi, (0, -1), (2, 0))), np.moveaxis(bi, (0, -1), (2, 0))
+            )
+            for axis in (0, 1, -1):
+                got = xp.unstack(x[i], axis=axis)
+                want = np.unstack(base[i], axis=axis)
+                assert len(got) == len(want)
+                for g, w in zip(got, want):
+                    np.testing.assert_array_equal(np.asarray(g), w)
+            row = x[i, 0, 0]
+            for g, w in zip(
+                xp.broadcast_arrays(row, x[i, :, :1]),
+                np.broadcast_arrays(base[i, 0, 0], base[i, :, :1]),
+            ):
+                np.testing.assert_array_equal(np.asarray(g), w)
+        np.testing.assert_array_equal(
+            np.asarray(xp.moveaxis(x.mT, 1, 3)), np.moveaxis(base.swapaxes(-1, -2), 1, 3)
+        )
+        np.testing.assert_array_equal(
+            np.asarray(xp.moveaxis(x[0], 1, 2)), np.moveaxis(base[0], 1, 2)
+        )
+        for a in (x, x[0], x[0, 0]):  # one request at three ranks
+            want = np.moveaxis(np.asarray(a), 0, -1)
+            np.testing.assert_array_equal(np.asarray(xp.moveaxis(a, 0, -1)), want)
+        with pytest.raises(ValueError, match="squeeze"):
+            xp.squeeze(x, axis=1)
+        with pytest.raises(ValueError, match="permute_dims"):
+            xp.permute_dims(x, (0, 1, 1, 2))
+        with pytest.raises((ValueError, IndexError)):
+            xp.permute_dims(x, (0, 1, 2, 4))
+        with pytest.raises(ValueError, match="moveaxis"):
+            xp.moveaxis(x, (0, 1), (2, 2))
+        with pytest.raises((ValueError, IndexError)):
+            xp.moveaxis(x[0], 0, 3)  # (the same request was valid for rank 4)
+        with pytest.raises(ValueError, match="broadcast"):
+            xp.broadcast_arrays(x, x[:, :2])
+    # the views write through to x (a version bump through the owner)
+    first = xp.unstack(x, axis=1)[0]
+    first[...] = -1.0
+    base[:, 0] = -1.0
+    np.testing.assert_array_equal(np.asarray(x), base)
+    flat = xp.reshape(x, (-1,))
+    flat[0] = 7.0
+    assert float(x[0, 0, 0, 0]) == 7.0
+
+
+def test_unstack_and_reshape_of_tracked_arrays_still_record():
+    w = xp.asarray(np.arange(6.0).reshape(2, 3), requires_grad=True)
+    parts = xp.unstack(w, axis=1)
+    loss = xp.sum(parts[0] * 1.0) + xp.sum(parts[2] * 3.0) + xp.sum(xp.reshape(w, (6,)) * 2.0)
+    loss.backward()
+    np.testing.assert_array_equal(np.asarray(w.grad), [[3.0, 2.0, 5.0], [3.0, 2.0, 5.0]])
+
+
 def test_roll_along_several_axes_copies_blocks_like_numpy(monkeypatch):
     """roll along several axes of a large untracked array copies each block once into place:
     NumPy's values for 2-D and 3-D arrays, negative and oversized shifts, a repeated axis,

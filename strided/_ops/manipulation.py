@@ -167,7 +167,7 @@ def _reshape_rule(x: Array, /, shape, *, copy=None) -> tuple:
     return shape, strides, x._offset
 
 
-def _permute_dims_rule(x: Array, /, axes) -> tuple:
+def _permute_dims_geometry(x: Array, axes) -> tuple:
     x = to_array(x, "permute_dims")
     n = x.ndim
     axes = tuple(normalize_axis(a, n, "permute_dims") for a in axes)
@@ -216,13 +216,18 @@ def _expand_dims_geometry(x: Array, axis) -> tuple:
 
 
 _expand_dims_remembered = _remembered_view(_expand_dims_geometry)
+_permute_dims_remembered = _remembered_view(_permute_dims_geometry)
 
 
 def _expand_dims_rule(x: Array, /, axis=0) -> tuple:
     return _expand_dims_remembered(x, axis)
 
 
-def _squeeze_rule(x: Array, /, axis) -> tuple:
+def _permute_dims_rule(x: Array, /, axes) -> tuple:
+    return _permute_dims_remembered(x, axes)  # (3-D: 2.9 -> ~1.1 us; NumPy 0.5)
+
+
+def _squeeze_geometry(x: Array, axis) -> tuple:
     x = to_array(x, "squeeze")
     axes = normalize_axes(axis, x.ndim, "squeeze")
     for a in axes:
@@ -230,6 +235,13 @@ def _squeeze_rule(x: Array, /, axis) -> tuple:
             raise ValueError(f"squeeze: axis {a} has size {x._shape[a]}, not 1 (shape {x._shape})")
     keep = [i for i in range(x.ndim) if i not in axes]
     return tuple(x._shape[i] for i in keep), tuple(x._strides[i] for i in keep), x._offset
+
+
+_squeeze_remembered = _remembered_view(_squeeze_geometry)
+
+
+def _squeeze_rule(x: Array, /, axis) -> tuple:
+    return _squeeze_remembered(x, axis)  # (2.6 -> ~1 us; NumPy 0.3)
 
 
 def _broadcast_to_geometry(x: Array, shape) -> tuple:
@@ -286,6 +298,10 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
     ValueError when a view is impossible.
     """
     x = to_array(x, "reshape")
+    if not copy and _untracked_plain(x):  # (the view made here: 1.4 -> ~0.8 us)
+        target, strides = _reshape_geometry(x, shape)
+        if strides is not None:
+            return x._view(target, strides, x._offset)
     if copy or _reshape_geometry(x, shape)[1] is None:
         if copy is False:
             RESHAPE(x, shape=shape)  # raises: the layout cannot be viewed
@@ -296,6 +312,8 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
 @names_its_errors
 def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
     """A view of ``x`` with its dimensions reordered (``axes`` may be negative)."""
+    if _untracked_plain(x):  # the remembered view made here, as the rule would (1.1 -> 0.7 us)
+        return x._view(*_permute_dims_remembered(x, axes))
     return PERMUTE_DIMS.call(x, axes=axes)
 
 
@@ -310,18 +328,24 @@ def matrix_transpose(x: Array, /) -> Array:
 @names_its_errors
 def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
     """A view of ``x`` with size-1 dimensions inserted at ``axis`` (an int or a tuple)."""
+    if _untracked_plain(x):  # (as permute_dims)
+        return x._view(*_expand_dims_remembered(x, axis))
     return EXPAND_DIMS.call(x, axis=axis)
 
 
 @names_its_errors
 def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     """A view of ``x`` without the size-1 dimensions named by ``axis``."""
+    if _untracked_plain(x):  # (as permute_dims: 0.96 -> 0.55 us)
+        return x._view(*_squeeze_remembered(x, axis))
     return SQUEEZE.call(x, axis=axis)
 
 
 @names_its_errors
 def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     """A read-through view of ``x`` broadcast to ``shape`` (stride 0 on repeated dimensions)."""
+    if _untracked_plain(x):  # (as permute_dims)
+        return x._view(*_broadcast_to_remembered(x, shape))
     return BROADCAST_TO.call(x, shape=shape)
 
 
@@ -329,7 +353,13 @@ def broadcast_arrays(*arrays: Array) -> tuple[Array, ...]:
     """Views of ``arrays`` broadcast to their common shape."""
     arrays = [to_array(a, "broadcast_arrays") for a in arrays]
     shape = broadcast_shapes_rule(*(a._shape for a in arrays), op="broadcast_arrays")
-    return tuple(broadcast_to(a, shape) for a in arrays)
+    views = []
+    for a in arrays:
+        if _untracked_plain(a):  # the remembered view made directly (two: 4.8 -> ~3 us)
+            views.append(a._view(*_broadcast_to_remembered(a, shape)))
+        else:
+            views.append(broadcast_to(a, shape))
+    return tuple(views)
 
 
 def astype(x: Array, dtype, /, *, copy: bool = True, device=None) -> Array:
@@ -726,9 +756,28 @@ def flip(x: Array, /, *, axis: int | tuple[int, ...] | None = None) -> Array:
     return FLIP.call(x, axis=axis)
 
 
+#: (rank, source, destination) -> moveaxis's permutation, for plain-int arguments
+_MOVEAXIS_ORDERS: dict = {}
+
+
 def moveaxis(x: Array, source, destination, /) -> Array:
     """A view of ``x`` with axes ``source`` moved to positions ``destination``."""
     x = to_array(x, "moveaxis")
+    key = None
+    if _plain_ints(source) and _plain_ints(destination):
+        key = (len(x._shape), source, destination)
+        order = _MOVEAXIS_ORDERS.get(key)
+        if order is not None:  # (the checks passed for this rank before: 3.5 -> ~1.5 us)
+            return permute_dims(x, order)
+    order = _moveaxis_order(x, source, destination)
+    if key is not None:
+        if len(_MOVEAXIS_ORDERS) >= 1024:
+            _MOVEAXIS_ORDERS.clear()
+        _MOVEAXIS_ORDERS[key] = order
+    return permute_dims(x, order)
+
+
+def _moveaxis_order(x: Array, source, destination) -> tuple:
     src = source if isinstance(source, tuple) else (source,)
     dst = destination if isinstance(destination, tuple) else (destination,)
     if len(src) != len(dst):
@@ -742,7 +791,7 @@ def moveaxis(x: Array, source, destination, /) -> Array:
     order = [a for a in range(x.ndim) if a not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
-    return permute_dims(x, tuple(order))
+    return tuple(order)
 
 
 def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
@@ -751,6 +800,15 @@ def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
     if x.ndim == 0:
         raise ValueError("unstack: needs an array with at least one dimension")
     axis = normalize_axis(axis, x.ndim, "unstack")
+    if _untracked_plain(x):  # the views made directly (10 of (100, 1000): 16 -> ~3 us)
+        shape, strides = x._shape, x._strides
+        shape, strides, step = (
+            shape[:axis] + shape[axis + 1 :],
+            strides[:axis] + strides[axis + 1 :],
+            strides[axis],
+        )
+        offset = x._offset
+        return tuple(x._view(shape, strides, offset + i * step) for i in range(x._shape[axis]))
     lead = (slice(None),) * axis
     return tuple(x[lead + (i,)] for i in range(x._shape[axis]))
 
