@@ -319,8 +319,9 @@ def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
 
 def matrix_transpose(x: Array, /) -> Array:
     """A view of ``x`` with its last two dimensions swapped."""
-    x = to_array(x, "matrix_transpose")
-    if x.ndim < 2:
+    if not isinstance(x, Array):
+        x = to_array(x, "matrix_transpose")
+    if len(x._shape) < 2:
         raise ValueError(f"matrix_transpose: needs at least 2 dimensions, got shape {x._shape}")
     return x.mT
 
