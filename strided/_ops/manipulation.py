@@ -309,7 +309,6 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) ->
     return RESHAPE.call(x, shape=shape)
 
 
-@names_its_errors
 def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
     """A view of ``x`` with its dimensions reordered (``axes`` may be negative)."""
     if _untracked_plain(x):  # the remembered view made here, as the rule would (1.1 -> 0.7 us)
@@ -326,7 +325,6 @@ def matrix_transpose(x: Array, /) -> Array:
     return x.mT
 
 
-@names_its_errors
 def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
     """A view of ``x`` with size-1 dimensions inserted at ``axis`` (an int or a tuple)."""
     if _untracked_plain(x):  # (as permute_dims)
@@ -334,7 +332,6 @@ def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
     return EXPAND_DIMS.call(x, axis=axis)
 
 
-@names_its_errors
 def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     """A view of ``x`` without the size-1 dimensions named by ``axis``."""
     if _untracked_plain(x):  # (as permute_dims: 0.96 -> 0.55 us)
@@ -342,7 +339,6 @@ def squeeze(x: Array, /, axis: int | tuple[int, ...]) -> Array:
     return SQUEEZE.call(x, axis=axis)
 
 
-@names_its_errors
 def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     """A read-through view of ``x`` broadcast to ``shape`` (stride 0 on repeated dimensions)."""
     if _untracked_plain(x):  # (as permute_dims)
