@@ -327,3 +327,19 @@ def test_inplace_optimizer_step_into_a_parameter_and_grad_mode_still_refuses_a_l
         with pytest.raises(RuntimeError, match="leaf"):  # grad mode on: refused every time
             p *= 0.5
     np.testing.assert_allclose(np.asarray(p), want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("n", [8, 300])  # (300 x 300: the threaded loops)
+def test_inplace_operators_with_transposed_and_0d_operands(n):
+    rng = np.random.default_rng(n)
+    a_np, b_np = rng.standard_normal((n, n)), rng.standard_normal((n, n))
+    a, b = xp.asarray(a_np.copy()), xp.asarray(b_np)
+    want = a_np.copy()
+    for _ in range(3):  # (from the second round on, into the array itself)
+        a += b.mT
+        want += b_np.T
+        a *= xp.asarray(0.5)
+        want *= 0.5
+        a -= b[0]
+        want -= b_np[0]
+        np.testing.assert_array_equal(np.asarray(a), want)
