@@ -13,7 +13,7 @@ import numpy as np
 from .._array import OPERATIONS, Array
 from .._grad_state import Mode
 from .._tape import setitem
-from ..dispatch import _observers
+from ..dispatch import _in_graph_args, _observers
 from .core import COPY, is_scalar, run
 
 _BINARY = {
@@ -80,17 +80,7 @@ def _into_self(prim, target, other) -> bool:
     such call on) has ``target``'s shape and dtype, and a backend whose kernel for the op can
     write into its first operand (``into_self``, which refuses an operand overlapping
     ``target`` otherwise than element for element).  False: the caller computes and copies."""
-    if target._offset or _observers:
-        return False
-    base = target._base
-    if Mode.enabled and (
-        target._ag is not None
-        or (base is not None and base._ag is not None)
-        or (
-            other.__class__ is Array
-            and (other._ag is not None or (other._base is not None and other._base._ag is not None))
-        )
-    ):
+    if target._offset or _observers or (Mode.enabled and _in_graph_args((target, other))):
         return False
     spec = prim.memoized(target, other)
     if spec is None or spec[2] is not target._dtype or spec[0] != target._shape:
@@ -98,12 +88,12 @@ def _into_self(prim, target, other) -> bool:
     into = getattr(spec[6], "into_self", None)
     if into is None or target._strides != spec[1] or not into(target, other, spec[4]):
         return False
+    base = target._base
     (target if base is None else base)._version += 1
     return True
 
 
 def _binary(prim, dunder: str):
-
     def fwd(self, other):
         other = _operand(other)
         if other is None:

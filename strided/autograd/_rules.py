@@ -734,7 +734,7 @@ def _fft_r2c(ctx, g):
 
     p = ctx.params
     last = p["axes"][-1]
-    if p.get("inverse", False):  # the conjugate of the forward r2c with the norm swapped
+    if p["inverse"]:  # the conjugate of the forward r2c with the norm swapped
         g, norm = _xp.conj(g), p["norm"]
     else:
         norm = _SWAPPED[p["norm"]]
@@ -749,7 +749,7 @@ def _fft_c2r(ctx, g):
     xp = _xp
     p = ctx.params
     last, n = p["axes"][-1], p["n"]
-    forward = p.get("forward", False)
+    forward = p["forward"]
     # the forward c2r is the inverse one of the conjugate, with the normalisation swapped
     gi = _r2c(g, p["axes"], p["norm"] if forward else _SWAPPED[p["norm"]])
     m = gi.shape[last]

@@ -54,8 +54,10 @@ def _k():
 
 
 _PY_SCALARS = frozenset({bool, int, float, complex})
-#: the binary ops with in-place loops (``_codegen.INPLACE_OPS``: kept equal by a test)
-_INPLACE_OPS = frozenset(
+#: the binary ops whose loops read each element before writing the same one (no fix-up pass
+#: that reads the inputs again): their kernels write in-place operators (x += y, x *= 2) into x
+#: itself (``into_self``), through the generated ``{op}_i`` / ``{op}_ip`` loops (``_codegen``)
+INPLACE_OPS = frozenset(
     {"add", "subtract", "multiply", "divide", "bitwise_and", "bitwise_or", "bitwise_xor"}
 )
 PARALLEL_THRESHOLD = 1 << 16  # kernels.PARALLEL_THRESHOLD, without importing numba
@@ -400,7 +402,7 @@ def _elementwise(name: str, kind: str):
     kernel.dense = dense
     if kind == "binary":
         kernel.broadcast_dense = broadcast_dense
-    if name in _INPLACE_OPS:
+    if name in INPLACE_OPS:
         kernel.into_self = into_self
     if name == "pow":
         kernel.dense = _pow_dense(dense)

@@ -325,12 +325,9 @@ def {name}_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n
                 store(o, np.uint64(ob + k * os2), S.{fn}(x, y)){fix_p}
 """
 
-# The binary ops whose loops read each element before writing the same one (no fix-up pass
-# that reads the inputs again): their in-place operators (x += y, x *= 2) write into x itself,
-# through `_i` / `_ip`, whose one array read and written vectorises where `_s` with an output
-# that is also its input would not (LLVM's overlap check fails: 1M float64 *= 150 -> ~110 us).
-INPLACE_OPS = ("add", "subtract", "multiply", "divide", "bitwise_and", "bitwise_or", "bitwise_xor")
-
+# The in-place loops of the ops in the backend's INPLACE_OPS (x += y, x *= 2 written into x):
+# one array read and written vectorises where `_s` with an output that is also its input would
+# not (LLVM's overlap check fails: 1M float64 *= 150 -> ~110 us).
 INPLACE = """
 
 @njit(**SERIAL)
@@ -736,6 +733,8 @@ def elementwise_ops() -> dict[str, int]:
 
 
 def generate() -> str:
+    from . import INPLACE_OPS  # (the backend's list: which kernels write into their input)
+
     parts = [HEADER, f"\nSOURCE_HASH = {source_hash()!r}\n"]
     for name, arity in elementwise_ops().items():
         fn = SCALAR_NAME.get(name, name)

@@ -33,7 +33,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '3d745da1bab7ddae'
+SOURCE_HASH = '612d9ec20deceec3'
 
 
 @_loop(SERIAL)
