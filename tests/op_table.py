@@ -2381,6 +2381,7 @@ OTHER_OPS = {
     "cumulative_prod": "test_reductions",
     "matmul": "test_matmul",
     "dot": "test_linalg",
+    "cross": "test_linalg",
     "argmax": "test_searching",
     "argmin": "test_searching",
     "nonzero": "test_searching",

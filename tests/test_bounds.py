@@ -168,6 +168,13 @@ def _calls(name):
             if x.ndim and x.dtype in (xp.float32, xp.float64)
             else []
         ),
+        # the fused cross product along each axis of size 3, and a row broadcast against all
+        "cross": lambda x: (
+            [xp.linalg.cross(x, x[::-1], axis=a) for a in range(-x.ndim, 0) if x.shape[a] == 3]
+            + ([xp.linalg.cross(x, x[:1], axis=-1)] if x.shape[-1] == 3 and x.shape[0] else [])
+            if x.ndim >= 2
+            else []
+        ),
         "nonzero": lambda x: list(xp.nonzero(x)) if x.ndim else [],
         # boolean masks over the leading 1..ndim axes, in x's own layout and in C order
         "mask_offsets": lambda x: [

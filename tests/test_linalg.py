@@ -1036,3 +1036,106 @@ def test_spectral_drivers_route_by_precision_and_size(d):
     _check_eigh(h, L.eigh(xp.asarray(h)), d)
     _check_svd(g, L.svd(xp.asarray(g)), d, True)
     _close(L.svdvals(xp.asarray(g)), np.linalg.svd(g, compute_uv=False), d, 10)
+
+
+@pytest.mark.parametrize(
+    "dtype", [np.float32, np.float64, np.int8, np.uint16, np.int64, np.complex128]
+)
+@pytest.mark.parametrize(
+    "shape_a,shape_b,axis,layout",
+    [
+        ((1365, 3), (1365, 3), -1, "C"),
+        ((30000, 3), (30000, 3), -1, "C"),  # threaded
+        ((3, 500), (3, 500), 0, "C"),
+        ((2, 400, 3), (400, 3), -1, "transposed"),  # rows that do not step evenly: a copy
+        ((4, 5, 3), (3,), -1, "sliced"),
+        ((1, 3), (7, 3), -1, "C"),
+        ((0, 3), (0, 3), -1, "C"),
+    ],
+)
+def test_fused_cross_like_numpy(dtype, shape_a, shape_b, axis, layout):
+    """linalg.cross of untracked operands runs the fused kernel (one pass): NumPy's values, bit
+    for bit for real dtypes (the same products and differences, no contraction; integers wrap
+    alike; NumPy's complex products use FMA: within rounding there), over
+    broadcasting, axes and layouts, and the same bits with one thread or two."""
+    import numba
+
+    from strided._ops.linalg_ext import CROSS
+
+    rng = np.random.default_rng(len(shape_a) + shape_a[0])
+    d = getattr(sdt, np.dtype(dtype).name)
+    a, b = values(rng, shape_a, d, int_domain=(-100, 100)), values(rng, shape_b, d)
+    if layout == "transposed":
+        a = np.ascontiguousarray(np.swapaxes(a, 0, 1)).swapaxes(0, 1)
+    elif layout == "sliced":
+        a = np.concatenate([a, a], axis=1)[:, ::2]
+    calls = []
+    kernel = CROSS.kernels["cpu"]
+    CROSS.kernels["cpu"] = lambda *args, **kw: (calls.append(1), kernel(*args, **kw))
+    CROSS.forget()
+    before = numba.get_num_threads()
+    try:
+        bits = []
+        for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+            numba.set_num_threads(threads)
+            with np.errstate(all="ignore"):
+                want = np.linalg.cross(a, b, axis=axis)
+            got = np.asarray(xp.linalg.cross(xp.asarray(a), xp.asarray(b), axis=axis))
+            assert got.dtype == want.dtype and got.shape == want.shape
+            if want.dtype.kind == "c":  # NumPy's complex multiply contracts with FMA
+                np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13)
+            else:
+                np.testing.assert_array_equal(got, want)
+            bits.append(got.tobytes())
+        assert bits[0] == bits[1]
+    finally:
+        numba.set_num_threads(before)
+        CROSS.kernels["cpu"] = kernel
+        CROSS.forget()
+    assert len(calls) == 2
+
+
+def test_fused_cross_dense_lane_reads_each_views_own_offset_and_steps_aside():
+    """Small stacks of vectors take CROSS's dense lane, planned once per layout: views of that
+    layout at other offsets must read their own rows; mixed dtypes promote as the standard
+    says; a tracked input records the composition (its gradient is PyTorch's); and bad input
+    names the op."""
+    torch = pytest.importorskip("torch")
+    from strided._ops.linalg_ext import CROSS
+
+    rng = np.random.default_rng(5)
+    m = rng.standard_normal((40, 3))
+    sm = xp.asarray(m)
+    for lo in (0, 1, 7):
+        got = xp.linalg.cross(sm[lo : lo + 20], sm[lo + 2 : lo + 22])
+        np.testing.assert_array_equal(
+            np.asarray(got), np.linalg.cross(m[lo : lo + 20], m[lo + 2 : lo + 22])
+        )
+    assert CROSS._plans[(xp.float64, (20, 3), xp.float64, (20, 3))][8] is not None
+    i8, u8 = np.array([1, -2, 3], np.int8), np.array([200, 7, 9], np.uint8)
+    got = xp.linalg.cross(xp.asarray(i8), xp.asarray(u8))
+    assert got.dtype == xp.int16
+    np.testing.assert_array_equal(np.asarray(got), np.linalg.cross(i8, u8.astype(np.int16)))
+
+    xp.linalg.cross(xp.asarray(m[:4]), xp.asarray(m[4:8]), axis=1)  # the checks remembered
+    a, b = xp.asarray(m[:4], requires_grad=True), xp.asarray(m[4:8], requires_grad=True)
+    calls = []
+    kernel = CROSS.kernels["cpu"]
+    CROSS.kernels["cpu"] = lambda *args, **kw: (calls.append(1), kernel(*args, **kw))
+    CROSS.forget()
+    try:
+        xp.sum(xp.linalg.cross(a, b, axis=1) * xp.asarray(m[8:12])).backward()
+    finally:
+        CROSS.kernels["cpu"] = kernel
+        CROSS.forget()
+    assert len(calls) == 0
+    ta, tb = torch.tensor(m[:4], requires_grad=True), torch.tensor(m[4:8], requires_grad=True)
+    (torch.linalg.cross(ta, tb, dim=1) * torch.tensor(m[8:12])).sum().backward()
+    np.testing.assert_allclose(np.asarray(a.grad), ta.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(b.grad), tb.grad.numpy(), rtol=1e-12)
+    with pytest.raises(ValueError, match=r"^cross: .*size 3"):
+        xp.linalg.cross(sm[:, :2], sm[:, :2])
+    with pytest.raises(ValueError, match=r"^cross: "):
+        xp.linalg.cross(sm[:4], sm[:5])
+    with pytest.raises(TypeError, match=r"cross"):
+        xp.linalg.cross(xp.asarray(m[:2] > 0), xp.asarray(m[:2] > 0))

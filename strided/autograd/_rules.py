@@ -1021,6 +1021,7 @@ not_differentiable("clip")
 # so does the fused dot: vecdot composes multiply and sum when recording, and the euclidean
 # norm's composite has its own rule
 not_differentiable("dot")
+not_differentiable("cross")
 
 #: kernels that only run inside a recorded function, whose rule covers them
 COVERED_BY = {

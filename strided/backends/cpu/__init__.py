@@ -773,6 +773,73 @@ def _dot_dense(out_shape, out_dtype, args, params):
 dot_cpu.dense = _dot_dense
 
 
+def _rows_of_three(x, shape):
+    """(row stride, component stride) of ``x`` viewed with ``shape`` (broadcast; the last axis
+    the three components) when its leading axes step through memory as one axis, else None."""
+    st = x._strides if x._shape == shape else broadcast_strides(x._shape, x._strides, shape)
+    row = following = None
+    for n, s in zip(reversed(shape[:-1]), reversed(st[:-1])):
+        if n == 1:
+            continue
+        if row is None:
+            row = s
+        elif s != following:
+            return None
+        following = s * n
+    return (0 if row is None else row), st[-1]
+
+
+def _cross_operand(x, shape) -> tuple:
+    """(buffer, offset, row stride, component stride) of ``x`` for ``cross_rows``: its own
+    memory where its rows step evenly, else a C-ordered copy of it broadcast to ``shape``."""
+    geometry = _rows_of_three(x, shape)
+    if geometry is not None:
+        return (x._buf, x._offset) + geometry
+    st = broadcast_strides(x._shape, x._strides, shape)
+    return np.ascontiguousarray(_strided_host(x, shape, st)).reshape(-1), 0, 3, 1
+
+
+def cross_cpu(out, x1, x2):
+    """out = the cross products of x1 and x2 along their last axis (size 3; the leading axes
+    broadcast to out's): one pass of ``_kern_arith.cross_rows`` over the rows."""
+    rows = _size(out._shape) // 3
+    if rows == 0:
+        return
+    args = (out._buf, out._offset, *_cross_operand(x1, out._shape), *_cross_operand(x2, out._shape))
+    k = _arith()
+    if 3 * rows >= PARALLEL_THRESHOLD:
+        k.cross_rows_p(*args, rows)
+    else:
+        loop = k.cross_rows
+        _k().call_compiled(
+            loop, (loop, out._buf.dtype, args[2].dtype, args[6].dtype), args + (rows,)
+        )
+
+
+def _cross_dense(out_shape, out_dtype, args, params):
+    """For small operands whose rows step evenly (the usual stacks of vectors, one vector
+    broadcast against many): ``fn(x1, x2) -> output buffer`` with the geometry worked out once."""
+    x1, x2 = args
+    rows = _size(out_shape) // 3
+    g1, g2 = _rows_of_three(x1, out_shape), _rows_of_three(x2, out_shape)
+    if g1 is None or g2 is None or not 0 < 3 * rows < PARALLEL_THRESHOLD:
+        return None
+    np_dtype, empty = out_dtype.numpy, np.empty
+    loop = _arith().cross_rows
+    key, call = (loop, np_dtype, x1._buf.dtype, x2._buf.dtype), _k().call_compiled
+    (ar, ae), (br, be) = g1, g2
+
+    def fn(a, b):
+        buf = empty(3 * rows, np_dtype)
+        call(loop, key, (buf, 0, a._buf, a._offset, ar, ae, b._buf, b._offset, br, be, rows))
+        return buf
+
+    return fn
+
+
+cross_cpu.dense = _cross_dense
+
+
 def _reduced_last(x, kept_axes, axes, n: int) -> np.ndarray:
     """A dense copy of ``x`` with its reduced ``axes`` last (``n`` elements each): one run per
     kept element, for the moment kernels."""
@@ -2229,6 +2296,7 @@ def _special_kernels() -> dict:
         "mask_select": mask_select_cpu,
         "mask_fill": mask_fill_cpu,
         "dot": dot_cpu,
+        "cross": cross_cpu,
         "count_true": _count_true(),
     }
     from ._fft import KERNELS as fft_kernels

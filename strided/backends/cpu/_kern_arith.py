@@ -265,3 +265,49 @@ def linspace_fill(buf, off: int, n: int, start: float, stop: float, endpoint: bo
         _linspace_p(buf, off, n, start, step, delta, div, step_zero)
     if endpoint and n > 1:
         buf[off + n - 1] = stop
+
+
+# -- cross products ---------------------------------------------------------------------------
+# linalg.cross in one pass (nine elementwise ops and a stack were 2x NumPy's time on 1365
+# vectors).  No fastmath: each component is NumPy's a1*b2 - a2*b1, rounded the same way.
+
+
+@njit(**_OPTS)
+def _cross_run(o, oo, a, ao, ar, ae, b, bo, br, be, lo, hi):
+    if (
+        ar == 3 and ae == 1 and br == 3 and be == 1
+    ):  # rows of three in a row: 1365 rows 4.6 -> 2.6 us
+        n = hi - lo
+        u = a[ao + 3 * lo : ao + 3 * hi].reshape(n, 3)
+        v = b[bo + 3 * lo : bo + 3 * hi].reshape(n, 3)
+        w = o[oo + 3 * lo : oo + 3 * hi].reshape(n, 3)
+        for i in range(n):
+            w[i, 0] = u[i, 1] * v[i, 2] - u[i, 2] * v[i, 1]
+            w[i, 1] = u[i, 2] * v[i, 0] - u[i, 0] * v[i, 2]
+            w[i, 2] = u[i, 0] * v[i, 1] - u[i, 1] * v[i, 0]
+        return
+    for i in range(lo, hi):
+        p = ao + i * ar
+        q = bo + i * br
+        a0, a1, a2 = a[p], a[p + ae], a[p + 2 * ae]
+        b0, b1, b2 = b[q], b[q + be], b[q + 2 * be]
+        k = oo + 3 * i
+        o[k] = a1 * b2 - a2 * b1
+        o[k + 1] = a2 * b0 - a0 * b2
+        o[k + 2] = a0 * b1 - a1 * b0
+
+
+@njit(**_OPTS)
+def cross_rows(o, oo, a, ao, ar, ae, b, bo, br, be, rows):
+    """o[oo + 3i + j] = the j-th component of the cross product of row i of a (from ao, rows ar
+    apart, components ae apart) and row i of b (likewise)."""
+    _cross_run(o, oo, a, ao, ar, ae, b, bo, br, be, 0, rows)
+
+
+@njit(parallel=True, **_OPTS)
+def cross_rows_p(o, oo, a, ao, ar, ae, b, bo, br, be, rows):
+    """cross_rows with the rows shared among the threads."""
+    seg = _SEG // 4
+    nseg = (rows + seg - 1) // seg
+    for t in prange(nseg):
+        _cross_run(o, oo, a, ao, ar, ae, b, bo, br, be, t * seg, min((t + 1) * seg, rows))
