@@ -403,6 +403,39 @@ def test_unstack_and_reshape_of_tracked_arrays_still_record():
     np.testing.assert_array_equal(np.asarray(w.grad), [[3.0, 2.0, 5.0], [3.0, 2.0, 5.0]])
 
 
+def test_roll_plans_of_several_axes_read_each_views_own_offset_and_step_aside():
+    """A roll of plain int shifts along several axes is planned once per layout (its blocks'
+    one-call writer): views of that layout at other offsets roll their own elements, NumPy
+    int shifts take the concats, and a tracked input of the same layout still records."""
+    import torch
+
+    rng = np.random.default_rng(9)
+    whole = rng.standard_normal((12, 11)).astype(np.float32)
+    sw = xp.asarray(whole)
+    for _ in range(2):
+        for lo in (0, 1, 3):
+            for shift, axis in (((2, -3), (0, 1)), ((4, 1), (1, 1)), ((1, 2), (1, 0))):
+                v = whole[lo : lo + 8, lo : lo + 6]
+                got = xp.roll(sw[lo : lo + 8, lo : lo + 6], shift, axis=axis)
+                np.testing.assert_array_equal(np.asarray(got), np.roll(v, shift, axis=axis))
+            got = xp.fft.ifftshift(sw[lo : lo + 8, lo : lo + 6])
+            np.testing.assert_array_equal(
+                np.asarray(got), np.fft.ifftshift(whole[lo : lo + 8, lo : lo + 6])
+            )
+    key = (xp.float32, (8, 6), (11, 1), sw._device, (2, -3), (0, 1))
+    assert key in manipulation._ROLL_PLANS
+    shift = (np.int64(2), np.int64(-3))
+    got = xp.roll(sw[:8, :6], shift, axis=(0, 1))
+    np.testing.assert_array_equal(np.asarray(got), np.roll(whole[:8, :6], (2, -3), axis=(0, 1)))
+    x = xp.asarray(whole[:8, :6].astype(np.float64), requires_grad=True)
+    xp.roll(xp.asarray(whole[:8, :6].astype(np.float64)), (2, -3), axis=(0, 1))
+    w = rng.standard_normal((8, 6))
+    xp.sum(xp.roll(x, (2, -3), axis=(0, 1)) * xp.asarray(w)).backward()
+    tm = torch.tensor(whole[:8, :6].astype(np.float64), requires_grad=True)
+    (torch.roll(tm, (2, -3), dims=(0, 1)) * torch.tensor(w)).sum().backward()
+    np.testing.assert_array_equal(np.asarray(x.grad), tm.grad.numpy())
+
+
 def test_roll_along_several_axes_copies_blocks_like_numpy(monkeypatch):
     """roll along several axes of a large untracked array copies each block once into place:
     NumPy's values for 2-D and 3-D arrays, negative and oversized shifts, a repeated axis,
@@ -429,7 +462,7 @@ def test_roll_along_several_axes_copies_blocks_like_numpy(monkeypatch):
     big = rng.standard_normal((300, 301))
     assert big.size >= manipulation._ROLL_BLOCKS_MIN > m.size
     cases += [(big, (3, -4), (0, 1)), (big.T[::-1], (150, 7), (0, 1))]
-    for blocks_from in (manipulation._ROLL_BLOCKS_MIN, 0):  # small arrays: both routes
+    for blocks_from in (manipulation._ROLL_BLOCKS_MIN, 0):  # (int shifts: blocks at any size)
         monkeypatch.setattr(manipulation, "_ROLL_BLOCKS_MIN", blocks_from)
         for a, shift, axis in cases:
             got = xp.roll(xp.asarray(a), shift, axis=axis)

@@ -1081,6 +1081,41 @@ def _copy_slabs(out_shape, out_strides, out_dtype, arrays, starts):
 copy_cpu.slabs = _copy_slabs
 
 
+def _copy_blocks(out_shape, out_strides, out_dtype, x, blocks, starts):
+    """For roll: ``fn(x) -> output buffer``, a fresh buffer of ``out_shape`` (laid out as
+    ``out_strides``) with each of ``blocks`` (views of x, of its dtype) copied to its element
+    offset in ``starts``, all in one compiled call planned here once for x's layout (views of
+    that layout at other offsets read their own blocks).  None at the parallel size or where a
+    block needs more than one rank-3 loop."""
+    total = _size(out_shape)
+    if not 0 < total < PARALLEL_THRESHOLD or out_dtype is not x._dtype:
+        return None
+    k = _k()
+    rows = []
+    for b, start in zip(blocks, starts):
+        if not _size(b._shape):
+            continue
+        plan = k._map_plan(b._shape, (out_strides, b._strides))
+        if len(plan) != 1:
+            return None
+        (d0, d1), n0, n1, n2, (s0, s1) = plan[0]
+        rows.append((start + d0, *s0, b._offset - x._offset + d1, *s1, n0, n1, n2))
+    table = np.array(rows, np.int64).reshape(-1, 11)
+    np_dtype, empty = out_dtype.numpy, np.empty
+    loop = _ix().copy_blocks
+    key, call = (loop, np_dtype), k.call_compiled
+
+    def fn(x):
+        buf = empty(total, np_dtype)
+        call(loop, key, (buf, x._buf, x._offset, table))
+        return buf
+
+    return fn
+
+
+copy_cpu.blocks = _copy_blocks
+
+
 def _flat_loop(name: str, total: int, np_dtype, scalars: tuple = ()):
     """``fn(*operands) -> buffer``: the serial map loop ``name`` over ``total`` elements of
     arrays dense in one layout (the output's), in one call through its compiled entry point.
