@@ -398,10 +398,13 @@ def kernel(op: str, device_type: str) -> Callable:
 _LAYOUTS: dict[tuple, tuple] = {}  # shape -> (C-order strides, size)
 
 
-def allocate(shape: tuple, dtype: dt.DType, device: Device, strides: tuple | None = None) -> Array:
+def allocate(
+    shape: tuple, dtype: dt.DType, device: Device, strides: tuple | None = None, make=None
+) -> Array:
     """A fresh array of ``shape``/``dtype`` on ``device`` (uninitialised), C-contiguous unless
     ``strides`` (a dense layout from :func:`follow_strides`) is given: the device's ``empty``
-    kernel makes the buffer (meta has none)."""
+    kernel makes the buffer (meta has none), or ``make(size, dtype)`` where given (a backend's
+    buffer made and filled in one step)."""
     layout = _LAYOUTS.get(shape)
     if layout is None:
         layout = (contiguous_strides(shape), prod(shape))
@@ -411,7 +414,9 @@ def allocate(shape: tuple, dtype: dt.DType, device: Device, strides: tuple | Non
         strides = layout[0]
     if device.type == "meta":
         return Array._new(None, shape, strides, 0, dtype, META)
-    return Array._new(EMPTY.kernel(device.type)(layout[1], dtype), shape, strides, 0, dtype, device)
+    if make is None:
+        make = EMPTY.kernel(device.type)
+    return Array._new(make(layout[1], dtype), shape, strides, 0, dtype, device)
 
 
 def follow_strides(shape: tuple, args) -> tuple | None:

@@ -217,3 +217,42 @@ def test_creation_on_meta_allocates_nothing():
     assert xp.arange(10**12, device="meta").shape == (10**12,)
     assert xp.eye(10**6, device="meta").shape == (10**6, 10**6)
     assert xp.asarray([1, 2, 3], device="meta").shape == (3,)
+
+
+@pytest.mark.parametrize("n", [7, 64, 300])  # 300 x 300: the threaded fill
+def test_zeros_and_eye_made_by_the_backend_in_one_step(n, monkeypatch):
+    """zeros, zeros_like, full(..., 0) and eye take the cpu backend's one-step buffers (calloc,
+    the diagonal written at once): NumPy's values and C strides for every dtype and k; with the
+    allocator wrapped (a test's canaries, a pool) they use the wrapper instead, dirty memory
+    and all."""
+    from strided import dispatch
+
+    for d in (xp.float64, xp.float32, xp.int8, xp.uint64, xp.complex128, xp.bool):
+        nd = np.dtype(d.name if d is not xp.bool else "bool")
+        for got in (xp.zeros((n, n), dtype=d), xp.zeros_like(xp.ones(n * n, dtype=d))):
+            np.testing.assert_array_equal(np.asarray(got), np.zeros(got.shape, nd))
+            assert got.dtype == d
+        for k in (-n, -3, 0, 1, n // 2, n + 1):
+            got = xp.eye(n, n + 2, k=k, dtype=d)
+            np.testing.assert_array_equal(np.asarray(got), np.eye(n, n + 2, k=k, dtype=nd))
+            assert got._strides == (n + 2, 1) and got._offset == 0
+    original = dispatch.kernel("empty", "cpu")
+    made = []
+
+    def dirty(size, dtype):
+        buf = original(size, dtype)
+        buf.view(np.uint8)[:] = 0x5A
+        made.append(size)
+        return buf
+
+    dispatch.register("empty", "cpu")(dirty)
+    try:
+        for got, want in (
+            (xp.zeros((n, 3)), np.zeros((n, 3))),
+            (xp.full((n,), 0, dtype=xp.int32), np.zeros(n, np.int32)),
+            (xp.eye(n, k=1), np.eye(n, k=1)),
+        ):
+            np.testing.assert_array_equal(np.asarray(got), want)
+    finally:
+        dispatch.register("empty", "cpu")(original)
+    assert made == [3 * n, n, n * n]

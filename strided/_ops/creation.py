@@ -11,7 +11,7 @@ import numpy as np
 from .. import _dtypes as dt
 from .._array import Array
 from .._device import CPU, Device, as_device
-from ..dispatch import Plan, _observers, declare
+from ..dispatch import Plan, _observers, _own_allocator, declare
 from . import elementwise as _ew
 from . import manipulation as _man
 from .core import FILL, astype_to, check_scalar_fits, copy_of, empty_on, run, scalar_array
@@ -72,6 +72,12 @@ def _no_kernel(out: Array, **params) -> None:
 def _full(shape: tuple, fill_value, dtype: dt.DType, device: Device) -> Array:
     if _observers:
         return FULL.call(shape=shape, fill_value=fill_value, dtype=dtype, device=device)
+    if type(fill_value) is int and fill_value == 0:
+        # zeros in one step where the backend makes them so (NumPy's calloc: 4096 float32 0.4
+        # us against an empty buffer and a fill's 0.65), unless a test wrapped the allocator
+        zeros_of = getattr(FULL.kernels.get(device.type), "zeros", None)
+        if zeros_of is not None and _own_allocator(device):
+            return empty_on(shape, dtype, device, None, zeros_of)
     out, kernel = _output_and_kernel(FULL, shape, dtype, device)
     kernel(out, fill_value=fill_value)
     return out
@@ -241,13 +247,19 @@ def eye(
     n_cols = n_rows if n_cols is None else n_cols
     shape = _shape_arg((n_rows, n_cols), "eye")
     n_rows, n_cols = shape
-    out = _full(shape, 0, _dtype_arg(dtype, dt.default_float), as_device(device))
     if not hasattr(k, "__index__"):
         raise TypeError(f"eye: k must be an integer, got {k!r}")
     k = operator.index(k)
+    dtype, device = _dtype_arg(dtype, dt.default_float), as_device(device)
     # the diagonal is a 1-D view with stride n_cols + 1: fill it, no kernel of its own
     start_row, start_col = (0, k) if k >= 0 else (-k, 0)
     length = min(n_rows - start_row, n_cols - start_col)
+    eye_of = None if _observers else getattr(FULL.kernels.get(device.type), "eye", None)
+    if eye_of is not None and _own_allocator(device):
+        # the backend's zeros with the diagonal written in one step (64 x 64: 3.5 -> ~2 us)
+        buf = eye_of(n_rows * n_cols, dtype, start_row * n_cols + start_col, n_cols + 1, length)
+        return _leaf(Array._new(buf, shape, (n_cols or 1, 1), 0, dtype, device), requires_grad)
+    out = _full(shape, 0, dtype, device)
     if length > 0:
         diag = out._view((length,), (n_cols + 1,), start_row * n_cols + start_col)
         run(FILL, diag, 1)

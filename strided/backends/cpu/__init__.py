@@ -1194,6 +1194,31 @@ def full_cpu(out, *, fill_value):
         fill_cpu(out, fill_value)
 
 
+def _zeros_cpu(size: int, dtype):
+    """A fresh buffer of ``size`` zeros: NumPy's calloc below the parallel size, else an empty
+    buffer filled on every thread (pages touched where the work will run, as before)."""
+    if size < PARALLEL_THRESHOLD:
+        return np.zeros(size, dtype.numpy)
+    buf = np.empty(size, dtype.numpy)
+    _k().fill((buf, 0, (1,)), (size,), 0)
+    return buf
+
+
+full_cpu.zeros = _zeros_cpu
+
+
+def _eye_cpu(size: int, dtype, start: int, step: int, length: int):
+    """A fresh buffer of ``size`` zeros with ones at ``start + i * step`` for i < ``length``
+    (eye's diagonal)."""
+    buf = _zeros_cpu(size, dtype)
+    if length > 0:
+        buf[start : start + step * (length - 1) + 1 : step].fill(1)
+    return buf
+
+
+full_cpu.eye = _eye_cpu
+
+
 def fill_cpu(out, value):
     shape = out._shape
     if not shape:  # 0-d: Python scalars in binary ops land here on every call
