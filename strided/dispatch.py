@@ -399,12 +399,17 @@ _LAYOUTS: dict[tuple, tuple] = {}  # shape -> (C-order strides, size)
 
 
 def allocate(
-    shape: tuple, dtype: dt.DType, device: Device, strides: tuple | None = None, make=None
+    shape: tuple,
+    dtype: dt.DType,
+    device: Device,
+    strides: tuple | None = None,
+    filled=None,
+    value=0,
 ) -> Array:
     """A fresh array of ``shape``/``dtype`` on ``device`` (uninitialised), C-contiguous unless
     ``strides`` (a dense layout from :func:`follow_strides`) is given: the device's ``empty``
-    kernel makes the buffer (meta has none), or ``make(size, dtype)`` where given (a backend's
-    buffer made and filled in one step)."""
+    kernel makes the buffer (meta has none), or ``filled(size, dtype, value)`` where given (a
+    backend's buffer made and filled with ``value`` in one step)."""
     layout = _LAYOUTS.get(shape)
     if layout is None:
         layout = (contiguous_strides(shape), prod(shape))
@@ -414,9 +419,11 @@ def allocate(
         strides = layout[0]
     if device.type == "meta":
         return Array._new(None, shape, strides, 0, dtype, META)
-    if make is None:
-        make = EMPTY.kernel(device.type)
-    return Array._new(make(layout[1], dtype), shape, strides, 0, dtype, device)
+    if filled is None:
+        buf = EMPTY.kernel(device.type)(layout[1], dtype)
+    else:
+        buf = filled(layout[1], dtype, value)
+    return Array._new(buf, shape, strides, 0, dtype, device)
 
 
 def follow_strides(shape: tuple, args) -> tuple | None:

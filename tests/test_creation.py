@@ -220,11 +220,11 @@ def test_creation_on_meta_allocates_nothing():
 
 
 @pytest.mark.parametrize("n", [7, 64, 300])  # 300 x 300: the threaded fill
-def test_zeros_and_eye_made_by_the_backend_in_one_step(n, monkeypatch):
-    """zeros, zeros_like, full(..., 0) and eye take the cpu backend's one-step buffers (calloc,
-    the diagonal written at once): NumPy's values and C strides for every dtype and k; with the
-    allocator wrapped (a test's canaries, a pool) they use the wrapper instead, dirty memory
-    and all."""
+def test_zeros_full_and_eye_made_by_the_backend_in_one_step(n, monkeypatch):
+    """zeros, zeros_like, full and eye take the cpu backend's one-step buffers (calloc for int
+    zeros, an empty buffer filled, the diagonal written at once): NumPy's values and C strides
+    for every dtype and k; with the allocator wrapped (a test's canaries, a pool) they use the
+    wrapper instead, dirty memory and all."""
     from strided import dispatch
 
     for d in (xp.float64, xp.float32, xp.int8, xp.uint64, xp.complex128, xp.bool):
@@ -232,6 +232,11 @@ def test_zeros_and_eye_made_by_the_backend_in_one_step(n, monkeypatch):
         for got in (xp.zeros((n, n), dtype=d), xp.zeros_like(xp.ones(n * n, dtype=d))):
             np.testing.assert_array_equal(np.asarray(got), np.zeros(got.shape, nd))
             assert got.dtype == d
+        value = True if d is xp.bool else (3 if d.kind != "real floating" else -0.0)
+        got = xp.full((n, n), value, dtype=d)
+        np.testing.assert_array_equal(np.asarray(got), np.full((n, n), value, nd))
+        if value == 0:  # -0.0 keeps its sign
+            assert np.signbit(np.asarray(got)).all()
         for k in (-n, -3, 0, 1, n // 2, n + 1):
             got = xp.eye(n, n + 2, k=k, dtype=d)
             np.testing.assert_array_equal(np.asarray(got), np.eye(n, n + 2, k=k, dtype=nd))

@@ -1194,23 +1194,28 @@ def full_cpu(out, *, fill_value):
         fill_cpu(out, fill_value)
 
 
-def _zeros_cpu(size: int, dtype):
-    """A fresh buffer of ``size`` zeros: NumPy's calloc below the parallel size, else an empty
-    buffer filled on every thread (pages touched where the work will run, as before)."""
+def _filled_cpu(size: int, dtype, value):
+    """A fresh buffer of ``size`` elements equal to ``value`` (FULL's kernel in one step): int
+    zeros by NumPy's calloc below the parallel size; else an empty buffer filled (on every
+    thread from the parallel size: pages touched where the work will run)."""
     if size < PARALLEL_THRESHOLD:
-        return np.zeros(size, dtype.numpy)
+        if type(value) is int and value == 0:
+            return np.zeros(size, dtype.numpy)
+        buf = np.empty(size, dtype.numpy)
+        buf.fill(value)
+        return buf
     buf = np.empty(size, dtype.numpy)
-    _k().fill((buf, 0, (1,)), (size,), 0)
+    _k().fill((buf, 0, (1,)), (size,), value)
     return buf
 
 
-full_cpu.zeros = _zeros_cpu
+full_cpu.filled = _filled_cpu
 
 
 def _eye_cpu(size: int, dtype, start: int, step: int, length: int):
     """A fresh buffer of ``size`` zeros with ones at ``start + i * step`` for i < ``length``
     (eye's diagonal)."""
-    buf = _zeros_cpu(size, dtype)
+    buf = _filled_cpu(size, dtype, 0)
     if length > 0:
         buf[start : start + step * (length - 1) + 1 : step].fill(1)
     return buf
