@@ -2382,6 +2382,7 @@ OTHER_OPS = {
     "matmul": "test_matmul",
     "dot": "test_linalg",
     "cross": "test_linalg",
+    "triangle": "test_compositions",
     "argmax": "test_searching",
     "argmin": "test_searching",
     "nonzero": "test_searching",

@@ -175,6 +175,10 @@ def _calls(name):
             if x.ndim >= 2
             else []
         ),
+        # tril/triu's one pass at diagonals inside, at the edge of and beyond the matrices
+        "triangle": lambda x: (
+            [f(x, k=k) for f in (xp.tril, xp.triu) for k in (-2, 0, 1, 9)] if x.ndim >= 2 else []
+        ),
         "nonzero": lambda x: list(xp.nonzero(x)) if x.ndim else [],
         # boolean masks over the leading 1..ndim axes, in x's own layout and in C order
         "mask_offsets": lambda x: [

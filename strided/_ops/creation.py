@@ -479,12 +479,29 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
 _TRIANGLE_MASKS: dict = {}
 
 
+def _triangle_rule(x: Array, /, *, k: int, lower: bool) -> Plan:
+    """The triangle (on and below the ``k``-th diagonal with ``lower``, else on and above it)
+    of the last two dimensions of ``x``; ``k`` clamped to [-rows, columns] by the caller."""
+    return Plan(x._device, (x._shape, x._dtype), (x,), None, {"k": k, "lower": lower})
+
+
+#: tril/triu in one pass (each row copied up to or from its cut, the rest zeros); its own
+#: gradient is the same triangle of the output's gradient.  A device without the kernel (cuda)
+#: takes the composition: where with a remembered mask
+TRIANGLE = declare("triangle", "triangle", rule=_triangle_rule)
+TRIANGLE.memoize(
+    lambda x, /, *, k, lower: (x._dtype, x._shape, k, lower) if x.__class__ is Array else None
+)
+
+
 def _triangle(op: str, x: Array, k: int, lower: bool) -> Array:
     if not isinstance(x, Array) or x.ndim < 2:
         raise ValueError(f"{op}: needs an array with at least 2 dimensions")
     n, m = x._shape[-2:]
     # k clamped to [-n, m]: every answer the same, and any int in int64's range
     k = max(min(operator.index(k), m), -n)
+    if x._device.type in TRIANGLE.kernels:
+        return TRIANGLE.call(x, k=k, lower=lower)
     key = (n, m, k, lower, x._device)
     keep = _TRIANGLE_MASKS.get(key)
     if keep is None:

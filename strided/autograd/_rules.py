@@ -548,6 +548,13 @@ def _where(ctx, g):
     return (None, xp.where(c, g, 0.0), xp.where(c, 0.0, g))
 
 
+@rule("triangle", inputs=False)
+def _triangle(ctx, g):
+    from ..dispatch import primitive
+
+    return (primitive("triangle").call(g, k=ctx.params["k"], lower=ctx.params["lower"]),)
+
+
 @rule("getitem", inputs=False)
 def _getitem(ctx, g):
     gx = _zeros(ctx.input_meta[0][0], g)

@@ -878,6 +878,53 @@ def mask_select_flat(o, x, m):
 
 
 @njit(**_OPTS)
+def _triangle_run(o, x, xo, sb, sr, sc, n, m, k, lower, lo, hi):
+    """Rows lo..hi (of all the matrices' rows, n per matrix) of tril/triu into o (C order):
+    copies through slices from 0 and slice fills (64 x 64 float64 1.8 -> 1.0 us)."""
+    for r in range(lo, hi):
+        b, i = r // n, r % n
+        cut = i + k + 1 if lower else i + k  # lower keeps columns < cut, upper those >= cut
+        cut = min(max(cut, 0), m)
+        px = xo + b * sb + i * sr
+        row = o[r * m : (r + 1) * m]
+        if lower:
+            if sc == 1:
+                src = x[px : px + cut]
+                for j in range(cut):
+                    row[j] = src[j]
+            else:
+                for j in range(cut):
+                    row[j] = x[px + j * sc]
+            row[cut:] = 0
+        else:
+            row[:cut] = 0
+            dst = row[cut:]
+            if sc == 1:
+                src = x[px + cut : px + m]
+                for j in range(m - cut):
+                    dst[j] = src[j]
+            else:
+                for j in range(m - cut):
+                    dst[j] = x[px + (cut + j) * sc]
+
+
+@njit(**_OPTS)
+def triangle_rows(o, x, xo, sb, sr, sc, n, m, k, lower, rows):
+    """tril (``lower``: columns j <= i + k kept) or triu (j >= i + k) of the matrices of x
+    (from xo: matrices sb apart, rows sr, columns sc) into o, C-ordered, zeros elsewhere."""
+    _triangle_run(o, x, xo, sb, sr, sc, n, m, k, lower, 0, rows)
+
+
+@njit(parallel=True, **_OPTS)
+def triangle_rows_p(o, x, xo, sb, sr, sc, n, m, k, lower, rows):
+    """triangle_rows with the rows shared among the threads."""
+    seg = max(1, (1 << 14) // max(m, 1))
+    nseg = (rows + seg - 1) // seg
+    for t in prange(nseg):
+        _triangle_run(o, x, xo, sb, sr, sc, n, m, k, lower, t * seg, min((t + 1) * seg, rows))
+
+
+@njit(**_OPTS)
 def copy_blocks(o, x, xo, table):
     """Rank-3 blocks of x copied into o in one call, a row of ``table`` each: (o's offset, its
     three strides, the block's offset from xo, its three strides, the three counts).  Inner
