@@ -768,6 +768,33 @@ def test_vector_norm_lane_after_untracked_calls_keeps_records_observers_and_erro
         xp.linalg.vector_norm(a[1:4], ord=xp.asarray(2.0))
 
 
+def test_matrix_norm_fro_lane_reads_views_and_still_records():
+    """matrix_norm's Frobenius norm takes vector_norm's remembered lane over the last two
+    axes: stacks and views at other offsets, keepdims, and a tracked input still recording
+    PyTorch's gradient; another ord of the same array is still the general path."""
+    import torch
+
+    rng = np.random.default_rng(6)
+    v = rng.standard_normal((4, 5, 6)).astype(np.float32)
+    a = xp.asarray(v)
+    for _ in range(2):
+        for lo in (0, 1):
+            for keepdims in (False, True):
+                got = xp.linalg.matrix_norm(a[lo : lo + 3], keepdims=keepdims)
+                want = np.linalg.matrix_norm(v[lo : lo + 3], keepdims=keepdims)
+                assert got.shape == want.shape
+                np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+    np.testing.assert_allclose(
+        np.asarray(xp.linalg.matrix_norm(a[:3], ord=1)), np.linalg.matrix_norm(v[:3], ord=1)
+    )
+    x = xp.asarray(v[:3].astype(np.float64), requires_grad=True)
+    xp.linalg.matrix_norm(xp.asarray(v[:3].astype(np.float64)))  # the lane remembered
+    xp.sum(xp.linalg.matrix_norm(x) * 3.0).backward()
+    t = torch.tensor(v[:3].astype(np.float64), requires_grad=True)
+    (torch.linalg.matrix_norm(t) * 3.0).sum().backward()
+    np.testing.assert_allclose(np.asarray(x.grad), t.grad.numpy(), rtol=1e-12)
+
+
 def test_vecdot_lane_after_untracked_calls_checks_its_operands():
     """Once an untracked vecdot's checks are remembered, a second operand of another dtype or
     shape, or a tracked operand, takes the general path (promotion, broadcasting, recording)."""

@@ -569,6 +569,17 @@ def _euclidean_norm(x: Array, /, *, axes: tuple, keepdims: bool) -> Array:
 _FUSED_NORMS: dict = {}
 
 
+def _remembered_norm(key, x: Array, keepdims: bool) -> Array | None:
+    """The 2-norm of the plain array ``x`` by one DOT with its root where :data:`_FUSED_NORMS`
+    holds ``key`` and ``x`` is untracked and unobserved (a tracked x records the composite, an
+    observer sees it: the general path), else None."""
+    axes = _FUSED_NORMS.get(key)
+    if axes is None or not _man._untracked_plain(x):
+        return None
+    out = DOT.call(x, x, axes=axes, root=True)
+    return _man.expand_dims(out, axis=axes) if keepdims and axes else out
+
+
 def vector_norm(x: Array, /, *, axis=None, keepdims: bool = False, ord=2) -> Array:
     """The ``ord``-norm of ``x`` over ``axis`` (all axes by default; an int or a tuple).
 
@@ -579,11 +590,9 @@ def vector_norm(x: Array, /, *, axis=None, keepdims: bool = False, ord=2) -> Arr
     if type(ord) in (int, float) and ord == 2 and x.__class__ is Array:
         if axis is None or _man._plain_ints(axis):
             key = (x._dtype, x._shape, x._device, axis)
-            axes = _FUSED_NORMS.get(key)
-            # (a tracked x records the composite, an observer sees it: the general path)
-            if axes is not None and _man._untracked_plain(x):
-                out = DOT.call(x, x, axes=axes, root=True)
-                return _man.expand_dims(out, axis=axes) if keepdims and axes else out
+            out = _remembered_norm(key, x, keepdims)
+            if out is not None:
+                return out
     abs_, pow, astype, count_nonzero = _ew.abs, _ew.pow, _man.astype, _red.count_nonzero
     max_, min_, sum_ = _red.max, _red.min, _red.sum
     x = to_array(x, "vector_norm")
@@ -618,6 +627,11 @@ def matrix_norm(x: Array, /, *, keepdims: bool = False, ord="fro") -> Array:
     """A norm of each matrix: ``'fro'``, ``'nuc'`` (sum of singular values), ``2``/``-2``
     (largest/smallest singular value), ``1``/``-1`` (max/min column sum of magnitudes) or
     ``inf``/``-inf`` (max/min row sum)."""
+    if type(ord) is str and ord == "fro" and x.__class__ is Array:
+        # vector_norm over the last two axes, as remembered there (64 x 64: 3.0 -> ~2.4 us)
+        out = _remembered_norm((x._dtype, x._shape, x._device, (-2, -1)), x, keepdims)
+        if out is not None:
+            return out
     x = _matrices("matrix_norm", x)
     if isinstance(ord, str) and ord == "fro":
         return vector_norm(x, axis=(-2, -1), keepdims=keepdims, ord=2)
