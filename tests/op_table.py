@@ -2383,6 +2383,7 @@ OTHER_OPS = {
     "dot": "test_linalg",
     "cross": "test_linalg",
     "triangle": "test_compositions",
+    "unique_runs": "test_sets_and_contractions",
     "argmax": "test_searching",
     "argmin": "test_searching",
     "nonzero": "test_searching",

@@ -179,6 +179,7 @@ def _calls(name):
         "triangle": lambda x: (
             [f(x, k=k) for f in (xp.tril, xp.triu) for k in (-2, 0, 1, 9)] if x.ndim >= 2 else []
         ),
+        "unique_runs": lambda x: [*xp.unique_all(x), xp.unique_inverse(x)[1]] if x.ndim else [],
         "nonzero": lambda x: list(xp.nonzero(x)) if x.ndim else [],
         # boolean masks over the leading 1..ndim axes, in x's own layout and in C order
         "mask_offsets": lambda x: [

@@ -70,6 +70,52 @@ def test_unique_of_long_arrays_agree_across_functions_and_with_numpy(dtype):
     np.testing.assert_array_equal(v[np.asarray(full.indices)], want_vals)
 
 
+def test_unique_all_runs_in_one_pass_untracked_and_composes_when_tracked():
+    """unique_all and unique_inverse of an untracked array run the unique_runs
+    kernel once after the argsort: NumPy's values, first indices, counts and inverse over
+    dtypes, 2-D and strided inputs; a tracked input takes the composition (whose values
+    carry a gradient), with the same answer."""
+    from strided._ops.sets import UNIQUE_RUNS
+
+    rng = np.random.default_rng(21)
+    calls = []
+    kernel = UNIQUE_RUNS.kernels["cpu"]
+    UNIQUE_RUNS.kernels["cpu"] = lambda *a, **k: (calls.append(1), kernel(*a, **k))
+    try:
+        for dtype in (np.float64, np.float32, np.int16, np.uint8, np.bool_, np.complex64):
+            v = rng.integers(0, 9, (12, 10)).astype(dtype)
+            for x_n in (v, v[::2, 1::3], v.T):
+                got = xp.unique_all(xp.asarray(x_n))
+                vals, idx, inv, counts = np.unique(
+                    x_n, return_index=True, return_inverse=True, return_counts=True
+                )
+                np.testing.assert_array_equal(np.asarray(got.values), vals)
+                np.testing.assert_array_equal(np.asarray(got.indices), idx)
+                np.testing.assert_array_equal(
+                    np.asarray(got.inverse_indices), inv.reshape(x_n.shape)
+                )
+                np.testing.assert_array_equal(np.asarray(got.counts), counts)
+        w = rng.integers(0, 5, 40).astype(np.float64)
+        w[[3, 17, 30]] = np.nan
+        vals, inv = xp.unique_inverse(xp.asarray(w))
+        got_vals = np.asarray(vals)
+        assert np.isnan(got_vals).sum() == 3  # every NaN its own value
+        np.testing.assert_array_equal(got_vals[np.asarray(inv)], w)  # each element's own value
+        assert len(calls) == 6 * 3 + 1
+        xp.unique_inverse(xp.asarray(w[~np.isnan(w)]))  # (without NaNs too)
+        assert len(calls) == 6 * 3 + 2
+        x = xp.asarray(w, requires_grad=True)
+        res = xp.unique_all(x)
+        assert len(calls) == 6 * 3 + 2
+        xp.sum(res.values[:-3] * 2.0).backward()
+        np.testing.assert_array_equal(
+            np.asarray(res.counts), np.asarray(xp.unique_all(xp.asarray(w)).counts)
+        )
+        assert float(xp.sum(x.grad)) == 2.0 * 5
+    finally:
+        UNIQUE_RUNS.kernels["cpu"] = kernel
+
+
 @pytest.mark.parametrize("name", ["unique_values", "unique_counts", "unique_inverse", "unique_all"])
 @pytest.mark.parametrize("dtype", ["float32", "int16"])
 def test_set_functions_refuse_meta(name, dtype):

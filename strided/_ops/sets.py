@@ -10,6 +10,8 @@ from typing import NamedTuple
 
 from .. import _dtypes as dt
 from .._array import Array
+from .._grad_state import Mode
+from ..dispatch import Plan, _in_graph_args, declare
 from .core import (
     astype_to,
     check_dtype,
@@ -23,6 +25,7 @@ from .creation import full
 from .elementwise import equal, isnan, logical_not, not_equal, subtract
 from .manipulation import concat, reshape
 from .reduction import any as any_
+from .reduction import count_nonzero
 from .searching import (
     ISIN_SORTED,
     _data_dependent,
@@ -77,6 +80,34 @@ def _unique(op: str, x: Array, need_order: bool = True):
     return x, values, first_indices, starts, order, counts
 
 
+def _unique_runs_rule(ordered: Array, order: Array, /) -> Plan:
+    """The runs of equal values of the sorted 1-D ``ordered`` (NaN != NaN: each NaN its own
+    run), which the stable argsort ``order`` sorted: each run's value, its first element's
+    index (order's first of the run), its length, and every element's run at its own place
+    (the inverse).  Its kernel fills the four in one pass."""
+    n = ordered._shape[0]
+    runs = int(count_nonzero(not_equal(ordered[1:], ordered[:-1]))) + 1 if n else 0
+    i = dt.int64
+    outputs = [((runs,), ordered._dtype), ((runs,), i), ((runs,), i), ((n,), i)]
+    return Plan(ordered._device, outputs, (ordered, order))
+
+
+#: unique_all's values, first indices, counts and inverse in one pass after its argsort, where
+#: a dozen compositions ran (4096 float64 with 100 values: 124 -> ~55 us; PyTorch's unique
+#: ~50); untracked calls on a device with the kernel (cpu), the composition otherwise
+UNIQUE_RUNS = declare("unique_runs", "sets", rule=_unique_runs_rule)
+
+
+def _fused_runs(x: Array, flat: Array):
+    """(values, first indices, counts, inverse) of the flattened ``x`` by UNIQUE_RUNS, or None
+    where it does not apply (a tracked x records the composition)."""
+    if x._device.type not in UNIQUE_RUNS.kernels or (Mode.enabled and _in_graph_args((x,))):
+        return None
+    order = argsort(flat)
+    values, first, counts, inverse = UNIQUE_RUNS.call(take(flat, order), order)
+    return values, first, counts, reshape(inverse, x._shape)
+
+
 def _inverse(x: Array, starts: Array, order: Array) -> Array:
     from .reduction import cumulative_sum
 
@@ -111,6 +142,9 @@ def unique_inverse(x: Array, /) -> UniqueInverseResult:
     """Unique elements of ``x`` and, for every element, the index of its value among them."""
     x = to_array(x, "unique_inverse")
     _data_dependent("unique_inverse", x)
+    if x._shape and (fused := _fused_runs(x, reshape(x, (-1,)))) is not None:
+        # (faster than the searchsorted route below too: 4096 float32 75 -> ~48 us)
+        return UniqueInverseResult(fused[0], fused[3])
     if x._dtype.kind in dt.INTEGER_KINDS or (x._dtype.kind == dt.REAL and not bool(any_(isnan(x)))):
         # without NaNs (each of which is its own value) an element's index among the sorted
         # unique values is where it would be inserted among them: no argsort, gather or
@@ -123,6 +157,11 @@ def unique_inverse(x: Array, /) -> UniqueInverseResult:
 
 def unique_all(x: Array, /) -> UniqueAllResult:
     """Unique values, first-occurrence indices, inverse indices and counts."""
+    x = to_array(x, "unique_all")
+    _data_dependent("unique_all", x)
+    if x._shape and (fused := _fused_runs(x, reshape(x, (-1,)))) is not None:
+        values, first, counts, inverse = fused
+        return UniqueAllResult(values, first, inverse, counts)
     x, values, first, starts, order, counts = _unique("unique_all", x)
     return UniqueAllResult(values, first, _inverse(x, starts, order), counts)
 

@@ -1029,6 +1029,8 @@ not_differentiable("clip")
 # norm's composite has its own rule
 not_differentiable("dot")
 not_differentiable("cross")
+# unique_all/unique_inverse run it untracked only: a tracked input takes the composition
+not_differentiable("unique_runs")
 
 #: kernels that only run inside a recorded function, whose rule covers them
 COVERED_BY = {

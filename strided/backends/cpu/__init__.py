@@ -2313,6 +2313,18 @@ def _int64s(values: tuple) -> np.ndarray:
     return arr
 
 
+def unique_runs_cpu(outs, ordered, order):
+    """unique_all's runs of the sorted values in one pass (``_kern_index.unique_runs``)."""
+    n = ordered._shape[0]
+    if n == 0:
+        return
+    values, first, counts, inverse = outs
+    a, o = _flat_dense(ordered), _flat_dense(order)
+    loop = _ix().unique_runs
+    args = (values._buf, first._buf, counts._buf, inverse._buf, a, o, n)
+    _k().call_compiled(loop, (loop, a.dtype, o.dtype), args)
+
+
 def nonzero_cpu(out, x):
     dense = _flat_dense(x)  # (bool: the rule casts x)
     if len(x._shape) == 1:  # positions: blocks of 64 without a True element skipped
@@ -2423,6 +2435,7 @@ def _special_kernels() -> dict:
         "dot": dot_cpu,
         "cross": cross_cpu,
         "triangle": triangle_cpu,
+        "unique_runs": unique_runs_cpu,
         "count_true": _count_true(),
     }
     from ._fft import KERNELS as fft_kernels

@@ -925,6 +925,27 @@ def triangle_rows_p(o, x, xo, sb, sr, sc, n, m, k, lower, rows):
 
 
 @njit(**_OPTS)
+def unique_runs(values, first, counts, inverse, ordered, order, n):
+    """The runs of equal values of the sorted ``ordered`` (n elements; NaN != NaN starts a run
+    at every NaN): each run's value and first index (``order``'s first of the run: a stable
+    argsort's smallest), its length, and ``inverse[order[i]]`` = the run of element i."""
+    g = -1
+    start = 0
+    for i in range(n):
+        v = ordered[i]
+        if i == 0 or v != ordered[i - 1]:
+            if g >= 0:
+                counts[g] = i - start
+            g += 1
+            values[g] = v
+            first[g] = order[i]
+            start = i
+        inverse[order[i]] = g
+    if g >= 0:
+        counts[g] = n - start
+
+
+@njit(**_OPTS)
 def copy_blocks(o, x, xo, table):
     """Rank-3 blocks of x copied into o in one call, a row of ``table`` each: (o's offset, its
     three strides, the block's offset from xo, its three strides, the three counts).  Inner
