@@ -71,10 +71,11 @@ def test_unique_of_long_arrays_agree_across_functions_and_with_numpy(dtype):
 
 
 def test_unique_all_runs_in_one_pass_untracked_and_composes_when_tracked():
-    """unique_all and unique_inverse of an untracked array run the unique_runs
-    kernel once after the argsort: NumPy's values, first indices, counts and inverse over
-    dtypes, 2-D and strided inputs; a tracked input takes the composition (whose values
-    carry a gradient), with the same answer."""
+    """unique_all and unique_inverse of an untracked array run the unique_runs kernel once
+    after the argsort (unique_counts and unique_values after a sort): NumPy's values, first
+    indices, counts and inverse over dtypes, 2-D and strided inputs, NaNs each their own
+    value; a tracked input takes the composition (whose values carry a gradient), with the
+    same answer."""
     from strided._ops.sets import UNIQUE_RUNS
 
     rng = np.random.default_rng(21)
@@ -104,9 +105,19 @@ def test_unique_all_runs_in_one_pass_untracked_and_composes_when_tracked():
         assert len(calls) == 6 * 3 + 1
         xp.unique_inverse(xp.asarray(w[~np.isnan(w)]))  # (without NaNs too)
         assert len(calls) == 6 * 3 + 2
+        # unique_counts and unique_values: the runs of the sorted values, no argsort
+        v = rng.integers(0, 6, (9, 7)).astype(np.float32)
+        v[2, 3] = v[5, 1] = np.nan
+        for x_n in (v, v.T[::2]):
+            vals, counts = xp.unique_counts(xp.asarray(x_n))
+            want_vals, want_counts = np.unique(x_n, return_counts=True, equal_nan=False)
+            np.testing.assert_array_equal(np.asarray(vals), want_vals)
+            np.testing.assert_array_equal(np.asarray(counts), want_counts)
+            np.testing.assert_array_equal(np.asarray(xp.unique_values(xp.asarray(x_n))), want_vals)
+        assert len(calls) == 6 * 3 + 6
         x = xp.asarray(w, requires_grad=True)
         res = xp.unique_all(x)
-        assert len(calls) == 6 * 3 + 2
+        assert len(calls) == 6 * 3 + 6
         xp.sum(res.values[:-3] * 2.0).backward()
         np.testing.assert_array_equal(
             np.asarray(res.counts), np.asarray(xp.unique_all(xp.asarray(w)).counts)

@@ -80,14 +80,17 @@ def _unique(op: str, x: Array, need_order: bool = True):
     return x, values, first_indices, starts, order, counts
 
 
-def _unique_runs_rule(ordered: Array, order: Array, /) -> Plan:
+def _unique_runs_rule(ordered: Array, order: Array | None = None, /) -> Plan:
     """The runs of equal values of the sorted 1-D ``ordered`` (NaN != NaN: each NaN its own
-    run), which the stable argsort ``order`` sorted: each run's value, its first element's
-    index (order's first of the run), its length, and every element's run at its own place
-    (the inverse).  Its kernel fills the four in one pass."""
+    run): each run's value and length; with ``order``, the stable argsort that sorted them,
+    also each run's first index (order's first of the run) and every element's run at its
+    own place (the inverse), in the order values, first indices, counts, inverse.  Its kernel
+    fills them in one pass."""
     n = ordered._shape[0]
     runs = int(count_nonzero(not_equal(ordered[1:], ordered[:-1]))) + 1 if n else 0
     i = dt.int64
+    if order is None:
+        return Plan(ordered._device, [((runs,), ordered._dtype), ((runs,), i)], (ordered,))
     outputs = [((runs,), ordered._dtype), ((runs,), i), ((runs,), i), ((n,), i)]
     return Plan(ordered._device, outputs, (ordered, order))
 
@@ -98,11 +101,14 @@ def _unique_runs_rule(ordered: Array, order: Array, /) -> Plan:
 UNIQUE_RUNS = declare("unique_runs", "sets", rule=_unique_runs_rule)
 
 
-def _fused_runs(x: Array, flat: Array):
-    """(values, first indices, counts, inverse) of the flattened ``x`` by UNIQUE_RUNS, or None
-    where it does not apply (a tracked x records the composition)."""
+def _fused_runs(x: Array, flat: Array, need_order: bool = True):
+    """(values, first indices, counts, inverse) of the flattened ``x`` by UNIQUE_RUNS (without
+    ``need_order``: (values, counts) of the sorted values, no argsort), or None where it does
+    not apply (a tracked x records the composition)."""
     if x._device.type not in UNIQUE_RUNS.kernels or (Mode.enabled and _in_graph_args((x,))):
         return None
+    if not need_order:
+        return UNIQUE_RUNS.call(sort(flat))
     order = argsort(flat)
     values, first, counts, inverse = UNIQUE_RUNS.call(take(flat, order), order)
     return values, first, counts, reshape(inverse, x._shape)
@@ -123,6 +129,8 @@ def unique_values(x: Array, /) -> Array:
     """The unique elements of ``x``, sorted (each NaN counts once)."""
     x = to_array(x, "unique_values")
     _data_dependent("unique_values", x)
+    if x._shape and (fused := _fused_runs(x, reshape(x, (-1,)), need_order=False)) is not None:
+        return fused[0]  # (the runs' one pass: 4096 int32 43 -> ~28 us)
     ordered = sort(x if len(x._shape) == 1 else reshape(x, (-1,)))
     if ordered._shape[0] < 2:
         return ordered
@@ -134,6 +142,10 @@ def unique_values(x: Array, /) -> Array:
 
 def unique_counts(x: Array, /) -> UniqueCountsResult:
     """Unique elements of ``x`` and how often each occurs."""
+    x = to_array(x, "unique_counts")
+    _data_dependent("unique_counts", x)
+    if x._shape and (fused := _fused_runs(x, reshape(x, (-1,)), need_order=False)) is not None:
+        return UniqueCountsResult(*fused)  # (4096 float64: 66 -> ~40 us)
     _, values, _, _, _, counts = _unique("unique_counts", x, need_order=False)
     return UniqueCountsResult(values, counts)
 

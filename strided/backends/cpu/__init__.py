@@ -2313,13 +2313,20 @@ def _int64s(values: tuple) -> np.ndarray:
     return arr
 
 
-def unique_runs_cpu(outs, ordered, order):
-    """unique_all's runs of the sorted values in one pass (``_kern_index.unique_runs``)."""
+def unique_runs_cpu(outs, ordered, order=None):
+    """The unique functions' runs of the sorted values in one pass (``_kern_index.unique_runs``,
+    or ``unique_counts_runs`` without the argsort ``order``)."""
     n = ordered._shape[0]
     if n == 0:
         return
+    a = _flat_dense(ordered)
+    if order is None:
+        values, counts = outs
+        loop = _ix().unique_counts_runs
+        _k().call_compiled(loop, (loop, a.dtype), (values._buf, counts._buf, a, n))
+        return
     values, first, counts, inverse = outs
-    a, o = _flat_dense(ordered), _flat_dense(order)
+    o = _flat_dense(order)
     loop = _ix().unique_runs
     args = (values._buf, first._buf, counts._buf, inverse._buf, a, o, n)
     _k().call_compiled(loop, (loop, a.dtype, o.dtype), args)

@@ -946,6 +946,23 @@ def unique_runs(values, first, counts, inverse, ordered, order, n):
 
 
 @njit(**_OPTS)
+def unique_counts_runs(values, counts, ordered, n):
+    """unique_runs without an argsort: each run's value and length."""
+    g = -1
+    start = 0
+    for i in range(n):
+        v = ordered[i]
+        if i == 0 or v != ordered[i - 1]:
+            if g >= 0:
+                counts[g] = i - start
+            g += 1
+            values[g] = v
+            start = i
+    if g >= 0:
+        counts[g] = n - start
+
+
+@njit(**_OPTS)
 def copy_blocks(o, x, xo, table):
     """Rank-3 blocks of x copied into o in one call, a row of ``table`` each: (o's offset, its
     three strides, the block's offset from xo, its three strides, the three counts).  Inner
