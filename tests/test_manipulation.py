@@ -479,3 +479,20 @@ def test_roll_along_several_axes_copies_blocks_like_numpy(monkeypatch):
     w = torch.tensor(t3[0, :, :].repeat(2, 0)[:7, :1])
     (torch.roll(tm, (2, 3), dims=(0, 1)) * w).sum().backward()
     np.testing.assert_allclose(np.asarray(x.grad), tm.grad.numpy(), rtol=1e-12)
+
+
+def test_broadcast_shapes_remembered_answers_and_errors_every_call():
+    """Broadcast shapes are remembered per tuple of shapes: the same answers as NumPy on every
+    call (shapes given as lists too), and a mismatch raises naming the op every time."""
+    from strided import _shapes
+
+    cases = [((3, 1), (1, 4)), ((2, 1, 5), (4, 1)), ((), (3,)), ((0, 1), (1, 7)), ((1,), (6, 1))]
+    for _ in range(2):
+        for a, b in cases:
+            assert _shapes.broadcast_shapes(a, b) == np.broadcast_shapes(a, b)
+            assert _shapes.broadcast_shapes(a, b, (1,)) == np.broadcast_shapes(a, b, (1,))
+        assert _shapes.broadcast_shapes([3, 1], (1, 4)) == (3, 4)
+        for op in ("broadcast_arrays", "add"):
+            with pytest.raises(ValueError, match=f"^{op}: shapes \\(3, 2\\), \\(4,\\)"):
+                _shapes.broadcast_shapes((3, 2), (4,), op=op)
+    assert ((2, 1, 5), (4, 1)) in _shapes._BROADCAST
