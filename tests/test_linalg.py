@@ -1065,20 +1065,23 @@ def test_spectral_drivers_route_by_precision_and_size(d):
     _close(L.svdvals(xp.asarray(g)), np.linalg.svd(g, compute_uv=False), d, 10)
 
 
+_CROSS_DTYPES = [np.float32, np.float64, np.int8, np.uint16, np.int64, np.complex128]
+_CROSS_CASES = [
+    ((1365, 3), (1365, 3), -1, "C"),
+    ((3, 500), (3, 500), 0, "C"),
+    ((2, 400, 3), (400, 3), -1, "transposed"),  # rows that do not step evenly: a copy
+    ((4, 5, 3), (3,), -1, "sliced"),
+    ((1, 3), (7, 3), -1, "C"),
+    ((0, 3), (0, 3), -1, "C"),
+]
+
+
 @pytest.mark.parametrize(
-    "dtype", [np.float32, np.float64, np.int8, np.uint16, np.int64, np.complex128]
-)
-@pytest.mark.parametrize(
-    "shape_a,shape_b,axis,layout",
-    [
-        ((1365, 3), (1365, 3), -1, "C"),
-        ((30000, 3), (30000, 3), -1, "C"),  # threaded
-        ((3, 500), (3, 500), 0, "C"),
-        ((2, 400, 3), (400, 3), -1, "transposed"),  # rows that do not step evenly: a copy
-        ((4, 5, 3), (3,), -1, "sliced"),
-        ((1, 3), (7, 3), -1, "C"),
-        ((0, 3), (0, 3), -1, "C"),
-    ],
+    "dtype,shape_a,shape_b,axis,layout",
+    [(d, *case) for d in _CROSS_DTYPES for case in _CROSS_CASES]
+    # the threaded loop: one float and one integer dtype (its code is the same for all; each
+    # dtype is another ~2 s of compiling in a cold make test)
+    + [(d, (30000, 3), (30000, 3), -1, "C") for d in (np.float64, np.int8)],
 )
 def test_fused_cross_like_numpy(dtype, shape_a, shape_b, axis, layout):
     """linalg.cross of untracked operands runs the fused kernel (one pass): NumPy's values, bit

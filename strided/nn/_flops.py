@@ -29,6 +29,8 @@ MEMORY_NAMES = frozenset(
         "im2col",
         "col2im",
         "where",
+        "triangle",
+        "unique_runs",
         "sort",
         "argsort",
         "searchsorted",
@@ -134,6 +136,8 @@ _BY_NAME = {
     "max_pool2d_backward": _pool,
     "avg_pool2d_backward": _pool,
     "var": _var,
+    # two products and a difference per component
+    "cross": lambda args, params, out: 3 * _size(out),
 }
 
 

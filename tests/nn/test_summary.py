@@ -78,6 +78,24 @@ def test_attention_flops_closed_form():
     assert 2 * gemms <= s.backward_flops <= 2 * gemms + 40 * b * h * t * t
 
 
+def test_cross_and_triangle_flops_closed_form():
+    """The fused cross product counts two products and a difference per output element; a
+    triangle (tril/triu) moves memory only: zero, and neither is left uncounted."""
+    n = 7
+
+    class Mix(nn.Module):
+        def forward(self, u):
+            return xp.linalg.cross(u, u * 2.0) + xp.tril(u[:3, :])[0]
+
+    s = nn.summary(Mix(), xp.zeros((n, 3), device="meta"), train=False)
+    assert s.uncounted == {}
+    # the cross's 3 per element, the two elementwise ops' one each (u * 2, the add)
+    assert s.forward_flops == 3 * (n * 3) + n * 3 + n * 3
+    # recorded, the composition's steps (products, differences) are counted instead
+    s = nn.summary(Mix(), xp.zeros((n, 3), device="meta", requires_grad=True))
+    assert s.uncounted == {} and s.forward_flops >= 3 * (n * 3) + n * 3 + n * 3
+
+
 def test_conv2d_flops_closed_form():
     n, cin, cout, hw, k = 2, 3, 4, 6, 3
     w = nn.Parameter(xp.zeros((cout, cin, k, k), dtype=xp.float32, device="meta"))
