@@ -2313,22 +2313,26 @@ def _int64s(values: tuple) -> np.ndarray:
     return arr
 
 
+#: first indices, inverse and order of unique_runs without an argsort (an empty order tells
+#: the loop so; int64 and writable like the real ones: one compiled signature serves both)
+_NO_INDICES = np.empty(0, np.int64)
+
+
 def unique_runs_cpu(outs, ordered, order=None):
-    """The unique functions' runs of the sorted values in one pass (``_kern_index.unique_runs``,
-    or ``unique_counts_runs`` without the argsort ``order``)."""
+    """The unique functions' runs of the sorted values in one pass (``_kern_index.unique_runs``;
+    without the argsort ``order``, values and counts only)."""
     n = ordered._shape[0]
     if n == 0:
         return
     a = _flat_dense(ordered)
     if order is None:
         values, counts = outs
-        loop = _ix().unique_counts_runs
-        _k().call_compiled(loop, (loop, a.dtype), (values._buf, counts._buf, a, n))
-        return
-    values, first, counts, inverse = outs
-    o = _flat_dense(order)
+        first = inverse = o = _NO_INDICES
+    else:
+        values, first_out, counts, inverse_out = outs
+        first, inverse, o = first_out._buf, inverse_out._buf, _flat_dense(order)
     loop = _ix().unique_runs
-    args = (values._buf, first._buf, counts._buf, inverse._buf, a, o, n)
+    args = (values._buf, counts._buf, first, inverse, a, o, n)
     _k().call_compiled(loop, (loop, a.dtype, o.dtype), args)
 
 

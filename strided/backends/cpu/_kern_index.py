@@ -925,10 +925,12 @@ def triangle_rows_p(o, x, xo, sb, sr, sc, n, m, k, lower, rows):
 
 
 @njit(**_OPTS)
-def unique_runs(values, first, counts, inverse, ordered, order, n):
+def unique_runs(values, counts, first, inverse, ordered, order, n):
     """The runs of equal values of the sorted ``ordered`` (n elements; NaN != NaN starts a run
-    at every NaN): each run's value and first index (``order``'s first of the run: a stable
-    argsort's smallest), its length, and ``inverse[order[i]]`` = the run of element i."""
+    at every NaN): each run's value and length, and where ``order`` (the stable argsort that
+    sorted them) is not empty each run's first index (order's first of the run: the smallest)
+    and ``inverse[order[i]]`` = the run of element i."""
+    with_order = order.shape[0] > 0
     g = -1
     start = 0
     for i in range(n):
@@ -938,26 +940,11 @@ def unique_runs(values, first, counts, inverse, ordered, order, n):
                 counts[g] = i - start
             g += 1
             values[g] = v
-            first[g] = order[i]
+            if with_order:
+                first[g] = order[i]
             start = i
-        inverse[order[i]] = g
-    if g >= 0:
-        counts[g] = n - start
-
-
-@njit(**_OPTS)
-def unique_counts_runs(values, counts, ordered, n):
-    """unique_runs without an argsort: each run's value and length."""
-    g = -1
-    start = 0
-    for i in range(n):
-        v = ordered[i]
-        if i == 0 or v != ordered[i - 1]:
-            if g >= 0:
-                counts[g] = i - start
-            g += 1
-            values[g] = v
-            start = i
+        if with_order:
+            inverse[order[i]] = g
     if g >= 0:
         counts[g] = n - start
 
