@@ -401,30 +401,28 @@ _WHOLE_SHIFTS: dict = {}
 
 
 def _shift(op: str, x, axes, sign: int) -> Array:
-    if axes is None and x.__class__ is Array and x._dtype.kind in dt.CATEGORIES["floating"]:
+    if x.__class__ is not Array or x._dtype.kind not in dt.CATEGORIES["floating"]:
+        x = _checked(op, x, "floating")  # (converts, or raises naming the op)
+    if axes is None:
         args = _WHOLE_SHIFTS.get((x._shape, sign))
         if args is None:
             shape = x._shape
             args = (tuple(sign * (n // 2) for n in shape), tuple(range(len(shape))))
             if len(_WHOLE_SHIFTS) >= 1024:
                 _WHOLE_SHIFTS.clear()
-            _WHOLE_SHIFTS[(x._shape, sign)] = args
-        if args[1]:
-            return roll(x, args[0], axis=args[1])
-    x = _checked(op, x, "floating")
-    if axes is None and len(x._shape) == 1:  # one axis: roll's remembered plan for int shifts
-        return roll(x, sign * (x._shape[0] // 2), axis=0)
-    if axes is None:
-        axes = tuple(range(x.ndim))
-    elif isinstance(axes, Sequence) and not isinstance(axes, str):
-        axes = tuple(_axis(op, a, x.ndim) for a in axes)
+            _WHOLE_SHIFTS[(shape, sign)] = args
+        shifts, axes = args
     else:
-        axes = (_axis(op, axes, x.ndim),)
-    if len(set(axes)) != len(axes):
-        raise ValueError(f"fft.{op}: axes {axes} repeat an axis")
+        if isinstance(axes, Sequence) and not isinstance(axes, str):
+            axes = tuple(_axis(op, a, x.ndim) for a in axes)
+        else:
+            axes = (_axis(op, axes, x.ndim),)
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"fft.{op}: axes {axes} repeat an axis")
+        shifts = tuple(sign * (x._shape[a] // 2) for a in axes)
     if not axes:
         return copy_of(x)
-    return roll(x, tuple(sign * (x._shape[a] // 2) for a in axes), axis=axes)
+    return roll(x, shifts, axis=axes)
 
 
 def fftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:

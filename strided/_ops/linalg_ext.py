@@ -422,6 +422,14 @@ CROSS.memoize(
 _CHECKED_CROSSES: dict = {}
 
 
+def _cross_along(a: Array, b: Array, axis: int) -> Array:
+    """CROSS of ``a`` and ``b`` along the checked negative ``axis`` (moved last and back)."""
+    if axis == -1:
+        return CROSS.call(a, b)
+    out = CROSS.call(_man.moveaxis(a, axis, -1), _man.moveaxis(b, axis, -1))
+    return _man.moveaxis(out, -1, axis)
+
+
 def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """Cross products of 3-element vectors along ``axis`` (negative; other axes broadcast)."""
     key = None
@@ -429,10 +437,7 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
         key = (x1._dtype, x1._shape, x2._dtype, x2._shape, x1._device, x2._device, axis)
         checked = _CHECKED_CROSSES.get(key)
         if checked is not None and not (Mode.enabled and _in_graph_args((x1, x2))):
-            if checked == -1:
-                return CROSS.call(x1, x2)
-            u, v = _man.moveaxis(x1, checked, -1), _man.moveaxis(x2, checked, -1)
-            return _man.moveaxis(CROSS.call(u, v), -1, checked)
+            return _cross_along(x1, x2, checked)
     a, b = to_array(x1, "cross"), to_array(x2, "cross")
     check_dtype("cross", a._dtype, "numeric")
     check_dtype("cross", b._dtype, "numeric")
@@ -450,14 +455,14 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
             f"cross: shapes {a._shape} and {b._shape} must both have size 3 along axis {axis}"
         )
     broadcast_shapes(a._shape, b._shape, op="cross")  # the other axes must broadcast
-    u, v = _man.moveaxis(a, axis, -1), _man.moveaxis(b, axis, -1)
     if a._device.type in CROSS.kernels and not (Mode.enabled and _in_graph_args((a, b))):
-        out = CROSS.call(u, v)
+        out = _cross_along(a, b, axis)
         if key is not None:
             if len(_CHECKED_CROSSES) >= 1024:
                 _CHECKED_CROSSES.clear()
             _CHECKED_CROSSES[key] = axis
-        return out if axis == -1 else _man.moveaxis(out, -1, axis)
+        return out
+    u, v = _man.moveaxis(a, axis, -1), _man.moveaxis(b, axis, -1)
     u0, u1, u2 = u[..., 0], u[..., 1], u[..., 2]
     v0, v1, v2 = v[..., 0], v[..., 1], v[..., 2]
     parts = [

@@ -827,17 +827,10 @@ def _concat_writer(parts, axis: int):
 _ROLL_PLANS: dict = {}
 
 
-def _plain_int_tuple(value) -> bool:
-    return type(value) is tuple and all(type(v) is int for v in value)
-
-
 def roll(x: Array, /, shift, *, axis=None) -> Array:
     """``x`` shifted along ``axis`` (the flattened array when None), wrapping around."""
     key = None
-    if (
-        (type(shift) is int and (axis is None or type(axis) is int))
-        or (_plain_int_tuple(shift) and _plain_int_tuple(axis))
-    ) and _untracked_plain(x):
+    if _plain_ints(shift) and (axis is None or _plain_ints(axis)) and _untracked_plain(x):
         key = (x._dtype, x._shape, x._strides, x._device, shift, axis)
         plan = _ROLL_PLANS.get(key)
         if plan is not None:
@@ -894,7 +887,8 @@ def _roll_blocks(x: Array, moves: list, key=None) -> Array:
         n = x._shape[a]
         shift[a] = (shift.get(a, 0) + s) % n if n else 0
     cuts = [(a, s, x._shape[a]) for a, s in shift.items() if s]
-    out = empty_on(x._shape, x._dtype, x._device)
+    shape, dtype, device = x._shape, x._dtype, x._device
+    strides = contiguous_strides(shape)  # the fresh result's (C order)
     blocks, starts = [], []
     for corner in range(1 << len(cuts)):
         src_shape = list(x._shape)
@@ -902,23 +896,24 @@ def _roll_blocks(x: Array, moves: list, key=None) -> Array:
         for i, (a, s, n) in enumerate(cuts):
             if corner >> i & 1:  # [0, n - s) of x lands at [s, n)
                 src_shape[a] = n - s
-                dst_off += s * out._strides[a]
+                dst_off += s * strides[a]
             else:  # [n - s, n) of x lands at [0, s)
                 src_shape[a] = s
                 src_off += (n - s) * x._strides[a]
         blocks.append(x._view(tuple(src_shape), x._strides, src_off))
         starts.append(dst_off)
     writer = None
-    if key is not None and x._device.type != "meta":
-        writer = getattr(COPY.kernel(x._device.type), "blocks", None)
-    write = writer(out._shape, out._strides, out._dtype, x, blocks, starts) if writer else None
+    if key is not None and device.type != "meta":
+        writer = getattr(COPY.kernel(device.type), "blocks", None)
+    write = writer(shape, strides, dtype, x, blocks, starts) if writer else None
     if write is not None:
         if len(_ROLL_PLANS) >= 1024:
             _ROLL_PLANS.clear()
-        _ROLL_PLANS[key] = (out._shape, out._dtype, out._device, out._strides, write)
-        return Array._new(write(x), out._shape, out._strides, 0, out._dtype, out._device)
+        _ROLL_PLANS[key] = (shape, dtype, device, strides, write)
+        return Array._new(write(x), shape, strides, 0, dtype, device)
+    out = empty_on(shape, dtype, device)
     for block, start in zip(blocks, starts):
-        run(COPY, out._view(block._shape, out._strides, start), block)
+        run(COPY, out._view(block._shape, strides, start), block)
     return out
 
 
