@@ -178,6 +178,29 @@ class Array:
         v._version = base._version  # a view's _version: its owner's when it was taken
         return v
 
+    def _views(self, shape: tuple, strides: tuple, offsets) -> tuple:
+        """Views of one shape and strides at each of ``offsets`` (``_view``'s body in one loop:
+        unstack's 100 views 23 -> ~13 us)."""
+        buf, dtype, device = self._buf, self._dtype, self._device
+        base = self._base
+        if base is None:
+            base = self
+        version = base._version
+        views = []
+        for offset in offsets:
+            v = _new_object(Array)
+            v._buf = buf
+            v._shape = shape
+            v._strides = strides
+            v._offset = offset
+            v._dtype = dtype
+            v._device = device
+            v._ag = None
+            v._base = base
+            v._version = version
+            views.append(v)
+        return tuple(views)
+
     # -- attributes -----------------------------------------------------------------------------
     @property
     def shape(self) -> tuple[int, ...]:

@@ -283,6 +283,29 @@ def test_inplace_operator_into_self_bumps_the_version_of_a_saved_array():
         xp.sum(z).backward()
 
 
+def test_inplace_operator_with_a_tracked_operand_records_the_write():
+    """An untracked target and an operand that requires grad (or is a non-leaf, or a view of
+    one): the write is recorded (the gradient reaches the operand), also on the calls after
+    the first, whose rule result is remembered."""
+    import torch
+
+    for k in range(3):
+        t = xp.asarray(np.arange(1.0, 5.0), requires_grad=True)
+        tt = torch.arange(1.0, 5.0, dtype=torch.float64, requires_grad=True)
+        operand, toperand = [(t, tt), (t * 3.0, tt * 3.0), ((t * 2.0)[1:], (tt * 2.0)[1:])][k]
+        a = xp.asarray(np.ones(operand.shape))
+        ta = torch.ones(toperand.shape, dtype=torch.float64)
+        for _ in range(3):
+            a += operand
+            a -= operand * 0.25
+            ta += toperand
+            ta -= toperand * 0.25
+        xp.sum(a).backward()
+        ta.sum().backward()
+        np.testing.assert_allclose(np.asarray(a.detach()), ta.detach().numpy())
+        np.testing.assert_allclose(np.asarray(t.grad), tt.grad.numpy())
+
+
 def test_inplace_operators_are_reported_to_observers():
     from strided import dispatch
 

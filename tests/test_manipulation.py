@@ -385,6 +385,18 @@ def test_squeeze_permute_moveaxis_unstack_views_remembered_keep_offsets_and_erro
             xp.moveaxis(x[0], 0, 3)  # (the same request was valid for rank 4)
         with pytest.raises(ValueError, match="broadcast"):
             xp.broadcast_arrays(x, x[:, :2])
+    # steps of zero (a broadcast axis) and below zero (a flipped one), and an empty axis
+    row = np.arange(5.0)
+    for got, want in (
+        (xp.broadcast_to(xp.asarray(row), (3, 5)), np.broadcast_to(row, (3, 5))),
+        (xp.flip(x[0], axis=1), np.flip(base[0], axis=1)),
+        (xp.zeros((0, 3)), np.zeros((0, 3))),
+    ):
+        for axis in range(want.ndim):
+            parts = xp.unstack(got, axis=axis)
+            assert len(parts) == want.shape[axis]
+            for g, w in zip(parts, np.unstack(want, axis=axis)):
+                np.testing.assert_array_equal(np.asarray(g), w)
     # the views write through to x (a version bump through the owner)
     first = xp.unstack(x, axis=1)[0]
     first[...] = -1.0
@@ -401,6 +413,63 @@ def test_unstack_and_reshape_of_tracked_arrays_still_record():
     loss = xp.sum(parts[0] * 1.0) + xp.sum(parts[2] * 3.0) + xp.sum(xp.reshape(w, (6,)) * 2.0)
     loss.backward()
     np.testing.assert_array_equal(np.asarray(w.grad), [[3.0, 2.0, 5.0], [3.0, 2.0, 5.0]])
+
+
+def test_view_lanes_check_argument_types_and_step_aside_for_tracked_arrays():
+    """squeeze, expand_dims, permute_dims, broadcast_to and linalg.diagonal make an untracked
+    plain array's view in one frame from geometry remembered per layout and argument: an argument
+    equal to a remembered one but not a plain int (a float, a NumPy integer) still raises
+    or is read as the rule reads it, and a tracked array, or a view of one, records the
+    call (its gradient reaches the leaf)."""
+    import torch
+
+    a = np.arange(24.0).reshape(2, 1, 3, 4)
+    x = xp.asarray(a)
+    calls = (
+        (lambda m, t, axis: m.squeeze(t, axis=axis), 1, 1.0),
+        (lambda m, t, axis: m.expand_dims(t, axis=axis), 0, 0.0),
+        (lambda m, t, axes: m.permute_dims(t, axes), (3, 1, 0, 2), (3.0, 1, 0, 2)),
+    )
+    for f, good, bad in calls:
+        for _ in range(2):  # the second call is served by the remembered geometry
+            np.testing.assert_array_equal(np.asarray(f(xp, x, good)), f(np, a, good))
+            with pytest.raises(TypeError):
+                f(xp, x, bad)
+    np.testing.assert_array_equal(
+        np.asarray(xp.permute_dims(x, (np.int64(3), 1, 0, 2))), a.transpose(3, 1, 0, 2)
+    )
+    m = xp.asarray(a[0, 0])
+    for _ in range(2):
+        np.testing.assert_array_equal(
+            np.asarray(xp.linalg.diagonal(m, offset=1)), np.diagonal(a[0, 0], 1)
+        )
+        with pytest.raises(TypeError):
+            xp.linalg.diagonal(m, offset=1.0)
+        np.testing.assert_array_equal(
+            np.asarray(xp.broadcast_to(m, (2, 3, 4))), np.broadcast_to(a[0, 0], (2, 3, 4))
+        )
+
+    w = xp.asarray(a, requires_grad=True)
+    tw = torch.tensor(a, requires_grad=True)
+    for source, tsource in ((w, tw), (w[:, :, :2], tw[:, :, :2])):  # a leaf and a view of one
+        parts = (
+            (xp.squeeze(source, axis=1), torch.squeeze(tsource, 1), 1.0),
+            (xp.expand_dims(source, axis=0), tsource.unsqueeze(0), 2.0),
+            (xp.permute_dims(source, (3, 1, 0, 2)), tsource.permute(3, 1, 0, 2), 3.0),
+            (
+                xp.broadcast_to(source, (2, 2, 1) + source.shape[2:]),
+                tsource.expand(2, 2, 1, *tsource.shape[2:]),
+                4.0,
+            ),
+            (xp.linalg.diagonal(source, offset=1), torch.diagonal(tsource, 1, -2, -1), 5.0),
+        )
+        loss = sum(xp.sum(p * c) for p, _, c in parts)
+        tloss = sum((t * c).sum() for _, t, c in parts)
+        w.grad = None
+        loss.backward()
+        tw.grad = None
+        tloss.backward()
+        np.testing.assert_allclose(np.asarray(w.grad), tw.grad.numpy())
 
 
 def test_roll_plans_of_several_axes_read_each_views_own_offset_and_step_aside():

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._array import OPERATIONS, Array
+from .._array import _PY_SCALARS, OPERATIONS, Array
 from .._grad_state import Mode
 from .._tape import setitem
-from ..dispatch import _in_graph_args, _observers
+from ..dispatch import _observers
 from .core import COPY, is_scalar, run
 
 _BINARY = {
@@ -79,9 +79,19 @@ def _into_self(prim, target, other) -> bool:
     operand tracked; nobody observing calls), a call whose remembered rule result (the second
     such call on) has ``target``'s shape and dtype, and a backend whose kernel for the op can
     write into its first operand (``into_self``, which refuses an operand overlapping
-    ``target`` otherwise than element for element).  False: the caller computes and copies."""
-    if target._offset or _observers or (Mode.enabled and _in_graph_args((target, other))):
+    ``target`` otherwise than element for element).  False: the caller computes and copies.
+    (The tests are written out, not calls of ``_in_graph_args``: 4096 float32 ``+=`` 2.4 ->
+    ~1.9 us.)"""
+    if target._offset or _observers:
         return False
+    if Mode.enabled:
+        base = target._base
+        if target._ag is not None or (base is not None and base._ag is not None):
+            return False
+        if other.__class__ is Array and (
+            other._ag is not None or (other._base is not None and other._base._ag is not None)
+        ):
+            return False
     spec = prim.memoized(target, other)
     if spec is None or spec[2] is not target._dtype or spec[0] != target._shape:
         return False
@@ -107,9 +117,10 @@ def _binary(prim, dunder: str):
         return prim.call(other, self)
 
     def inplace(self, other):
-        other = _operand(other)
-        if other is None:
-            return NotImplemented
+        if other.__class__ is not Array and other.__class__ not in _PY_SCALARS:
+            other = _operand(other)
+            if other is None:
+                return NotImplemented
         if _into_self(prim, self, other):
             return self
         return _write_back(f"__i{dunder}__", self, prim.call(self, other))
