@@ -109,6 +109,26 @@ def test_zero_sized_stacks_on_the_host_route_match_cpu(cuda_host, fn, shape):
         np.testing.assert_array_equal(g, w)
 
 
+def test_solve_with_an_empty_right_hand_side_reads_the_matrices_on_the_host_route(cuda_host):
+    """solve of non-empty matrices with zero right-hand sides goes to the host route (an empty
+    output): the matrices are read there, so a singular one raises and an invertible one does
+    not, on every call, as on cpu (an uninitialised stand-in for them made the outcome random:
+    the conformance suite on a GPU caught it)."""
+    cuda_host.library.empty_on_host = True  # what a GPU does with them
+    eye = np.broadcast_to(np.eye(4, dtype=np.complex64), (5, 4, 4)).copy()
+    singular = eye.copy()
+    singular[3, 2, 2] = 0
+    for _ in range(20):
+        for rhs in (np.zeros((5, 4, 0), np.complex64), np.zeros((4, 0), np.complex64)):
+            want, got = _both(xp.linalg.solve, eye, rhs)
+            assert got.shape == want.shape and got.dtype == want.dtype
+            for device in ("cpu", "cuda"):
+                with pytest.raises(xp.linalg.LinAlgError, match=r"^solve: .*singular"):
+                    xp.linalg.solve(
+                        xp.asarray(singular, device=device), xp.asarray(rhs, device=device)
+                    )
+
+
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
 def test_fftn_over_strided_axes_matches_cpu(dtype):
     x = (RNG.standard_normal((4, 6, 8)) + 1j * RNG.standard_normal((4, 6, 8))).astype(dtype)

@@ -11,8 +11,9 @@ checked on a GPU (``tests/test_cuda_gpu.py``).
 cuSOLVER reports a failed factorisation (singular, not positive definite) only when asked: the
 calls run inside ``library.checked()`` (``cupyx.errstate(linalg="raise")``), and the failure
 becomes :class:`strided.linalg.LinAlgError` naming the function and the first failing matrix of
-a stack, as on cpu.  Stacks with a zero-sized dimension are computed by NumPy on the host (there is
-nothing to transfer but the result, such as ``det`` of 0x0 matrices, which is 1).
+a stack, as on cpu.  Calls with a zero-sized input or output are computed by NumPy on the host
+(there is little to transfer: the result, such as ``det`` of 0x0 matrices, which is 1, and any
+non-empty input, such as solve's matrices beside an empty right-hand side).
 """
 
 from __future__ import annotations
@@ -30,8 +31,16 @@ _SINGULAR = "the matrix is singular"
 def _views(arrays, host: bool) -> list:
     from . import export_cuda
 
-    if host:  # zero-sized: only the shape and dtype matter
-        return [np.empty(a._shape, a._dtype.numpy) for a in arrays]
+    if host:
+        # a zero-sized call computed on the host: an empty input's shape and dtype are all that
+        # matter, but a non-empty one beside it is read (solve's matrices beside an empty
+        # right-hand side: whether they are singular decides whether it raises, as on cpu; an
+        # uninitialised stand-in made that random)
+        rt = runtime()
+        return [
+            np.empty(a._shape, a._dtype.numpy) if 0 in a._shape else rt.as_numpy(export_cuda(a))
+            for a in arrays
+        ]
     return [export_cuda(a) for a in arrays]
 
 
