@@ -367,7 +367,7 @@ def trace(x: Array, /, *, offset: int = 0, dtype=None) -> Array:
         and x.__class__ is Array
         and len(x._shape) >= 2
         and x._dtype.kind in dt.NUMERIC_KINDS
-    ):  # the checks and the view in one place (64x64: 2.2 -> ~1.7 us; NumPy 1.6)
+    ):  # the checks and the view in one place (64x64: ~2.0 us, NumPy 1.9 in the same run)
         view = _diagonal_view(x, offset)
         if view is not None:
             return _red.sum(view, axis=-1, dtype=dtype)
