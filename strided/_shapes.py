@@ -56,16 +56,14 @@ def broadcast_shapes(*shapes: tuple[int, ...], op: str = "broadcast_shapes") -> 
         if a == b:
             return a
     try:
-        return _BROADCAST[shapes]
-    except (KeyError, TypeError):  # (TypeError: a shape given as a list)
-        pass
-    out = _broadcast(shapes, op)
-    if len(_BROADCAST) >= 1024:
-        _BROADCAST.clear()
-    try:
+        out = _BROADCAST.get(shapes)
+    except TypeError:  # a shape given as a list: worked out, not remembered
+        return _broadcast(shapes, op)
+    if out is None:
+        out = _broadcast(shapes, op)
+        if len(_BROADCAST) >= 1024:
+            _BROADCAST.clear()
         _BROADCAST[shapes] = out
-    except TypeError:
-        pass
     return out
 
 
