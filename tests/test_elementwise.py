@@ -1,5 +1,6 @@
-"""Elementwise ops from the op table: values vs NumPy for every accepted dtype and memory layout,
-meta agreement, rejected dtypes, Python scalar operands."""
+"""Elementwise ops from the op table: values vs NumPy for every accepted dtype (and every memory
+layout for one dtype of each kind and width), meta agreement, rejected dtypes, Python scalar
+operands."""
 
 from __future__ import annotations
 
@@ -57,14 +58,25 @@ def _broadcast_partner(draw, shape):
     return partner[drop:]
 
 
+#: the dtypes drawn in every layout and with broadcast partners: each kind and width of loop
+#: arithmetic (both float widths, both complex ones, a signed and an unsigned integer, bool).  The
+#: other integer dtypes take dense operands of one shape: their semantics (wrapping, division,
+#: shifts, comparisons) are in the per-element functions every loop calls alike, and each layout
+#: of theirs would be one more numba compile per op (~60 CPU-seconds of a cold ``make test``)
+LAYOUT_DTYPES = {sdt.float32, sdt.float64, sdt.complex64, sdt.complex128, sdt.int64, sdt.uint8,
+                 sdt.bool}  # fmt: skip
+
+
 @pytest.mark.parametrize("op,d", list(_cases()))
 @settings(max_examples=8, deadline=None)
 @given(data=st.data(), rng=seeds())
 def test_values_match_numpy(op: OpInfo, d: sdt.DType, data, rng):
     shape = data.draw(shapes, label="shape")
     shape_list = [shape]
+    layouts = LAYOUTS if d in LAYOUT_DTYPES else ("contiguous",)
     if op.arity == 2:
-        shape_list.append(_broadcast_partner(data.draw, shape))
+        partner = _broadcast_partner(data.draw, shape) if d in LAYOUT_DTYPES else shape
+        shape_list.append(partner)
         if data.draw(st.booleans(), label="swap"):
             shape_list.reverse()
     np_inputs, arrays = [], []
@@ -72,7 +84,7 @@ def test_values_match_numpy(op: OpInfo, d: sdt.DType, data, rng):
         v = values(rng, s, d, op.domain, op.int_domain)
         if i == 1 and op.nonzero_rhs and d.kind in sdt.INTEGER_KINDS:
             v = np.where(v == 0, np.ones_like(v), v)
-        layout = data.draw(st.sampled_from(LAYOUTS), label=f"layout{i}")
+        layout = data.draw(st.sampled_from(layouts), label=f"layout{i}")
         nv, a = in_layout(v, layout)
         np_inputs.append(nv)
         arrays.append(a)
