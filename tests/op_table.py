@@ -213,8 +213,9 @@ PAIRS = [((3, 4), (3, 4)), ((3, 4), (4,)), ((3, 1), (1, 4)), ((), (3,)), ((0, 3)
 
 
 def binary(dtypes, pairs=PAIRS, kws=({},), scalar=True, mixed=None):
-    """Two broadcastable arrays: dtypes[0] on every shape pair and layout; the other dtypes once;
-    a Python scalar operand on either side; a mixed-dtype pair."""
+    """Two broadcastable arrays: dtypes[0] on every shape pair and layout; the other dtypes once
+    (dense, one shape: each layout of theirs would be one more kernel compile per op); a Python
+    scalar operand on either side; a mixed-dtype pair."""
 
     def gen(op, rng):
         def val(s, d, rhs=False):
@@ -229,8 +230,8 @@ def binary(dtypes, pairs=PAIRS, kws=({},), scalar=True, mixed=None):
                 yield S(val(s1, d0), val(s2, d0, True), **kw)
         for layout in NONCONTIGUOUS:
             yield S(val((3, 4), d0), val((3, 4), d0, True), layout=layout, **kws[0])
-        for d in dtypes[1:]:
-            yield S(val((3, 4), d), val((4,), d, True), **kws[0])
+        for d in dtypes[1:]:  # dense operands: broadcasting is the dtypes[0] samples' part
+            yield S(val((3, 4), d), val((3, 4), d, True), **kws[0])
         if scalar:
             k = D[d0].kind
             c = True if k == sdt.BOOL else 2 if k in sdt.INTEGER_KINDS else 1.5
