@@ -266,6 +266,34 @@ def test_meshgrid(indexing):
     assert int(g[1, 0]) == 0
 
 
+@pytest.mark.parametrize("indexing", ["xy", "ij"])
+def test_meshgrid_of_strided_views_and_of_tracked_inputs(indexing):
+    """Views with other steps and offsets (the views made at once for plain inputs), and
+    tracked inputs (the composition of reshape and broadcast_to): gradients as PyTorch's."""
+    import torch
+
+    base = np.arange(12.0)
+    picks = (slice(None, None, -2), slice(1, 8, 3), slice(2, 4), slice(5, 5))
+    whole = xp.asarray(base)
+    for k in (2, 3, 4):
+        got = xp.meshgrid(*[whole[p] for p in picks[:k]], indexing=indexing)
+        want = np.meshgrid(*[base[p] for p in picks[:k]], indexing=indexing)
+        assert len(got) == k
+        for g, w in zip(got, want):
+            _same(g, w)
+    a = xp.asarray(np.arange(3.0), requires_grad=True)
+    b = xp.asarray(np.arange(4.0) + 1, requires_grad=True)
+    ga, gb = xp.meshgrid(a, b[::-1], indexing=indexing)
+    w = np.random.default_rng(0).standard_normal(ga.shape)
+    (xp.sum(ga * xp.asarray(w)) + xp.sum(gb * gb)).backward()
+    ta = torch.arange(3.0, dtype=torch.float64, requires_grad=True)
+    tb = torch.tensor(np.arange(4.0) + 1, requires_grad=True)
+    tga, tgb = torch.meshgrid(ta, tb.flip(0), indexing=indexing)
+    ((tga * torch.tensor(w)).sum() + (tgb * tgb).sum()).backward()
+    np.testing.assert_allclose(np.asarray(a.grad), ta.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(b.grad), tb.grad.numpy(), rtol=1e-12)
+
+
 @pytest.mark.parametrize("k", [-2, 0, 1, 5, -(10**30), 10**30])
 @pytest.mark.parametrize("d", [sdt.bool, sdt.int8, sdt.float32], ids=lambda d: d.name)
 @pytest.mark.parametrize("shape", [(2, 4, 5), (300, 400)])

@@ -464,13 +464,23 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
     shape = [a._shape[0] for a in arrays]
     if indexing == "xy" and len(arrays) > 1:
         shape[0], shape[1] = shape[1], shape[0]
+    shape = tuple(shape)
+    # untracked plain inputs: each broadcast view made at once (its reshape and broadcast_to
+    # were ~2.4 us of each output's ~6; 2 x 64: 9.3 -> ~7 us)
+    plain = all(_man._untracked_plain(a) for a in arrays)
     out = []
     for i, a in enumerate(arrays):
         pos = (1 - i if i < 2 else i) if indexing == "xy" and len(arrays) > 1 else i
-        view_shape = [1] * len(arrays)
-        view_shape[pos] = a._shape[0]
+        if plain:
+            strides = [0] * len(arrays)
+            strides[pos] = a._strides[0]
+            view = a._view(shape, tuple(strides), a._offset)
+        else:
+            view_shape = [1] * len(arrays)
+            view_shape[pos] = a._shape[0]
+            view = broadcast_to(reshape(a, tuple(view_shape)), shape)
         # copies, as NumPy does: a broadcast view would write several elements at once
-        out.append(copy_of(broadcast_to(reshape(a, tuple(view_shape)), tuple(shape))))
+        out.append(copy_of(view))
     return tuple(out)
 
 
