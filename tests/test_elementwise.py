@@ -62,7 +62,7 @@ def _broadcast_partner(draw, shape):
 #: arithmetic (both float widths, both complex ones, a signed and an unsigned integer, bool).  The
 #: other integer dtypes take dense operands of one shape: their semantics (wrapping, division,
 #: shifts, comparisons) are in the per-element functions every loop calls alike, and each layout
-#: of theirs would be one more numba compile per op (~60 CPU-seconds of a cold ``make test``)
+#: of theirs would be one more numba compile per op (~70 CPU-seconds of a cold ``make test``)
 LAYOUT_DTYPES = {sdt.float32, sdt.float64, sdt.complex64, sdt.complex128, sdt.int64, sdt.uint8,
                  sdt.bool}  # fmt: skip
 
