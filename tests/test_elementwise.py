@@ -1,6 +1,6 @@
-"""Elementwise ops from the op table: values vs NumPy for every accepted dtype (and every memory
-layout for one dtype of each kind and width), meta agreement, rejected dtypes, Python scalar
-operands."""
+"""Elementwise ops from the op table: values vs NumPy for every accepted dtype (every memory
+layout and broadcast for float32/64, complex64/128, int64, uint8 and bool), meta agreement,
+rejected dtypes, Python scalar operands."""
 
 from __future__ import annotations
 
