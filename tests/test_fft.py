@@ -363,6 +363,85 @@ def test_scipy_fft_dispatches_to_strided():
         np.testing.assert_allclose(np.asarray(got), getattr(np.fft, name)(v), atol=1e-12)
 
 
+def test_cpu_kernels_call_pocketfft_directly_and_the_public_route_agrees(monkeypatch):
+    """The CPU kernels call scipy.fft's compiled pocketfft module (checked against the public
+    functions on first use); where that check fails they run the public functions.  Both
+    routes give NumPy's values for every call of CALLS (both dtypes, a strided layout) and for
+    a batch large enough to use threads."""
+    from strided.backends.cpu import _fft
+
+    _fft._scipy_fft()
+    assert _fft._pp is not False  # this scipy's module passed the check: the direct route runs
+    for route in ("direct", "public"):
+        if route == "public":
+            monkeypatch.setattr(_fft, "_pp", False)
+        for name, kwargs in CALLS:
+            for i, d in enumerate(FUNCS[name][0]):
+                _run(name, d, ("negative", "transposed")[i % 2], kwargs, seed=i)
+        v = values(np.random.default_rng(4), (260, 256), sdt.complex64)
+        _check(xp.fft.ifft(xp.asarray(v), axis=0, norm="ortho"),
+               np.fft.ifft(v, axis=0, norm="ortho"), sdt.complex64)  # fmt: skip
+
+
+@pytest.mark.parametrize("n", [4096, 4097, 4099, 6000, 1 << 17])
+def test_long_single_lines_in_four_steps(n):
+    """A single line of at least FOUR_STEP_MIN points is transformed as n1 x n2 batches with
+    twiddles between (4099 is prime: one call): NumPy's values within a few ulp of the largest
+    magnitude, both directions and every norm, contiguous, reversed, a row and a column of a
+    2-D array; 1 << 17 points run the batches on threads.  The twiddle tables kept stay few."""
+    from strided.backends.cpu import _fft
+
+    assert n < 1 << 17 or n >= _fft.PARALLEL_THRESHOLD
+    rng = np.random.default_rng(n)
+    for d in COMPLEX:
+        v = values(rng, (n,), d)
+        wide = np.zeros((3, n), dtype=v.dtype)
+        wide[1] = v
+        col = xp.asarray(np.ascontiguousarray(wide.T))[:, 1:2]
+        for name in ("fft", "ifft"):
+            for norm in NORMS:
+                want = getattr(np.fft, name)(v.astype(np.complex128), norm=norm)
+                tol = (3e-7 if d is sdt.complex64 else 1e-15) * np.abs(want).max()
+                for a, axis in (
+                    (xp.asarray(v), -1),
+                    (xp.flip(xp.asarray(v[::-1])), -1),
+                    (xp.asarray(wide)[1:2], -1),
+                    (col, 0),
+                ):
+                    got = np.asarray(getattr(xp.fft, name)(a, axis=axis, norm=norm)).reshape(-1)
+                    assert got.dtype == v.dtype
+                    np.testing.assert_allclose(got, want, rtol=0, atol=tol)
+        # the four steps ran (their twiddles are kept) unless n is prime
+        ran = any(k[0] * k[1] == n and k[2] == v.dtype for k in _fft._TWIDDLES)
+        assert ran == (n != 4099)
+    assert len(_fft._TWIDDLES) <= 8
+
+
+def test_a_pocketfft_module_that_disagrees_is_not_used(monkeypatch):
+    """The first-use check turns the direct route down when the public functions and the
+    compiled module disagree (here: a public ifft that conjugates) or the module is missing."""
+    import sys
+
+    import scipy.fft
+
+    from strided.backends.cpu import _fft
+
+    assert _fft._checked_pocketfft(scipy.fft) is not False
+
+    class Disagreeing:
+        rfft, hfft = staticmethod(scipy.fft.rfft), staticmethod(scipy.fft.hfft)
+
+        @staticmethod
+        def ifft(x):
+            return np.conj(scipy.fft.ifft(x))
+
+    assert _fft._checked_pocketfft(Disagreeing) is False
+    # the module gone (an import of it then fails)
+    monkeypatch.delattr(sys.modules["scipy.fft._pocketfft"], "pypocketfft")
+    monkeypatch.setitem(sys.modules, "scipy.fft._pocketfft.pypocketfft", None)
+    assert _fft._checked_pocketfft(scipy.fft) is False
+
+
 def test_cpu_kernels_take_over_results_laid_out_as_their_output_else_copy():
     """The CPU FFT kernels keep scipy's result as the output's memory when it is laid out as the
     output (C order, the output's dtype and shape) and copy it otherwise (a Fortran-ordered or a
