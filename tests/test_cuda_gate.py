@@ -16,8 +16,8 @@ compiled in full (checked); 1004 of the 1741 narrow-index instantiations are (co
 
 A module that passed is remembered (a stamp named by the hash of its source, instantiations,
 the ones translated, options and the NVRTC version, in the host layer's ignored cache folder),
-so only changed sources are compiled again.  Also checks that the instantiations cover every dtype the
-primitives' rules compute in, except the gaps listed in ``KNOWN_GAPS``.
+so only changed sources are compiled again.  Also checks that the instantiations cover every
+dtype the primitives' rules compute in, except the gaps listed in ``KNOWN_GAPS``.
 """
 
 from __future__ import annotations

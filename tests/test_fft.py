@@ -383,12 +383,22 @@ def test_cpu_kernels_call_pocketfft_directly_and_the_public_route_agrees(monkeyp
                np.fft.ifft(v, axis=0, norm="ortho"), sdt.complex64)  # fmt: skip
 
 
+def _exact(name: str, v: np.ndarray, **kwargs) -> np.ndarray:
+    """scipy.fft's ``name`` of ``v`` in long double: a reference a few bits better than the
+    float64 transform being checked."""
+    import scipy.fft
+
+    wide = np.clongdouble if v.dtype.kind == "c" else np.longdouble
+    return getattr(scipy.fft, name)(v.astype(wide), **kwargs)
+
+
 @pytest.mark.parametrize("n", [4096, 4097, 4099, 6000, 1 << 17])
 def test_long_single_lines_in_four_steps(n):
     """A single line of at least FOUR_STEP_MIN points is transformed as n1 x n2 batches with
-    twiddles between (4099 is prime: one call): NumPy's values within a few ulp of the largest
-    magnitude, both directions and every norm, contiguous, reversed, a row and a column of a
-    2-D array; 1 << 17 points run the batches on threads.  The twiddle tables kept stay few."""
+    twiddles between (4099 is prime: one call): within 4 ulp of the largest magnitude of the
+    long double result (measured up to 2.3, the one-call route 2.4), both directions and every
+    norm, contiguous, reversed, a row and a column of a 2-D array; 1 << 17 points run the
+    batches on threads.  The twiddle tables kept stay few."""
     from strided.backends.cpu import _fft
 
     assert n < 1 << 17 or n >= _fft.PARALLEL_THRESHOLD
@@ -400,8 +410,8 @@ def test_long_single_lines_in_four_steps(n):
         col = xp.asarray(np.ascontiguousarray(wide.T))[:, 1:2]
         for name in ("fft", "ifft"):
             for norm in NORMS:
-                want = getattr(np.fft, name)(v.astype(np.complex128), norm=norm)
-                tol = (3e-7 if d is sdt.complex64 else 1e-15) * np.abs(want).max()
+                want = _exact(name, v, norm=norm)
+                tol = 4 * np.finfo(v.dtype).eps * np.abs(want).max()
                 for a, axis in (
                     (xp.asarray(v), -1),
                     (xp.flip(xp.asarray(v[::-1])), -1),
@@ -414,6 +424,45 @@ def test_long_single_lines_in_four_steps(n):
         # the four steps ran (their twiddles are kept) unless n is prime
         ran = any(k[0] * k[1] == n and k[2] == v.dtype for k in _fft._TWIDDLES)
         assert ran == (n != 4099)
+    assert len(_fft._TWIDDLES) <= 8
+
+
+@pytest.mark.parametrize("n", [8192, 8194, 9001, 2 * 4099, 1 << 17])
+def test_long_real_lines_through_half_length_complex_transforms(n):
+    """rfft and irfft of a single line of at least 2 * FOUR_STEP_MIN real points run as the
+    half-length complex transform of the even and odd samples (in four steps) with the halves
+    split or joined after: within 4 ulp (rfft) or 6 (irfft) of the largest magnitude of the
+    long double result, every norm, a contiguous vector and a column; the zero and Nyquist
+    terms of rfft exactly real and irfft ignoring their imaginary parts, as NumPy's.  Odd n, a
+    prime half (2 * 4099) and a strided vector take the one-call route: same bounds."""
+    from strided.backends.cpu import _fft
+
+    rng = np.random.default_rng(n)
+    half_route = n % 2 == 0 and n != 2 * 4099
+    for d in REAL:
+        v = values(rng, (n,), d)
+        cd = sdt.complex_of(d)
+        spectrum = np.fft.rfft(v.astype(np.float64)) * (1 + 0.25j)
+        spectrum[0] += 0.5j
+        spectrum[-1] -= 0.75j
+        spec = spectrum.astype(cd.numpy)
+        for norm in NORMS:
+            want = _exact("rfft", v, norm=norm)
+            tol = 4 * np.finfo(v.dtype).eps * np.abs(want).max()
+            stretched = xp.asarray(np.repeat(v, 2))[::2]
+            for a, axis in ((xp.asarray(v), -1), (xp.asarray(v[:, None]), 0), (stretched, 0)):
+                got = np.asarray(xp.fft.rfft(a, axis=axis, norm=norm)).reshape(-1)
+                np.testing.assert_allclose(got, want, rtol=0, atol=tol)
+                assert got[0].imag == 0 and (n % 2 or got[-1].imag == 0)
+            want_back = _exact("irfft", spec, n=n, norm=norm)
+            # (irfft's error against its largest output: up to 4.4 ulp by either route)
+            tol = 6 * np.finfo(v.dtype).eps * np.abs(want_back).max()
+            for a, axis in ((xp.asarray(spec), -1), (xp.asarray(spec[:, None]), 0)):
+                got = np.asarray(xp.fft.irfft(a, n=n, axis=axis, norm=norm)).reshape(-1)
+                assert got.dtype == d.numpy
+                np.testing.assert_allclose(got, want_back, rtol=0, atol=tol)
+        ran = any(k[0] == "half" and k[1] == n // 2 and k[2] == cd.numpy for k in _fft._TWIDDLES)
+        assert ran == half_route
     assert len(_fft._TWIDDLES) <= 8
 
 
