@@ -483,7 +483,13 @@ def namespace_cases(dtypes, sizes, layouts):
                 yield Case(
                     group, op, dtype, n, "contig", f_s, f_n, f_t or None, exact=exact,
                     unordered=op == "unique_values",
+                    project=_shape if op in ("empty", "empty_like") else None,
                 )  # fmt: skip
+
+
+def _shape(r):
+    """What is compared of an uninitialised result: its shape."""
+    return np.asarray(np.shape(r))
 
 
 def _namespace_table(dtype: str, n: int) -> list:
@@ -626,6 +632,21 @@ def _namespace_table(dtype: str, n: int) -> list:
          tt and (lambda: torch.arange(n, dtype=td))),
         ("", "eye", lambda: xp.eye(side, dtype=xd), lambda: np.eye(side, dtype=nd),
          tt and (lambda: torch.eye(side, dtype=td))),
+        ("", "zeros", lambda: xp.zeros((n,), dtype=xd), lambda: np.zeros((n,), dtype=nd),
+         tt and (lambda: torch.zeros((n,), dtype=td))),
+        ("", "ones", lambda: xp.ones((n,), dtype=xd), lambda: np.ones((n,), dtype=nd),
+         tt and (lambda: torch.ones((n,), dtype=td))),
+        ("", "empty", lambda: xp.empty((n,), dtype=xd), lambda: np.empty((n,), dtype=nd),
+         tt and (lambda: torch.empty((n,), dtype=td))),
+        ("", "ones_like", lambda: xp.ones_like(a_s), lambda: np.ones_like(a_n),
+         tt and (lambda: torch.ones_like(a_t))),
+        ("", "full_like", lambda: xp.full_like(a_s, 3), lambda: np.full_like(a_n, 3),
+         tt and (lambda: torch.full_like(a_t, 3))),
+        ("", "empty_like", lambda: xp.empty_like(a_s), lambda: np.empty_like(a_n),
+         tt and (lambda: torch.empty_like(a_t))),
+        # (a copy of foreign memory: without copy=True all three return a view or the input)
+        ("copy", "asarray", lambda: xp.asarray(a_n, copy=True), lambda: np.array(a_n, copy=True),
+         tt and (lambda: torch.tensor(a_n))),
         ("rows", "take_along_axis", lambda: xp.take_along_axis(m_s, idx_s, axis=1),
          lambda: np.take_along_axis(m_n, idx_n, axis=1),
          tt and (lambda: torch.take_along_dim(m_t, idx_t, 1))),
@@ -689,6 +710,10 @@ def _magnitudes(r):
     return np.sort(np.abs(np.asarray(r[0])))
 
 
+def _value_magnitudes(r):
+    return np.sort(np.abs(np.asarray(r)))
+
+
 def _linalg_table(dtype: str, n: int) -> list:
     """(op, strided, NumPy, PyTorch or None, projection) calls on matrices of ``n`` elements."""
     tt = torch is not None
@@ -746,6 +771,8 @@ def _linalg_table(dtype: str, n: int) -> list:
     if n <= 1 << 16:  # (a general eigenproblem of 1000 x 1000 takes seconds a call)
         table.append(("eig", lambda: xp.linalg.eig(g_s), lambda: la.eig(g_n),
                       tt and (lambda: tl.eig(g_t)), _magnitudes))  # fmt: skip
+        table.append(("eigvals", lambda: xp.linalg.eigvals(g_s), lambda: la.eigvals(g_n),
+                      tt and (lambda: tl.eigvals(g_t)), _value_magnitudes))  # fmt: skip
     return table
 
 

@@ -23,14 +23,23 @@ def prod(shape) -> int:
     return n
 
 
+#: shape -> its C-order strides, for the shapes that recur (bounded)
+_C_STRIDES: dict = {}
+
+
 def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     """C-order strides (in elements) of a dense array of ``shape``."""
-    strides = []
-    acc = 1
+    strides = _C_STRIDES.get(shape)
+    if strides is not None:
+        return strides
+    acc, out = 1, []
     for s in reversed(shape):
-        strides.append(acc)
+        out.append(acc)
         acc *= s if s > 0 else 1
-    return tuple(reversed(strides))
+    strides = tuple(reversed(out))
+    if len(_C_STRIDES) < 4096 and type(shape) is tuple:
+        _C_STRIDES[shape] = strides
+    return strides
 
 
 def is_c_contiguous(shape, strides) -> bool:

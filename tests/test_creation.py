@@ -181,6 +181,39 @@ def test_asarray_copy_semantics():
         xp.asarray([1, 2], copy=False)
 
 
+@pytest.mark.parametrize("big", [False, True])
+def test_asarray_of_numpy_arrays_views_or_copies_every_dtype_and_layout(big):
+    """A NumPy array of each of strided's dtypes, C-ordered, transposed or reversed: viewed
+    (same memory, its values, dtype and strides), or with copy=True copied (NumPy's copy
+    below 2 MB, the copy kernel from 2 MB: ``big``); a read-only array is copied once, a
+    byte-swapped one converted, and under a meta default device the result is on meta.  (The
+    large copies in four dtypes: the lane does not depend on the dtype.)"""
+    rng = np.random.default_rng(5)
+    dtypes = (sdt.bool, sdt.int32, sdt.float64, sdt.complex64) if big else sdt.ALL_DTYPES
+    for d in dtypes:
+        n = (1 << 21) // d.numpy.itemsize + 6 if big else 12
+        flat = (rng.standard_normal(n) * 50).astype(d.numpy)
+        for v in (flat, flat.reshape(2, -1).T, flat[::-1]):
+            a = xp.asarray(v)
+            assert a.dtype is d and a.shape == v.shape
+            np.testing.assert_array_equal(np.asarray(a), v)
+            assert np.shares_memory(np.asarray(a), v)
+            c = xp.asarray(v, copy=True)
+            assert c.dtype is d and c.shape == v.shape
+            np.testing.assert_array_equal(np.asarray(c), v)
+            assert not np.shares_memory(np.asarray(c), v)
+    ro = np.arange(6.0)
+    ro.flags.writeable = False
+    a = xp.asarray(ro)
+    a[0] = 5.0  # (its own memory: the read-only array is untouched)
+    assert ro[0] == 0.0
+    swapped = np.arange(6.0).astype(">f8")
+    np.testing.assert_array_equal(np.asarray(xp.asarray(swapped)), np.arange(6.0))
+    with xp.default_device("meta"):
+        m = xp.asarray(np.arange(6.0))
+    assert m.device == xp.Device("meta") and m.shape == (6,)
+
+
 def test_asarray_sources():
     nested = [[1.5, 2], [3, 4]]
     np.testing.assert_array_equal(np.asarray(xp.asarray(nested)), np.asarray(nested))

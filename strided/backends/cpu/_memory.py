@@ -54,8 +54,14 @@ def import_host(a: np.ndarray) -> tuple:
     elements): the buffer is a 1-D array over the span ``a`` covers.  Read-only, unaligned or
     oddly strided memory is copied once (read-only buffers would compile separate numba kernels,
     unaligned ones would break the kernels' assumptions)."""
+    flags = a.flags
+    if flags.c_contiguous and flags.writeable and flags.aligned and a.size:
+        # the common case first (a NumPy array made by NumPy, a list converted): the flat view
+        # is the buffer, the strides C's (size-1 axes never step, whatever NumPy says)
+        shape = a.shape
+        return a.reshape(-1), shape, contiguous_strides(shape), 0
     isz = a.itemsize
-    if not a.flags.writeable or not a.flags.aligned or any(s % isz for s in a.strides):
+    if not flags.writeable or not flags.aligned or any(s % isz for s in a.strides):
         a = a.copy()
     shape = a.shape
     if a.flags.c_contiguous and a.size:
