@@ -82,6 +82,12 @@ def _checked_pocketfft(sf):
     return False
 
 
+def _fresh(out) -> np.ndarray:
+    """The NumPy view of an output fresh from the dispatcher: all of its buffer, C-ordered
+    (0.3 us where numpy_view's layout tests take 0.8)."""
+    return out._buf.reshape(out._shape)
+
+
 def _workers(out, axes) -> int:
     size = out.size
     if size < PARALLEL_THRESHOLD:
@@ -231,12 +237,10 @@ def fft_c2c_cpu(out, x, *, axes, inverse, norm):
         len(axes) == 1
         and out.size >= FOUR_STEP_MIN
         and out.size == out._shape[axes[0]]
-        and _four_step(
-            pp, numpy_view(x).reshape(-1), numpy_view(out).reshape(-1), not inverse, inorm
-        )
+        and _four_step(pp, numpy_view(x).reshape(-1), out._buf, not inverse, inorm)
     ):
         return
-    pp.c2c(numpy_view(x), axes, not inverse, inorm, numpy_view(out), _workers(out, axes))
+    pp.c2c(numpy_view(x), axes, not inverse, inorm, _fresh(out), _workers(out, axes))
 
 
 def fft_r2c_cpu(out, x, *, axes, norm, inverse=False):
@@ -255,7 +259,7 @@ def fft_r2c_cpu(out, x, *, axes, norm, inverse=False):
         and _real_four_step(pp, out, x, axes[0], inorm, True)
     ):
         return
-    pp.r2c(numpy_view(x), axes, not inverse, inorm, numpy_view(out), _workers(out, axes))
+    pp.r2c(numpy_view(x), axes, not inverse, inorm, _fresh(out), _workers(out, axes))
 
 
 def fft_c2r_cpu(out, x, *, axes, n, norm, forward=False):
@@ -276,7 +280,7 @@ def fft_c2r_cpu(out, x, *, axes, n, norm, forward=False):
         and _real_four_step(pp, out, x, axes[0], inorm, False)
     ):
         return
-    pp.c2r(numpy_view(x), axes, n, forward, inorm, numpy_view(out), _workers(out, axes))
+    pp.c2r(numpy_view(x), axes, n, forward, inorm, _fresh(out), _workers(out, axes))
 
 
 KERNELS = {"fft_c2c": fft_c2c_cpu, "fft_r2c": fft_r2c_cpu, "fft_c2r": fft_c2r_cpu}
