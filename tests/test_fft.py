@@ -432,9 +432,10 @@ def test_long_real_lines_through_half_length_complex_transforms(n):
     """rfft and irfft of a single line of at least 2 * FOUR_STEP_MIN real points run as the
     half-length complex transform of the even and odd samples (in four steps) with the halves
     split or joined after: within 4 ulp (rfft) or 6 (irfft) of the largest magnitude of the
-    long double result, every norm, a contiguous vector and a column; the zero and Nyquist
-    terms of rfft exactly real and irfft ignoring their imaginary parts, as NumPy's.  Odd n, a
-    prime half (2 * 4099) and a strided vector take the one-call route: same bounds."""
+    long double result, every norm, a contiguous vector (also from an odd offset: its pairs
+    not aligned as complex) and a column; the zero and Nyquist terms of rfft exactly real and
+    irfft ignoring their imaginary parts, as NumPy's.  Odd n, a prime half (2 * 4099) and a
+    strided vector take the one-call route: same bounds."""
     from strided.backends.cpu import _fft
 
     rng = np.random.default_rng(n)
@@ -450,7 +451,13 @@ def test_long_real_lines_through_half_length_complex_transforms(n):
             want = _exact("rfft", v, norm=norm)
             tol = 4 * np.finfo(v.dtype).eps * np.abs(want).max()
             stretched = xp.asarray(np.repeat(v, 2))[::2]
-            for a, axis in ((xp.asarray(v), -1), (xp.asarray(v[:, None]), 0), (stretched, 0)):
+            shifted = xp.asarray(np.concatenate([v[:1], v]))[1:]  # (its pairs not 2-aligned)
+            for a, axis in (
+                (xp.asarray(v), -1),
+                (xp.asarray(v[:, None]), 0),
+                (stretched, 0),
+                (shifted, 0),
+            ):
                 got = np.asarray(xp.fft.rfft(a, axis=axis, norm=norm)).reshape(-1)
                 np.testing.assert_allclose(got, want, rtol=0, atol=tol)
                 assert got[0].imag == 0 and (n % 2 or got[-1].imag == 0)
