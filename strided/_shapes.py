@@ -29,15 +29,17 @@ _C_STRIDES: dict = {}
 
 def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     """C-order strides (in elements) of a dense array of ``shape``."""
-    strides = _C_STRIDES.get(shape)
-    if strides is not None:
-        return strides
+    tupled = type(shape) is tuple  # (a list is computed each time: it cannot be a key)
+    if tupled:
+        strides = _C_STRIDES.get(shape)
+        if strides is not None:
+            return strides
     acc, out = 1, []
     for s in reversed(shape):
         out.append(acc)
         acc *= s if s > 0 else 1
     strides = tuple(reversed(out))
-    if len(_C_STRIDES) < 4096 and type(shape) is tuple:
+    if tupled and len(_C_STRIDES) < 4096:
         _C_STRIDES[shape] = strides
     return strides
 

@@ -400,3 +400,16 @@ def test_copies_of_an_operand_repeated_along_a_short_unit_stride_dimension_match
     target = np.complex64 if dtype is np.complex128 else np.float64
     wide = xp.astype(col, getattr(xp, np.dtype(target).name))
     np.testing.assert_array_equal(np.asarray(wide), np.repeat(v[:n, None], 3, 1).astype(target))
+
+
+def test_c_order_strides_remembered_or_computed_are_numpys():
+    """C-order strides (in elements) of shapes with zeros and ones, as a tuple (remembered
+    after the first call) or a list (computed each time): NumPy's strides over the itemsize,
+    with a zero-length axis stepping as if it had length one."""
+    from strided._shapes import contiguous_strides
+
+    for shape in ((), (7,), (2, 3), (4, 1, 5), (3, 0, 2), (2, 3, 4, 5)):
+        want = tuple(s // 8 for s in np.empty([max(d, 1) for d in shape]).strides)
+        for _ in range(2):
+            assert contiguous_strides(shape) == want
+            assert contiguous_strides(list(shape)) == want
