@@ -212,10 +212,11 @@ def _real_four_step(pp, out, x, axis: int, inorm: int, forward: bool) -> bool:
     return _four_step(pp, z, halves, False, inorm)
 
 
-def _public(out, name: str, x, axes, norm, sizes=None) -> None:
+def _public(out, name: str, x, axes, norm, c2r: bool = False) -> None:
     """``out`` = scipy.fft's public ``name`` (one axis: the 1-D function) of ``x`` over
-    ``axes`` (``sizes``: the output lengths of a c2r transform)."""
+    ``axes`` (``c2r``: a c2r transform, given ``out``'s lengths along ``axes``)."""
     sf, x, workers = _scipy_fft(), numpy_view(x), _workers(out, axes)
+    sizes = [out._shape[a] for a in axes] if c2r else None
     if len(axes) == 1:
         size = {} if sizes is None else {"n": sizes[0]}
         res = getattr(sf, name)(x, axis=axes[0], norm=norm, workers=workers, **size)
@@ -225,12 +226,21 @@ def _public(out, name: str, x, axes, norm, sizes=None) -> None:
     adopt(out, res)
 
 
-def fft_c2c_cpu(out, x, *, axes, inverse, norm):
+def _module(out, x, axes, norm, public: str, c2r: bool = False):
+    """scipy.fft's compiled module for a kernel to call, or None where nothing is left to do:
+    ``out`` is empty, or the module is unusable and the public function ``public`` filled it."""
     if out.size == 0:
-        return
+        return None
     pp = _compiled()
     if pp is False:
-        _public(out, "ifft" if inverse else "fft", x, axes, norm)
+        _public(out, public, x, axes, norm, c2r)
+        return None
+    return pp
+
+
+def fft_c2c_cpu(out, x, *, axes, inverse, norm):
+    pp = _module(out, x, axes, norm, "ifft" if inverse else "fft")
+    if pp is None:
         return
     inorm = _INORM[norm, not inverse]
     if (
@@ -244,11 +254,8 @@ def fft_c2c_cpu(out, x, *, axes, inverse, norm):
 
 
 def fft_r2c_cpu(out, x, *, axes, norm, inverse=False):
-    if out.size == 0:
-        return
-    pp = _compiled()
-    if pp is False:
-        _public(out, "ihfft" if inverse else "rfft", x, axes, norm)
+    pp = _module(out, x, axes, norm, "ihfft" if inverse else "rfft")
+    if pp is None:
         return
     inorm = _INORM[norm, not inverse]
     if (
@@ -263,13 +270,9 @@ def fft_r2c_cpu(out, x, *, axes, norm, inverse=False):
 
 
 def fft_c2r_cpu(out, x, *, axes, n, norm, forward=False):
-    if out.size == 0:
-        return
     # (forward, inverse: pocketfft conjugates inside, no conjugated copy of x or the result)
-    pp = _compiled()
-    if pp is False:
-        sizes = [out._shape[a] for a in axes]
-        _public(out, "hfft" if forward else "irfft", x, axes, norm, sizes)
+    pp = _module(out, x, axes, norm, "hfft" if forward else "irfft", c2r=True)
+    if pp is None:
         return
     inorm = _INORM[norm, forward]
     if (
