@@ -425,6 +425,7 @@ def test_long_single_lines_in_four_steps(n):
         ran = any(k[0] * k[1] == n and k[2] == v.dtype for k in _fft._TWIDDLES)
         assert ran == (n != 4099)
     assert len(_fft._TWIDDLES) <= 8
+    assert sum(t.nbytes for t in _fft._TWIDDLES.values()) <= _fft._TWIDDLE_BYTES
 
 
 @pytest.mark.parametrize("n", [8192, 8194, 9001, 2 * 4099, 1 << 17])
@@ -471,6 +472,22 @@ def test_long_real_lines_through_half_length_complex_transforms(n):
         ran = any(k[0] == "half" and k[1] == n // 2 and k[2] == cd.numpy for k in _fft._TWIDDLES)
         assert ran == half_route
     assert len(_fft._TWIDDLES) <= 8
+
+
+def test_twiddle_tables_kept_stay_within_their_bound(monkeypatch):
+    """The four-step transforms' tables are kept up to 8 of them and _TWIDDLE_BYTES together:
+    with a bound of 40,000 bytes a 4096-point complex64 table (32 KB) is kept, and an
+    8192-point one (64 KB) replaces it (kept alone); values stay NumPy's."""
+    from strided.backends.cpu import _fft
+
+    monkeypatch.setattr(_fft, "_TWIDDLE_BYTES", 40_000)
+    monkeypatch.setattr(_fft, "_TWIDDLES", {})
+    rng = np.random.default_rng(8)
+    for n, kept in ((4096, 1), (8192, 1), (4096, 1)):
+        v = values(rng, (n,), sdt.complex64)
+        _check(xp.fft.fft(xp.asarray(v)), np.fft.fft(v), sdt.complex64)
+        assert len(_fft._TWIDDLES) == kept
+        assert [t.size for t in _fft._TWIDDLES.values()] == [n]
 
 
 def test_a_pocketfft_module_that_disagrees_is_not_used(monkeypatch):

@@ -98,8 +98,21 @@ def _workers(out, axes) -> int:
     return _WORKERS if lines > 1 else 1
 
 
-#: (n1, n2, dtype, forward) -> the four-step transform's n1 x n2 twiddle factors (a few kept)
+#: (n1, n2, dtype, forward) -> the four-step transform's n1 x n2 twiddle factors, and the real
+#: transforms' half weights: a few tables kept, of at most _TWIDDLE_BYTES together (a 1M-point
+#: complex128 table is 16 MB)
 _TWIDDLES: dict = {}
+_TWIDDLE_BYTES = 1 << 26
+
+
+def _keep(key, table: np.ndarray) -> np.ndarray:
+    """``table`` remembered under ``key``, the others dropped first where keeping it would
+    make more than 8 tables or _TWIDDLE_BYTES."""
+    held = sum(t.nbytes for t in _TWIDDLES.values())
+    if len(_TWIDDLES) >= 8 or held + table.nbytes > _TWIDDLE_BYTES:
+        _TWIDDLES.clear()
+    _TWIDDLES[key] = table
+    return table
 
 
 def _split(n: int) -> tuple[int, int] | None:
@@ -118,10 +131,7 @@ def _twiddles(n1: int, n2: int, dtype, forward: bool) -> np.ndarray:
         n = n1 * n2
         # the exponent reduced modulo n in integers, the angle and exp in float64, then rounded
         turns = (np.arange(n1)[:, None] * np.arange(n2)[None, :]) % n
-        table = np.exp(((-2j if forward else 2j) * np.pi / n) * turns).astype(dtype)
-        if len(_TWIDDLES) >= 8:
-            _TWIDDLES.clear()
-        _TWIDDLES[key] = table
+        table = _keep(key, np.exp(((-2j if forward else 2j) * np.pi / n) * turns).astype(dtype))
     return table
 
 
@@ -157,10 +167,7 @@ def _half_twiddles(m: int, dtype, forward: bool, scale: float) -> np.ndarray:
         w[0], w[m] = 1.0, -1.0
         if m % 2 == 0:
             w[m // 2] = -1j if forward else 1j
-        table = ((0.5 * scale) * (1 - 1j * w if forward else 1 + 1j * w)).astype(dtype)
-        if len(_TWIDDLES) >= 8:
-            _TWIDDLES.clear()
-        _TWIDDLES[key] = table
+        table = _keep(key, ((0.5 * scale) * (1 - 1j * w if forward else 1 + 1j * w)).astype(dtype))
     return table
 
 
