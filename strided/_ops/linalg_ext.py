@@ -377,6 +377,23 @@ def trace(x: Array, /, *, offset: int = 0, dtype=None) -> Array:
 
 def outer(x1: Array, x2: Array, /) -> Array:
     """The outer product of two 1-D arrays."""
+    if (
+        _man._untracked_plain(x1)
+        and _man._untracked_plain(x2)
+        and len(x1._shape) == 1
+        and len(x2._shape) == 1
+        and x1._dtype.kind in dt.NUMERIC_KINDS
+        and x2._dtype.kind in dt.NUMERIC_KINDS
+    ):
+        # the checks below in one test, the column and row as bare arrays over the inputs'
+        # memory (only multiply reads them: no view bookkeeping; 64 + 64: ~1 us of ~4.5)
+        column = Array._new(
+            x1._buf, x1._shape + (1,), x1._strides + (0,), x1._offset, x1._dtype, x1._device
+        )
+        row = Array._new(
+            x2._buf, (1,) + x2._shape, (0,) + x2._strides, x2._offset, x2._dtype, x2._device
+        )
+        return _ew.multiply(column, row)
     a, b = to_array(x1, "outer"), to_array(x2, "outer")
     check_dtype("outer", a._dtype, "numeric")
     check_dtype("outer", b._dtype, "numeric")
