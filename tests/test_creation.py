@@ -196,6 +196,7 @@ def test_asarray_of_numpy_arrays_views_or_copies_every_dtype_and_layout(big):
         for v in (flat, flat.reshape(2, -1).T, flat[::-1]):
             a = xp.asarray(v)
             assert a.dtype is d and a.shape == v.shape
+            assert a.strides == tuple(st // v.itemsize for st in v.strides)
             np.testing.assert_array_equal(np.asarray(a), v)
             assert np.shares_memory(np.asarray(a), v)
             c = xp.asarray(v, copy=True)
