@@ -386,7 +386,7 @@ def outer(x1: Array, x2: Array, /) -> Array:
         and x2._dtype.kind in dt.NUMERIC_KINDS
     ):
         # the checks below in one test, the column and row as bare arrays over the inputs'
-        # memory (only multiply reads them: no view bookkeeping; 64 + 64: ~1 us of ~4.5)
+        # memory (only multiply reads them: no view bookkeeping; 64 + 64: 3.0-3.2 -> 2.7-2.8 us)
         column = Array._new(
             x1._buf, x1._shape + (1,), x1._strides + (0,), x1._offset, x1._dtype, x1._device
         )
