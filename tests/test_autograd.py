@@ -171,6 +171,11 @@ def _cases():
             [L((4, 3), complex_=True, layout="transposed")],
         ),
         "fftn": (lambda z: xp.fft.fftn(z, s=(3, 6), axes=(0, 1)), [L((4, 5), complex_=True)]),
+        # (the default sizes and axes of complex input: the calls that skip the argument work)
+        "fftn_defaults": (
+            lambda z: xp.fft.ifftn(z) * xp.fft.fft(z),
+            [L((3, 4), complex_=True, layout="negative")],
+        ),
         "fft_of_real": (lambda x: xp.fft.fft(x), [L((6,))]),
         "rfft": (lambda x: xp.fft.rfft(x, norm="forward"), [L((2, 7), layout="negative")]),
         "rfftn": (lambda x: xp.fft.rfftn(x), [L((3, 4))]),

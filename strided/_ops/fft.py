@@ -213,7 +213,26 @@ def _complex_input(op: str, x) -> Array:
     return x if x._dtype.kind == dt.COMPLEX else astype(x, dt.complex_of(x._dtype))
 
 
+#: the axes tuples of the transforms over all axes (fftn's default) by rank
+_ALL_AXES = tuple(tuple(range(n)) for n in range(65))
+
+
+def _plain_complex(x, norm) -> bool:
+    """Whether ``x`` is a plain complex Array without empty axes and ``norm`` a valid name: a
+    call with the default sizes and axes then needs no checks, resizing or promotion (the
+    argument handling was ~1.5 us of a 64 x 64 fftn's ~20)."""
+    return (
+        x.__class__ is Array
+        and x._dtype.kind == dt.COMPLEX
+        and type(norm) is str
+        and norm in _NORMS
+        and 0 not in x._shape
+    )
+
+
 def _c2c_1d(op: str, x, n, axis, norm, inverse: bool) -> Array:
+    if n is None and type(axis) is int and axis == -1 and _plain_complex(x, norm) and x._shape:
+        return FFT_C2C.call(x, axes=(len(x._shape) - 1,), inverse=inverse, norm=norm)
     x = _complex_input(op, x)
     axis = _axis(op, axis, x.ndim)
     norm = _norm(op, norm)
@@ -222,6 +241,8 @@ def _c2c_1d(op: str, x, n, axis, norm, inverse: bool) -> Array:
 
 
 def _c2c_nd(op: str, x, s, axes, norm, inverse: bool) -> Array:
+    if s is None and axes is None and _plain_complex(x, norm) and 0 < len(x._shape) < 65:
+        return FFT_C2C.call(x, axes=_ALL_AXES[len(x._shape)], inverse=inverse, norm=norm)
     x = _complex_input(op, x)
     axes, sizes = _axes_and_sizes(op, x, s, axes)
     norm = _norm(op, norm)
