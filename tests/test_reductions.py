@@ -376,3 +376,57 @@ def test_any_all_of_long_runs_decide_wherever_the_deciding_element_is():
             assert not bool(xp.any(xp.asarray(np.zeros(300_007))))
     finally:
         numba.set_num_threads(before)
+
+
+@pytest.mark.parametrize(
+    "name,ref", [("cumulative_sum", np.cumsum), ("cumulative_prod", np.cumprod)]
+)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128])
+def test_scans_along_rows_are_numpys_bits_in_any_row_grouping(name, ref, dtype):
+    """Scans along dense rows run four rows side by side (and split rows among threads when
+    large); each row still takes its steps in order, so the results are NumPy's row-by-row bits
+    exactly: for row counts that are not multiples of four, groups of four that straddle an
+    outer axis (rows with a gap between blocks), reversed outer axes, the threaded path, and
+    with one or two threads."""
+    import numba
+
+    rng = np.random.default_rng(11)
+
+    def case(shape):
+        a = rng.standard_normal(shape) * (1.0 if name == "cumulative_sum" else 0.1) + (
+            0 if name == "cumulative_sum" else 1
+        )
+        if dtype is np.complex128:  # (products near the unit circle: no overflow in 8000)
+            a = a + 1j * rng.standard_normal(shape)
+            if name == "cumulative_prod":
+                a = a / np.abs(a) * (1 + 0.01 * rng.standard_normal(shape))
+        return a.astype(dtype)
+
+    big = case((6, 5, 40))
+    cases = [
+        case((7, 9)),  # rows 4 + 3
+        case((1, 9)),
+        case((3, 5, 40)),  # one grid of 15 rows
+        big[:, :3, :],  # a gap after every third row: groups straddle the outer axis
+        big[::-1, 1:4, :],  # the outer axis reversed
+        case((2, 3, 4, 11))[:, ::2],
+        case((9, 8000)),  # threaded: 9 rows of 8000
+        case((70, 1500)),
+    ]
+    before = numba.get_num_threads()
+    scan = getattr(xp, name)
+    for a in cases:
+        got = np.asarray(scan(xp.asarray(a), axis=-1))
+        if dtype is np.complex128:  # (complex products are not NumPy's bits, FMA or not)
+            np.testing.assert_allclose(got, ref(a, axis=-1), rtol=1e-13)
+        else:
+            np.testing.assert_array_equal(got, ref(a, axis=-1))
+        rows = a.reshape(-1, a.shape[-1])  # each row scanned alone: the same bits
+        alone = [np.asarray(scan(xp.asarray(rows[i].copy()), axis=-1)) for i in range(len(rows))]
+        np.testing.assert_array_equal(got.reshape(rows.shape), np.stack(alone))
+        try:
+            numba.set_num_threads(1)
+            one = np.asarray(getattr(xp, name)(xp.asarray(a), axis=-1))
+        finally:
+            numba.set_num_threads(before)
+        np.testing.assert_array_equal(one, got)

@@ -961,13 +961,18 @@ def _scan(name: str):
 
     def kernel(out, x, *, axis, initial):
         shape = x._shape
-        if initial is None and axis == len(shape) - 1 and x._strides == _c_strides(shape):
+        if (
+            initial is None
+            and axis == len(shape) - 1
+            and x._strides == _c_strides(shape)
+            and _size(shape) < PARALLEL_THRESHOLD
+        ):
             # the per-call fast path: C-ordered rows scanned along the last axis, one call to
             # the compiled loop without layout planning (out is fresh: C order, offset 0)
             nx = shape[axis]
             rows = _size(shape[:-1])
             if nx and rows:
-                args = (out._buf, 0, nx, 0, 1, x._buf, x._offset, nx, 0, 1, rows, 1, nx)
+                args = (out._buf, 0, 0, nx, 1, x._buf, x._offset, 0, nx, 1, 1, rows, nx)
                 key = (out._dtype, x._dtype)
                 entry = entries.get(key)
                 if entry is None:

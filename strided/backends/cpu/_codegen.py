@@ -585,11 +585,72 @@ def {name}_outer_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr
 SCAN = {"sum": "+", "prod": "*"}
 
 # a scan along an outer axis over contiguous rows runs row after row, each row combined with the
-# previous one elementwise (vectorised; per column the same operations in the same order)
+# previous one elementwise (vectorised; per column the same operations in the same order).  A
+# scan along dense runs (C-ordered rows along the last axis) runs four rows side by side: one
+# row's steps form a chain of dependent additions (4 cycles each), four independent chains
+# overlap (64 x 64 float64: 2.4 -> 1.6 us of loop; 1000 x 1000: 800 -> 290 us), and each row
+# still takes its steps in order, so the bits are those of a row-by-row scan.
 SCAN_TEMPLATE = """
+
+@njit(**ROW)
+def _cumulative_{name}_runs(o, oo, os0, os1, a, ao, as0, as1, n1, r0, r1, nx):
+    # rows r0 .. r1 - 1 of the (n0, n1) grid of rows, each a dense run of nx elements
+    r = r0
+    while r + 4 <= r1:
+        i = r // n1
+        j = r - i * n1
+        ob0 = oo + i * os0 + j * os1
+        ab0 = ao + i * as0 + j * as1
+        ob1, ab1 = ob0 + os1, ab0 + as1
+        ob2, ab2 = ob1 + os1, ab1 + as1
+        ob3, ab3 = ob2 + os1, ab2 + as1
+        if j + 4 > n1:  # the four rows straddle rows of the outer axis
+            ob1, ab1 = _cumulative_{name}_row_at(r + 1, n1, oo, os0, os1, ao, as0, as1)
+            ob2, ab2 = _cumulative_{name}_row_at(r + 2, n1, oo, os0, os1, ao, as0, as1)
+            ob3, ab3 = _cumulative_{name}_row_at(r + 3, n1, oo, os0, os1, ao, as0, as1)
+        o0, a0 = o[ob0 : ob0 + nx], a[ab0 : ab0 + nx]
+        o1, a1 = o[ob1 : ob1 + nx], a[ab1 : ab1 + nx]
+        o2, a2 = o[ob2 : ob2 + nx], a[ab2 : ab2 + nx]
+        o3, a3 = o[ob3 : ob3 + nx], a[ab3 : ab3 + nx]
+        o0[0] = a0[0]
+        o1[0] = a1[0]
+        o2[0] = a2[0]
+        o3[0] = a3[0]
+        # (the output's dtype: a narrower input, int32 or bool, is widened)
+        c0, c1, c2, c3 = o0[0], o1[0], o2[0], o3[0]
+        for k in range(1, nx):
+            c0 = c0 {step} a0[k]
+            o0[k] = c0
+            c1 = c1 {step} a1[k]
+            o1[k] = c1
+            c2 = c2 {step} a2[k]
+            o2[k] = c2
+            c3 = c3 {step} a3[k]
+            o3[k] = c3
+        r += 4
+    while r < r1:
+        ob, ab = _cumulative_{name}_row_at(r, n1, oo, os0, os1, ao, as0, as1)
+        orun, arun = o[ob : ob + nx], a[ab : ab + nx]
+        orun[0] = arun[0]
+        acc = orun[0]
+        for k in range(1, nx):
+            acc = acc {step} arun[k]
+            orun[k] = acc
+        r += 1
+
+
+@njit(**ROW)
+def _cumulative_{name}_row_at(r, n1, oo, os0, os1, ao, as0, as1):
+    i = r // n1
+    j = r - i * n1
+    return oo + i * os0 + j * os1, ao + i * as0 + j * as1
+
 
 @njit(**SERIAL)
 def cumulative_{name}_s(o, oo, os0, os1, osx, a, ao, as0, as1, asx, n0, n1, nx):
+    if osx == 1 and asx == 1 and nx > 1:
+        _cumulative_{name}_runs(o, oo, os0, os1, a, ao, as0, as1, n1, 0, n0 * n1, nx)
+        return
     for i in range(n0):
         if os1 == 1 and as1 == 1 and n1 > 1:
             ob = oo + i * os0
@@ -610,18 +671,18 @@ def cumulative_{name}_s(o, oo, os0, os1, osx, a, ao, as0, as1, asx, n0, n1, nx):
             ab = ao + i * as0 + j * as1
             o[ob] = a[ab]
             acc = o[ob]  # the output's dtype: a narrower input (int32, bool) is widened
-            if osx == 1 and asx == 1:
-                # dense runs: slices, no index arithmetic per element (4096 float32: 7.3 -> 3.6
-                # us; the same operations in the same order)
-                orun = o[ob : ob + nx]
-                arun = a[ab : ab + nx]
-                for k in range(1, nx):
-                    acc = acc {step} arun[k]
-                    orun[k] = acc
-                continue
             for k in range(1, nx):
                 acc = acc {step} a[ab + k * asx]
                 o[ob + k * osx] = acc
+
+
+@njit(**PARALLEL)
+def cumulative_{name}_p(o, oo, os0, os1, a, ao, as0, as1, n0, n1, nx, seg):
+    # dense runs only, seg rows a task (a multiple of four); each row as in the serial loop
+    rows = n0 * n1
+    for t in prange((rows + seg - 1) // seg):
+        r0 = t * seg
+        _cumulative_{name}_runs(o, oo, os0, os1, a, ao, as0, as1, n1, r0, min(r0 + seg, rows), nx)
 """
 
 

@@ -451,6 +451,14 @@ def cumulative(op: str, out, inp, shape, axis: int) -> None:
     osa, isa, n = ostr[axis], istr[axis], shape[axis]
     key = (kernel, obuf.dtype, ibuf.dtype)
     for o_d, i_d, os0, os1, is0, is1, n0, n1 in _scan_plan(shape, ostr, istr, axis):
+        if osa == 1 and isa == 1 and n0 * n1 >= 8 and n0 * n1 * n >= PARALLEL_THRESHOLD:
+            # dense runs, many and large: rows split among the threads (each row is scanned
+            # by one thread, in order: the bits do not depend on the thread count)
+            seg = -(-max(SEGMENT // n, 1) // 4) * 4  # rows a task: a multiple of four
+            loop = getattr(G, f"cumulative_{op}_p")
+            args = (obuf, ooff + o_d, os0, os1, ibuf, ioff + i_d, is0, is1, n0, n1, n, seg)
+            call_compiled(loop, (loop, obuf.dtype, ibuf.dtype), args)
+            continue
         args = (obuf, ooff + o_d, os0, os1, osa, ibuf, ioff + i_d, is0, is1, isa, n0, n1, n)
         call_compiled(kernel, key, args)
 
