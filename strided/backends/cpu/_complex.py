@@ -204,26 +204,72 @@ def _smith(a, b, c, d):
     return complex((a * r + b) * t, (b * r - a) * t)
 
 
-@njit(**_C)
+# |z| and z / |z| without branches or libm calls, so that their loops vectorise (libm's hypot a
+# call per element: 1M complex128 abs 8.0 ms against NumPy's 0.9).  Both go through the parts
+# divided by the larger magnitude, which cannot overflow or underflow: |z| = big sqrt(1 + r^2)
+# with r = small / big, NumPy's own formula (its SIMD loop; within 2 ulp); z / |z| =
+# (x / big, y / big) / sqrt(1 + r^2), finite for every finite z (MAX + MAX j is r + r j).
+@njit(**_ALWAYS)
+def cabs_fast(x, y):
+    """|x + yj|: inf where a part is infinite (a NaN in the other too, as C99's hypot), NaN
+    where a part is NaN, the other part's magnitude where one is zero."""
+    a = abs(x)
+    b = abs(y)
+    big = a if a > b else b  # (a NaN a gives big = b, small = NaN: NaN below)
+    small = b if a > b else a
+    r = small / (big if big > 0.0 else 1.0)
+    h = big * math.sqrt(1.0 + r * r)
+    return INF if (a == INF) | (b == INF) else h
+
+
+@njit(**_ALWAYS)
 def csign(x, y):
-    """z / |z|: 0 for 0, NaN for NaN parts; |z| computed on z scaled into range."""
-    if x != x or y != y:
-        return complex(x + y, x + y)
-    if x == 0.0 and y == 0.0:
-        return complex(0.0, 0.0)
-    xi = x == INF or x == -INF
-    yi = y == INF or y == -INF
-    if xi or yi:  # the limit of z / |z| along the infinite part (NumPy's choice; NaN for both)
-        if xi and yi:
-            return complex(math.nan, math.nan)
-        return complex(math.copysign(1.0 if xi else 0.0, x), math.copysign(1.0 if yi else 0.0, y))
-    m = max(abs(x), abs(y))
-    if _fin(m) and (m > BIG or m < SMALL):
-        _, e = math.frexp(m)
-        x = math.ldexp(x, -e)
-        y = math.ldexp(y, -e)
-    h = math.hypot(x, y)
-    return complex(x / h, y / h)
+    """z / |z|: 0 for 0, NaN for NaN parts; along an infinite part its limit (NumPy's choice;
+    NaN for two infinite parts)."""
+    a = abs(x)
+    b = abs(y)
+    big = a if a > b else b
+    small = b if a > b else a
+    d = big if (big > 0.0) & (big < INF) else 1.0
+    r = small / d
+    s = math.sqrt(1.0 + r * r)
+    re = (x / d) / s
+    im = (y / d) / s
+    xi = a == INF
+    yi = b == INF
+    re = math.copysign(1.0 if xi else 0.0, x) if xi | yi else re
+    im = math.copysign(1.0 if yi else 0.0, y) if xi | yi else im
+    both = xi & yi
+    nan = (x != x) | (y != y)
+    re = x + y if nan else (math.nan if both else re)
+    im = x + y if nan else (math.nan if both else im)
+    zero = (a == 0.0) & (b == 0.0)
+    return complex(0.0 if zero else re, 0.0 if zero else im)
+
+
+@njit(**_C)
+def abs128(z):
+    return cabs_fast(z.real, z.imag)
+
+
+@njit(**_C)
+def abs64(z):
+    # float32 parts: their squares and sum are exact or rounded once in double precision, where
+    # nothing overflows or underflows: one square root, rounded once more to float32
+    x = np.float64(z.real)
+    y = np.float64(z.imag)
+    h = np.float32(math.sqrt(x * x + y * y))
+    return np.float32(INF) if (abs(x) == INF) | (abs(y) == INF) else h
+
+
+@njit(**_C)
+def sign128(z):
+    return csign(z.real, z.imag)
+
+
+@njit(**_C)
+def sign64(z):
+    return np.complex64(csign(np.float64(z.real), np.float64(z.imag)))
 
 
 @njit(**_C)
@@ -733,12 +779,18 @@ atan = unary(catan)
 asinh = unary(casinh)
 acosh = unary(cacosh)
 atanh = unary(catanh)
-sign = unary(csign)
 
 
 @njit(**_C)
-def _square(x, y):
-    return cmul_fast(x, y, x, y)
+def square128(z):
+    return cmul_fast(z.real, z.imag, z.real, z.imag)
+
+
+@njit(**_C)
+def square64(z):
+    x = np.float64(z.real)
+    y = np.float64(z.imag)
+    return np.complex64(_mul64(x, y, x, y))
 
 
 @njit(**_C)
@@ -746,5 +798,4 @@ def _reciprocal(x, y):
     return cdiv_fast(1.0, 0.0, x, y)
 
 
-square = unary(_square)
 reciprocal = unary(_reciprocal)

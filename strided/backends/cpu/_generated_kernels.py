@@ -33,7 +33,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '0d3d9078ec020bba'
+SOURCE_HASH = '129d9ec474980154'
 
 
 @_loop(SERIAL)
