@@ -33,7 +33,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '129d9ec474980154'
+SOURCE_HASH = '2bbead4e51233d72'
 
 
 @_loop(SERIAL)
@@ -2059,8 +2059,7 @@ def real_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
             if os2 == 1 and as2 == 1:
                 oseg = o[ob : ob + n2]
                 aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.real(aseg[k]))
+                S.real_row(oseg, aseg)
             else:
                 for k in range(n2):
                     store(o, np.uint64(ob + k * os2), S.real(a[np.uint64(ab + k * as2)]))
@@ -2069,8 +2068,7 @@ def real_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
 @_loop(SERIAL)
 def real_d(o, a, ao, n):
     aseg = a[ao : ao + n]
-    for k in range(n):
-        store(o, k, S.real(aseg[k]))
+    S.real_row(o[:n], aseg)
 
 
 @_loop(PARALLEL)
@@ -2087,8 +2085,7 @@ def real_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
         if os2 == 1 and as2 == 1:
             oseg = o[ob + k0 : ob + k1]
             aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.real(aseg[k]))
+            S.real_row(oseg, aseg)
         elif os2 == 1 and as2 == 0:
             oseg = o[ob + k0 : ob + k1]
             v = S.real(a[ab])

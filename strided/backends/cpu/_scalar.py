@@ -699,6 +699,36 @@ def _real(x):
     return lambda x: x
 
 
+def real_row(o, a):
+    """o[k] = real(a[k]) for the unit-stride rows o and a of one length (real's loops)."""
+
+
+@overload(real_row, **_INLINE)
+def _real_row(o, a):
+    if _is_complex(a.dtype):
+
+        def impl(o, a):
+            # the real part of a[k + 1] is the imaginary part of the complex number made of
+            # a[k]'s imaginary part and a[k + 1]'s real part (a misaligned complex view):
+            # LLVM loads those with shuffles, where a[k].real alone becomes a gather
+            n = a.shape[0]
+            if n == 0:
+                return
+            o[0] = a[0].real
+            parts = a.view(o.dtype)
+            shifted = parts[1 : 2 * n - 1].view(a.dtype)
+            for k in range(n - 1):
+                o[k + 1] = shifted[k].imag
+
+        return impl
+
+    def impl(o, a):
+        for k in range(a.shape[0]):
+            store(o, k, real(a[k]))
+
+    return impl
+
+
 def imag(x):
     pass
 
