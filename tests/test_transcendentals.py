@@ -666,3 +666,35 @@ def test_logaddexp_and_hypot_accuracy_and_special_values(dtype):
         finite = np.isfinite(want)
         assert np.array_equal(got[~finite & ~np.isnan(want)], want[~finite & ~np.isnan(want)])
         np.testing.assert_allclose(got[finite], want[finite], rtol=4 * np.finfo(dtype).eps)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_logs_second_pass_redoes_chunks_in_vector_loops(dtype):
+    """On unit-stride rows the second pass of log (``_vmath._unit_fix``) tests 256 elements at a
+    time and redoes a chunk holding a zero, a negative, ... whole, selecting the redone values,
+    instead of a branch and a call per element (16 ms for 1M float32 half negative on one
+    thread): both its loops vectorise, and on data where every chunk needs it (half the
+    values negative) the results are NumPy's."""
+    from strided.backends.cpu import _vmath as V
+
+    needs = V.log_needs_full_f32 if dtype == np.float32 else V.log_needs_full
+    fix = V._unit_fix(needs, V.log_f32 if dtype == np.float32 else V.log)
+    x = np.random.default_rng(3).standard_normal(1000).astype(dtype)
+    x[::97] = 0.0
+    main = np.log(np.abs(x)) + 7  # what a main pass left: wrong exactly where needs() holds
+    fix(main, x, x.size)
+    with np.errstate(all="ignore"):
+        want = np.log(x)
+    redone = x <= 0
+    np.testing.assert_array_equal(main[redone], want[redone])  # -inf and NaN
+    np.testing.assert_array_equal(main[~redone], np.log(np.abs(x[~redone])) + 7)  # kept
+    llvm = fix.inspect_llvm(fix.signatures[0])
+    lane = "double" if dtype == np.float64 else "float"
+    assert re.search(rf"<\d+ x {lane}>", llvm), "the redo loop did not vectorise"
+    assert not re.search(r"call [^\n]*@[^\n]*log", llvm), "a call left in the loop"
+    with np.errstate(all="ignore"):
+        got = np.asarray(xp.log(xp.asarray(x)))
+        ref = np.log(x.astype(np.float64 if dtype == np.float32 else np.longdouble))
+    finite = np.isfinite(ref)
+    np.testing.assert_array_equal(got[~finite], np.log(x)[~finite])
+    np.testing.assert_allclose(got[finite], ref[finite].astype(dtype), rtol=2 * np.finfo(dtype).eps)

@@ -33,7 +33,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '2bbead4e51233d72'
+SOURCE_HASH = '236a634fa06da0bd'
 
 
 @_loop(SERIAL)

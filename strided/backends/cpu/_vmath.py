@@ -1207,13 +1207,17 @@ def _log1p_full(v, which):
 
 def _fix_for(cases: dict):
     """The overload of a second pass: for rows of a float dtype in ``cases`` (numba type ->
-    (needs, redo)) ``_row_fix(needs, redo)``, nothing for others."""
+    (needs, redo) or (needs, redo, branch-free redo of each ``which``)) ``_row_fix``, nothing
+    for others."""
+    made = {}
 
     def ol(o, ob, os, a, ab, as_, n, which):
         case = cases.get(a.dtype)
         if case is None:
             return lambda o, ob, os, a, ab, as_, n, which: None
-        return _row_fix(*case)
+        if a.dtype not in made:
+            made[a.dtype] = _row_fix(*case)
+        return made[a.dtype]
 
     return ol
 
@@ -1221,12 +1225,18 @@ def _fix_for(cases: dict):
 overload(log_fix, inline="always")(
     _fix_for(
         {
-            types.float32: (log_needs_full_f32, _log_full_for(log_f32, log2_f32, log10_f32)),
-            types.float64: (log_needs_full, _log_full_for(log, log2, log10)),
+            types.float32: (
+                log_needs_full_f32,
+                _log_full_for(log_f32, log2_f32, log10_f32),
+                (log_f32, log2_f32, log10_f32),
+            ),
+            types.float64: (log_needs_full, _log_full_for(log, log2, log10), (log, log2, log10)),
         }
     )
 )
-overload(log1p_fix, inline="always")(_fix_for({types.float64: (log1p_needs_full, _log1p_full)}))
+overload(log1p_fix, inline="always")(
+    _fix_for({types.float64: (log1p_needs_full, _log1p_full, (log1p,))})
+)
 
 
 # pow in float32: log2|x| in double-float32, y times it in double-float32, exp2 of that
@@ -1585,7 +1595,7 @@ def _exp_full(v, which):
     return exp(v)
 
 
-overload(exp_fix, inline="always")(_fix_for({types.float64: (_beyond_exp_main, _exp_full)}))
+overload(exp_fix, inline="always")(_fix_for({types.float64: (_beyond_exp_main, _exp_full, (exp,))}))
 
 
 @njit(**_OPTS)
@@ -1617,14 +1627,58 @@ overload(sincos_fix, inline="always")(
 )
 
 
-def _row_fix(needs, redo):
+#: elements the chunked second pass tests at a time (a chunk with one to redo is redone whole)
+_FIX_CHUNK = 256
+
+
+def _unit_fix(needs, redo):
+    """The second pass over unit-stride rows for a branch-free ``redo(x)``: by chunks, a chunk
+    holding an element where ``needs(x)`` is redone whole and the results selected, both loops
+    vectorised, instead of a branch and a call per element, which mispredicts on mixed data
+    (1M float32 log of normal samples, half of them negative: 16 -> ~1.1 ms on one thread)."""
+    needs_i = inlined(lambda t: needs, 1)
+    redo_i = inlined(lambda t: redo, 1)
+
+    @njit(**_OPTS)
+    def fix(o, a, n):
+        for c0 in range(0, n, _FIX_CHUNK):
+            c1 = min(c0 + _FIX_CHUNK, n)
+            seg = a[c0:c1]
+            out = o[c0:c1]
+            hit = False
+            for k in range(c1 - c0):
+                hit = hit | needs_i(seg[k])
+            if hit:
+                for k in range(c1 - c0):
+                    v = seg[k]
+                    r = redo_i(v)
+                    out[k] = r if needs_i(v) else out[k]
+
+    return fix
+
+
+def _row_fix(needs, redo, branch_free=()):
     """The implementation of a unary kernel's second pass over one row (``sincos_fix``,
     ``log_fix``): the elements where ``needs(x)`` (a branch-free bool) holds get ``redo(x,
     which)``.  The row is tested first with an or-reduction (vectorised at full width where the
     row has unit stride; a count would accumulate 4 lanes wide), so rows without such elements
-    cost one cheap pass."""
+    cost one cheap pass.  Where ``branch_free`` gives ``redo`` of each ``which`` as a function
+    without branches, unit-stride rows take :func:`_unit_fix`."""
+    units = tuple(_unit_fix(needs, f) for f in branch_free)
+    u0 = units[0] if units else None
+    u1 = units[1] if len(units) > 1 else u0
+    u2 = units[2] if len(units) > 2 else u0
+    has_units = bool(units)
 
     def impl(o, ob, os, a, ab, as_, n, which):
+        if has_units and as_ == 1 and os == 1:
+            if which == 0:
+                u0(o[ob : ob + n], a[ab : ab + n], n)
+            elif which == 1:
+                u1(o[ob : ob + n], a[ab : ab + n], n)
+            else:
+                u2(o[ob : ob + n], a[ab : ab + n], n)
+            return
         hit = False
         if as_ == 1:  # a unit-stride row: a slice, so the test vectorises
             seg = a[ab : ab + n]
