@@ -444,6 +444,12 @@ def _square(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(a[: side * side].reshape(side, side))
 
 
+def _quiet(fn, *args):
+    """``fn(*args)`` without NumPy's warnings about NaN results."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return fn(*args)
+
+
 def _torch_of(a: np.ndarray):
     return torch.from_numpy(a.copy()) if torch is not None else None
 
@@ -478,7 +484,7 @@ def namespace_cases(dtypes, sizes, layouts):
         for n in sizes:
             for group, op, f_s, f_n, f_t in _namespace_table(dtype, n):
                 exact = op not in (
-                    "vector_norm", "matmul", "vecdot", "sum", "cumulative_sum", "linspace"
+                    "vector_norm", "matmul", "vecdot", "sum", "cumulative_sum", "linspace", "log"
                 )  # fmt: skip
                 yield Case(
                     group, op, dtype, n, "contig", f_s, f_n, f_t or None, exact=exact,
@@ -562,6 +568,8 @@ def _namespace_table(dtype: str, n: int) -> list:
          tt and (lambda: torch.sum(m_t, 0))),
         ("axis0", "cumulative_sum", lambda: xp.cumulative_sum(m_s, axis=0),
          lambda: np.cumsum(m_n, axis=0), tt and (lambda: torch.cumsum(m_t, 0))),
+        ("rows", "cumulative_sum", lambda: xp.cumulative_sum(m_s, axis=1),
+         lambda: np.cumsum(m_n, axis=1), tt and (lambda: torch.cumsum(m_t, 1))),
         ("rows", "argmax", lambda: xp.argmax(m_s, axis=1), lambda: np.argmax(m_n, axis=1),
          tt and (lambda: torch.argmax(m_t, 1))),
         ("rows", "vecdot", lambda: xp.vecdot(m_s, m_s), lambda: np.vecdot(m_n, m_n),
@@ -623,6 +631,13 @@ def _namespace_table(dtype: str, n: int) -> list:
     idx_s, idx_t = xp.asarray(idx_n), _torch_of(idx_n)
     set_n = few_n[:20].copy()
     set_s, set_t = xp.asarray(set_n), _torch_of(set_n)
+    if fl:
+        # log of values of both signs (half of them negative: the loop's second pass redoes
+        # them); the other tables' log inputs are positive
+        table.append(
+            ("signs", "log", lambda: xp.log(a_s), lambda: _quiet(np.log, a_n),
+             tt and (lambda: torch.log(a_t)))
+        )  # fmt: skip
     table += [
         ("", "full", lambda: xp.full((n,), 3, dtype=xd), lambda: np.full((n,), 3, dtype=nd),
          tt and (lambda: torch.full((n,), 3, dtype=td))),

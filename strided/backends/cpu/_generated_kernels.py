@@ -33,7 +33,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '236a634fa06da0bd'
+SOURCE_HASH = '1735e63e85945b4b'
 
 
 @_loop(SERIAL)
