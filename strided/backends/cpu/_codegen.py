@@ -182,24 +182,30 @@ def copy_template() -> str:
     )
 
 
-def real_template() -> str:
-    """UNARY with real's unit-stride runs through ``_scalar.real_row``: LLVM loads only the real
-    parts of a complex row with a gather instruction (slow on this AMD CPU: 1M complex128 2.0 ms
-    against imag's 0.45 on one thread); real_row reads them as the imaginary parts of the
-    complex sequence half an element later, which it loads with shuffles, as imag's."""
-    t = UNARY
+def rows_template(rows: str, base: str) -> str:
+    """``base`` with its unit-stride runs through ``_scalar.{rows}(o, a)`` (real's shuffled
+    loads, the log kernels' chunks)."""
+    t = base
     runs = (
         ("                for k in range(n2):\n                    store(oseg, k, S.{fn}(aseg[k]))",
-         "                S.real_row(oseg, aseg)"),
+         f"                S.{rows}(oseg, aseg)"),
         ("    for k in range(n):\n        store(o, k, S.{fn}(aseg[k]))",
-         "    S.real_row(o[:n], aseg)"),
+         f"    S.{rows}(o[:n], aseg)"),
         ("            for k in range(k1 - k0):\n                store(oseg, k, S.{fn}(aseg[k]))",
-         "            S.real_row(oseg, aseg)"),
+         f"            S.{rows}(oseg, aseg)"),
     )  # fmt: skip
     for old, new in runs:
         assert t.count(old) == 1, old
         t = t.replace(old, new)
     return t
+
+
+def real_template() -> str:
+    """UNARY with real's unit-stride runs through ``_scalar.real_row``: LLVM loads only the real
+    parts of a complex row with a gather instruction (slow on this AMD CPU: 1M complex128 2.0 ms
+    against imag's 0.45 on one thread); real_row reads them as the imaginary parts of the
+    complex sequence half an element later, which it loads with shuffles, as imag's."""
+    return rows_template("real_row", UNARY)
 
 
 def unary_vmath_template() -> str:
@@ -832,7 +838,9 @@ def generate() -> str:
         fix_s = "" if fix is None else FIX_S.format(fix=fix[0], which=fix[1])
         fix_p = "" if fix is None else FIX_P.format(fix=fix[0], which=fix[1])
         fix_d = "" if fix is None else FIX_D.format(fix=fix[0], which=fix[1])
-        if name in VMATH_OPS:
+        if name in ("log", "log2", "log10"):
+            template = rows_template(f"{name}_rows", unary_vmath_template())
+        elif name in VMATH_OPS:
             template = unary_vmath_template()
         else:
             template = real_template() if name == "real" else UNARY

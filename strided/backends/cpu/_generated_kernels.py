@@ -33,7 +33,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '1735e63e85945b4b'
+SOURCE_HASH = '1dad8031b53fb97b'
 
 
 @_loop(SERIAL)
@@ -477,8 +477,7 @@ def log_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
             if os2 == 1 and as2 == 1:
                 oseg = o[ob : ob + n2]
                 aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.log_main(aseg[k]))
+                S.log_rows(oseg, aseg)
             elif os2 == 1:
                 for c0 in range(0, n2, 256):
                     m = min(256, n2 - c0)
@@ -496,8 +495,7 @@ def log_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
 @_loop(SERIAL)
 def log_d(o, a, ao, n):
     aseg = a[ao : ao + n]
-    for k in range(n):
-        store(o, k, S.log_main(aseg[k]))
+    S.log_rows(o[:n], aseg)
     V.log_fix(o, 0, 1, a, ao, 1, n, 0)
 
 
@@ -515,8 +513,7 @@ def log_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
         if os2 == 1 and as2 == 1:
             oseg = o[ob + k0 : ob + k1]
             aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.log_main(aseg[k]))
+            S.log_rows(oseg, aseg)
         elif os2 == 1 and as2 == 0:
             oseg = o[ob + k0 : ob + k1]
             v = S.log_main(a[ab])
@@ -617,8 +614,7 @@ def log2_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
             if os2 == 1 and as2 == 1:
                 oseg = o[ob : ob + n2]
                 aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.log2_main(aseg[k]))
+                S.log2_rows(oseg, aseg)
             elif os2 == 1:
                 for c0 in range(0, n2, 256):
                     m = min(256, n2 - c0)
@@ -636,8 +632,7 @@ def log2_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
 @_loop(SERIAL)
 def log2_d(o, a, ao, n):
     aseg = a[ao : ao + n]
-    for k in range(n):
-        store(o, k, S.log2_main(aseg[k]))
+    S.log2_rows(o[:n], aseg)
     V.log_fix(o, 0, 1, a, ao, 1, n, 1)
 
 
@@ -655,8 +650,7 @@ def log2_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
         if os2 == 1 and as2 == 1:
             oseg = o[ob + k0 : ob + k1]
             aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.log2_main(aseg[k]))
+            S.log2_rows(oseg, aseg)
         elif os2 == 1 and as2 == 0:
             oseg = o[ob + k0 : ob + k1]
             v = S.log2_main(a[ab])
@@ -687,8 +681,7 @@ def log10_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
             if os2 == 1 and as2 == 1:
                 oseg = o[ob : ob + n2]
                 aseg = a[ab : ab + n2]
-                for k in range(n2):
-                    store(oseg, k, S.log10_main(aseg[k]))
+                S.log10_rows(oseg, aseg)
             elif os2 == 1:
                 for c0 in range(0, n2, 256):
                     m = min(256, n2 - c0)
@@ -706,8 +699,7 @@ def log10_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
 @_loop(SERIAL)
 def log10_d(o, a, ao, n):
     aseg = a[ao : ao + n]
-    for k in range(n):
-        store(o, k, S.log10_main(aseg[k]))
+    S.log10_rows(o[:n], aseg)
     V.log_fix(o, 0, 1, a, ao, 1, n, 2)
 
 
@@ -725,8 +717,7 @@ def log10_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
         if os2 == 1 and as2 == 1:
             oseg = o[ob + k0 : ob + k1]
             aseg = a[ab + k0 : ab + k1]
-            for k in range(k1 - k0):
-                store(oseg, k, S.log10_main(aseg[k]))
+            S.log10_rows(oseg, aseg)
         elif os2 == 1 and as2 == 0:
             oseg = o[ob + k0 : ob + k1]
             v = S.log10_main(a[ab])

@@ -561,6 +561,72 @@ log10 = _vectorised(V.log10, lambda x: C.log10(x), vfn32=V.log10_f32)
 log_main = _vectorised(V.log_main, lambda x: C.log(x), vfn32=V.log_main_f32)
 log2_main = _vectorised(V.log2_main, lambda x: C.log2(x), vfn32=V.log2_main_f32)
 log10_main = _vectorised(V.log10_main, lambda x: C.log10(x), vfn32=V.log10_main_f32)
+
+#: elements the log kernels' unit-stride rows test at a time (see _chunked_rows; a chunk with a
+#: special value costs the selects' ~35 % more, not a second pass)
+_ROW_CHUNK = 2048
+
+
+def _chunked_rows(main, cases: dict):
+    """``rows(o, a)``: o[k] = main(a[k]) over unit-stride rows, for the log kernels.  For a
+    float type in ``cases`` (type -> (needs, redo)) by chunks: a chunk without an element where
+    ``needs`` holds (zeros, negatives, subnormals, inf, NaN) runs ``main``, a chunk with one
+    runs ``redo``, the same formula with the special cases as selects (the same bits where
+    ``main`` applies): one vector loop per chunk, where a second pass after the loop doubled
+    the work on data of both signs (1M float32 log, half negative: 0.47 -> 0.30 ms, NumPy
+    0.37; 7.9 ms with a branch per element; float64 1.4 -> 0.56, NumPy 5.2).  Chunks of 2048:
+    the per-chunk loop set-up of 256 cost positive data 5-8 %."""
+
+    def rows(o, a):
+        pass
+
+    @overload(rows, **_INLINE)
+    def _ol(o, a):
+        case = cases.get(a.dtype)
+        if case is None:
+
+            def plain(o, a):
+                for k in range(a.shape[0]):
+                    store(o, k, main(a[k]))
+
+            return plain
+        needs = V.inlined(lambda t: case[0], 1)
+        redo = V.inlined(lambda t: case[1], 1)
+
+        def impl(o, a):
+            n = a.shape[0]
+            for c0 in range(0, n, _ROW_CHUNK):
+                c1 = min(c0 + _ROW_CHUNK, n)
+                seg = a[c0:c1]
+                out = o[c0:c1]
+                hit = False
+                for k in range(c1 - c0):
+                    hit = hit | needs(seg[k])
+                if hit:
+                    for k in range(c1 - c0):
+                        out[k] = redo(seg[k])
+                else:
+                    for k in range(c1 - c0):
+                        out[k] = main(seg[k])
+
+        return impl
+
+    return rows
+
+
+def _log_cases(i: int) -> dict:
+    return {
+        types.float32: (
+            V.log_needs_full_f32,
+            (V.log_redo_f32, V.log2_redo_f32, V.log10_redo_f32)[i],
+        ),
+        types.float64: (V.log_needs_full, (V.log_redo, V.log2_redo, V.log10_redo)[i]),
+    }
+
+
+log_rows = _chunked_rows(log_main, _log_cases(0))
+log2_rows = _chunked_rows(log2_main, _log_cases(1))
+log10_rows = _chunked_rows(log10_main, _log_cases(2))
 log1p_main = _vectorised(V.log1p_main, lambda x: C.log1p(x), vfn32=V.log1p_f32)
 sin = _vectorised(V.sin, lambda x: C.sin(x), vfn32=V.sin_f32)
 cos = _vectorised(V.cos, lambda x: C.cos(x), vfn32=V.cos_f32)

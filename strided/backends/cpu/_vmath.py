@@ -618,6 +618,37 @@ def log10_main(x):
     return e * LOG10_2_HI + (e * LOG10_2_LO + lf * INV_LN10)
 
 
+# the loop functions' formulas for any x (a subnormal scaled by 2^54 first, exactly; the special
+# cases as selects): what the log kernels' chunks holding such an x run instead (_scalar's
+# chunked rows), the same bits as log_main and co. wherever those apply
+TWO54 = 2.0**54
+
+
+@njit(**_OPTS)
+def _log_parts_any(x):
+    sub = x < 2.2250738585072014e-308  # (negative x too: their result is replaced)
+    e, f, lf = _log_main_parts(x * TWO54 if sub else x)
+    return e - (54.0 if sub else 0.0), f, lf
+
+
+@njit(**_OPTS)
+def log_redo(x):
+    e, f, lf = _log_parts_any(x)
+    return _log_special(x, e * LN2_HI + (lf + e * LN2_LO))
+
+
+@njit(**_OPTS)
+def log2_redo(x):
+    e, f, lf = _log_parts_any(x)
+    return _log_special(x, e + lf * INV_LN2)
+
+
+@njit(**_OPTS)
+def log10_redo(x):
+    e, f, lf = _log_parts_any(x)
+    return _log_special(x, e * LOG10_2_HI + (e * LOG10_2_LO + lf * INV_LN10))
+
+
 @njit(**_OPTS)
 def log1p_main(x):
     res = _log1p_finite(x)
@@ -1167,10 +1198,10 @@ def log10_main_f32(x):
     return e * F_LOG10_2_HI + (p + (lo + e * F_LOG10_2_LO))
 
 
-# the second pass's chunks (_unit_fix) in float32: the loop functions' formulas for any x, a
-# subnormal scaled by 2^24 first (exact) and the special cases as selects: in one vector loop
-# with the main one's cost (1M float32, half negative: 0.8 -> ~0.5 ms, NumPy 0.37), where the
-# functions above would clamp and scale their way through every element
+# float32 log, log2 and log10 for any x: the loop functions' formulas, a subnormal scaled by 2^24
+# first (exact) and the special cases as selects, the same bits as those where they apply: what
+# the log kernels' chunks holding such an x run instead (_scalar's chunked rows), at the loop
+# functions' cost plus the selects, where the functions above clamp and scale every element
 F_TWO24 = F(16777216.0)
 
 
@@ -1259,12 +1290,14 @@ def _fix_for(cases: dict):
 overload(log_fix, inline="always")(
     _fix_for(
         {
+            # (unit-stride rows: the kernels' chunked rows did them, _scalar.log_rows)
             types.float32: (
                 log_needs_full_f32,
                 _log_full_for(log_f32, log2_f32, log10_f32),
-                (log_redo_f32, log2_redo_f32, log10_redo_f32),
+                (),
+                True,
             ),
-            types.float64: (log_needs_full, _log_full_for(log, log2, log10), (log, log2, log10)),
+            types.float64: (log_needs_full, _log_full_for(log, log2, log10), (), True),
         }
     )
 )
@@ -1691,13 +1724,14 @@ def _unit_fix(needs, redo):
     return fix
 
 
-def _row_fix(needs, redo, branch_free=()):
+def _row_fix(needs, redo, branch_free=(), rows_done=False):
     """The implementation of a unary kernel's second pass over one row (``sincos_fix``,
     ``log_fix``): the elements where ``needs(x)`` (a branch-free bool) holds get ``redo(x,
     which)``.  The row is tested first with an or-reduction (vectorised at full width where the
     row has unit stride; a count would accumulate 4 lanes wide), so rows without such elements
     cost one cheap pass.  Where ``branch_free`` gives ``redo`` of each ``which`` as a function
-    without branches, unit-stride rows take :func:`_unit_fix`."""
+    without branches, unit-stride rows take :func:`_unit_fix`; ``rows_done``: the loop itself
+    finished unit-stride rows (nothing to redo there)."""
     units = tuple(_unit_fix(needs, f) for f in branch_free)
     u0 = units[0] if units else None
     u1 = units[1] if len(units) > 1 else u0
@@ -1705,6 +1739,8 @@ def _row_fix(needs, redo, branch_free=()):
     has_units = bool(units)
 
     def impl(o, ob, os, a, ab, as_, n, which):
+        if rows_done and as_ == 1 and os == 1:
+            return
         if has_units and as_ == 1 and os == 1:
             if which == 0:
                 u0(o[ob : ob + n], a[ab : ab + n], n)
