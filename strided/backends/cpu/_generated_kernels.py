@@ -33,7 +33,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '1dad8031b53fb97b'
+SOURCE_HASH = '69ea12c135d69441'
 
 
 @_loop(SERIAL)

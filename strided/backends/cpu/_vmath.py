@@ -1272,7 +1272,7 @@ def _log1p_full(v, which):
 
 def _fix_for(cases: dict):
     """The overload of a second pass: for rows of a float dtype in ``cases`` (numba type ->
-    (needs, redo) or (needs, redo, branch-free redo of each ``which``)) ``_row_fix``, nothing
+    (needs, redo) or (needs, redo, branch-free redo or None, rows done)) ``_row_fix``, nothing
     for others."""
     made = {}
 
@@ -1294,15 +1294,15 @@ overload(log_fix, inline="always")(
             types.float32: (
                 log_needs_full_f32,
                 _log_full_for(log_f32, log2_f32, log10_f32),
-                (),
+                None,
                 True,
             ),
-            types.float64: (log_needs_full, _log_full_for(log, log2, log10), (), True),
+            types.float64: (log_needs_full, _log_full_for(log, log2, log10), None, True),
         }
     )
 )
 overload(log1p_fix, inline="always")(
-    _fix_for({types.float64: (log1p_needs_full, _log1p_full, (log1p,))})
+    _fix_for({types.float64: (log1p_needs_full, _log1p_full, log1p)})
 )
 
 
@@ -1662,7 +1662,7 @@ def _exp_full(v, which):
     return exp(v)
 
 
-overload(exp_fix, inline="always")(_fix_for({types.float64: (_beyond_exp_main, _exp_full, (exp,))}))
+overload(exp_fix, inline="always")(_fix_for({types.float64: (_beyond_exp_main, _exp_full, exp)}))
 
 
 @njit(**_OPTS)
@@ -1702,7 +1702,7 @@ def _unit_fix(needs, redo):
     """The second pass over unit-stride rows for a branch-free ``redo(x)``: by chunks, a chunk
     holding an element where ``needs(x)`` is redone whole and the results selected, both loops
     vectorised, instead of a branch and a call per element, which mispredicts on mixed data
-    (1M float32 log of normal samples, half of them negative: 16 -> ~1.1 ms on one thread)."""
+    (1M float64 log1p of normal samples, 16 % of them below -1: 2.1 -> 1.1 ms)."""
     needs_i = inlined(lambda t: needs, 1)
     redo_i = inlined(lambda t: redo, 1)
 
@@ -1724,30 +1724,22 @@ def _unit_fix(needs, redo):
     return fix
 
 
-def _row_fix(needs, redo, branch_free=(), rows_done=False):
+def _row_fix(needs, redo, unit_redo=None, rows_done=False):
     """The implementation of a unary kernel's second pass over one row (``sincos_fix``,
     ``log_fix``): the elements where ``needs(x)`` (a branch-free bool) holds get ``redo(x,
     which)``.  The row is tested first with an or-reduction (vectorised at full width where the
     row has unit stride; a count would accumulate 4 lanes wide), so rows without such elements
-    cost one cheap pass.  Where ``branch_free`` gives ``redo`` of each ``which`` as a function
-    without branches, unit-stride rows take :func:`_unit_fix`; ``rows_done``: the loop itself
-    finished unit-stride rows (nothing to redo there)."""
-    units = tuple(_unit_fix(needs, f) for f in branch_free)
-    u0 = units[0] if units else None
-    u1 = units[1] if len(units) > 1 else u0
-    u2 = units[2] if len(units) > 2 else u0
-    has_units = bool(units)
+    cost one cheap pass.  ``unit_redo``: ``redo`` without branches (for a single ``which``), with
+    which unit-stride rows take :func:`_unit_fix`; ``rows_done``: the loop itself finished
+    unit-stride rows (nothing to redo there)."""
+    unit = None if unit_redo is None else _unit_fix(needs, unit_redo)
+    has_unit = unit is not None
 
     def impl(o, ob, os, a, ab, as_, n, which):
         if rows_done and as_ == 1 and os == 1:
             return
-        if has_units and as_ == 1 and os == 1:
-            if which == 0:
-                u0(o[ob : ob + n], a[ab : ab + n], n)
-            elif which == 1:
-                u1(o[ob : ob + n], a[ab : ab + n], n)
-            else:
-                u2(o[ob : ob + n], a[ab : ab + n], n)
+        if has_unit and as_ == 1 and os == 1:
+            unit(o[ob : ob + n], a[ab : ab + n], n)
             return
         hit = False
         if as_ == 1:  # a unit-stride row: a slice, so the test vectorises
