@@ -687,14 +687,12 @@ def test_log_rows_redo_special_chunks_in_vector_loops_with_the_same_bits(name, d
         rows(o, a)
 
     rng = np.random.default_rng(3)
-    clean = np.exp(rng.uniform(-20, 20, 5000)).astype(dtype)
+    clean = np.exp(rng.uniform(-20, 20, 5000)).astype(dtype)  # (chunks of 2048: all hit below)
     mixed = clean.copy()
     tiny = np.finfo(dtype).smallest_subnormal
     mixed[::97] = 0.0
     mixed[5::89] = -clean[5::89]
-    mixed[7::501] = np.array([np.inf, np.nan, tiny, -np.inf], dtype)[: len(mixed[7::501])].repeat(
-        3
-    )[: len(mixed[7::501])]
+    mixed[7::501] = np.resize(np.array([np.inf, np.nan, tiny, -np.inf], dtype), 10)
     got_clean, got_mixed = np.empty_like(clean), np.empty_like(mixed)
     run(got_clean, clean)
     run(got_mixed, mixed)
