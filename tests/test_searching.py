@@ -489,6 +489,94 @@ def test_radix_sort_and_argsort_like_numpys_stable_sort(dtype, shape, axis, view
         np.testing.assert_array_equal(order, want_order)
 
 
+def _small_key_input(dtype: str, shape, rng, fill: str) -> np.ndarray:
+    """bool or 1-/2-byte integers: the dtype's whole range with its extremes and zero repeated,
+    values of one high byte (a 2-byte key's second pass skipped), one value, or two."""
+    if dtype == "bool":
+        return rng.random(shape) < (0.5 if fill != "constant" else 0.0)
+    info = np.iinfo(dtype)
+    if fill == "constant":
+        return np.full(shape, info.min, dtype)
+    if fill == "two values":
+        return np.where(rng.random(shape) < 0.5, info.max, 0).astype(dtype)
+    if fill == "one high byte":
+        return rng.integers(0, 100, shape).astype(dtype)
+    a = rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
+    a[rng.random(shape) < 0.2] = info.min
+    a[rng.random(shape) < 0.2] = info.max
+    a[rng.random(shape) < 0.1] = 0
+    return a
+
+
+def _assert_sorts_like_numpy(a: np.ndarray, s, axis: int) -> None:
+    """xp.sort and xp.argsort of ``s`` (holding ``a``) against NumPy's stable sort, both ways:
+    descending values are the ascending ones reversed, a descending argsort keeps ties in input
+    order."""
+    ref = np.sort(a, axis=axis, kind="stable")
+    for descending in (False, True):
+        got = np.asarray(xp.sort(s, axis=axis, descending=descending))
+        np.testing.assert_array_equal(got, np.flip(ref, axis) if descending else ref)
+        if descending:
+            o = np.argsort(np.flip(a, axis), axis=axis, kind="stable")
+            want_order = a.shape[axis] - 1 - np.flip(o, axis)
+        else:
+            want_order = np.argsort(a, axis=axis, kind="stable")
+        order = np.asarray(xp.argsort(s, axis=axis, descending=descending))
+        np.testing.assert_array_equal(order, want_order)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int16", "uint16"])
+@pytest.mark.parametrize(
+    "shape,axis,view",
+    [
+        ((20000,), 0, None),  # one row: counted by both sorts (2-byte sort from 16384)
+        ((3, 300), 1, None),  # a few rows, axis last
+        ((300, 3), 0, None),  # axis first: a scratch buffer, then copied into place
+        ((70, 1100), 1, None),  # many rows, two threads
+        ((1100, 70), 0, None),
+        ((2300,), 0, "stepped"),  # a strided row
+        ((40, 130), 1, "transposed"),  # rows of a transpose
+    ],
+)
+@pytest.mark.parametrize("fill", ["full range", "one high byte", "two values", "constant"])
+def test_small_key_sort_and_argsort_like_numpys_stable_sort(dtype, shape, axis, view, fill):
+    """Rows of bool and 1- or 2-byte integers are sorted by counting their keys
+    (``_kern_index.small_key_sort_rows``, ``small_key_argsort_rows``: one stable pass per key
+    byte) from ``_SMALL_KEY_SORT_MIN`` / ``_SMALL_KEY_ARGSORT_MIN`` elements.  Reference:
+    NumPy's stable sort and argsort."""
+    from strided.backends.cpu import _SMALL_KEY_ARGSORT_MIN
+
+    rng = np.random.default_rng(sum(map(ord, dtype + fill)) + len(shape))
+    if view == "stepped":
+        a = _small_key_input(dtype, (shape[0] * 2,), rng, fill)
+        s = xp.asarray(a)[::2]
+        a = a[::2]
+    elif view == "transposed":
+        a = _small_key_input(dtype, shape[::-1], rng, fill)
+        s = xp.asarray(a).T
+        a = a.T
+    else:
+        a = _small_key_input(dtype, shape, rng, fill)
+        s = xp.asarray(a)
+    assert a.shape[axis] >= _SMALL_KEY_ARGSORT_MIN[a.itemsize]
+    _assert_sorts_like_numpy(a, s, axis)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint16"])
+def test_small_key_sorts_at_their_thresholds(dtype):
+    """Rows one shorter than each counting threshold (the comparison sorts) and at it (the
+    counting kernels) give NumPy's stable order; a 2-byte sort's threshold is its own (the
+    histogram has 65536 bins)."""
+    from strided.backends.cpu import _SMALL_KEY_ARGSORT_MIN, _SMALL_KEY_SORT_MIN
+
+    rng = np.random.default_rng(5)
+    size = np.dtype(dtype).itemsize
+    for n in sorted({_SMALL_KEY_ARGSORT_MIN[size], _SMALL_KEY_SORT_MIN[size]}):
+        for m in (n - 1, n):
+            a = _small_key_input(dtype, (2, m), rng, "full range")
+            _assert_sorts_like_numpy(a, xp.asarray(a), 1)
+
+
 def _sort_in_child(queue, values) -> None:
     queue.put(np.asarray(xp.sort(xp.asarray(values))).tobytes())
 
@@ -725,12 +813,13 @@ def test_argmax_along_a_strided_axis_with_a_unit_stride_kept_axis(dtype, shape):
             np.testing.assert_array_equal(np.asarray(got), want)
 
 
-@pytest.mark.parametrize("n", [1023, 1024, 3000])
+@pytest.mark.parametrize("n", [63, 64, 1023, 1024, 3000])
 @pytest.mark.parametrize(
     "fill", ["nan both signs", "signed zeros", "constant", "sorted", "reversed", "two values"]
 )
 def test_sort_of_degenerate_rows_at_the_radix_threshold(n, fill):
-    """Rows around ``_RADIX_MIN`` (NumPy's sort below, the radix kernels from it) whose keys
+    """Rows around ``_RADIX_ARGSORT_MIN`` and ``_RADIX_MIN`` (NumPy's argsort and sort below,
+    the radix kernels from them) whose keys
     collapse (every pass skipped: all NaN, all zeros of either sign, one value) or come
     ordered: NumPy's stable sort and argsort, bit for bit, both directions."""
     rng = np.random.default_rng(n)

@@ -1960,6 +1960,11 @@ _LONG_SORT = 1 << 16
 #: (``_kern_index.radix_sort_rows``).  NumPy's SIMD sorting networks win on shorter rows (512
 #: float64: 4.9 us against the radix kernel's 6.9); 1024 float32 xp.sort: 13.4 -> 10.8 us
 _RADIX_MIN = 1024
+#: the same for an argsort, whose other route (NumPy's argsort of packed keys and positions, or
+#: its argsort checked for ties, then its stable argsort) is slower from far shorter rows: 1M
+#: int64 in rows of 64, 29 -> 4.7 ms; of 1000, 59 -> 2.5 (NumPy's stable argsort 14 and 28);
+#: float64 of distinct values in rows of 64 is the one loss, 10.5 -> 14.5 ms (NumPy 22)
+_RADIX_ARGSORT_MIN = 64
 _SORT_POOL = None
 
 
@@ -2198,15 +2203,47 @@ def _radix_sort(name: str, out, x, axis: int, descending: bool) -> None:
         _sort_rows_by(k, out, x, axis, halves=True)
 
 
+#: row lengths from which a sort (argsort) of 1- and 2-byte keys counts them
+#: (``_kern_index.small_key_sort_rows``, ``small_key_argsort_rows``), by key size in bytes
+_SMALL_KEY_SORT_MIN = {1: 64, 2: 16384}
+_SMALL_KEY_ARGSORT_MIN = {1: 16, 2: 64}
+
+
+def _small_key_sort(name: str, out, x, axis: int, descending: bool) -> None:
+    """Sort (argsort) of bool and 1- or 2-byte integers by counting their keys (the element
+    plus a bias that makes it non-negative): no comparisons, one or two passes."""
+    ix = _ix()
+    xbuf = x._buf.view(np.uint8) if x._buf.dtype == np.bool_ else x._buf
+    bias = 1 << (8 * xbuf.itemsize - 1) if xbuf.dtype.kind == "i" else 0
+    values = name == "sort_rows"
+    loop = ix.small_key_sort_rows if values else ix.small_key_argsort_rows
+    key = (loop, xbuf.dtype)
+    call = _k().call_compiled
+
+    def k(target, xo, xr, xa, rows, n):
+        target = target.view(np.uint8) if target.dtype == np.bool_ else target
+        call(loop, key, (target, xbuf, xo, xr, xa, rows, n, bias, descending))
+
+    if len(x._shape) == 1:
+        k(out._buf, x._offset, 0, x._strides[0], 1, x._shape[0])
+    else:
+        _sort_rows_by(k, out, x, axis, halves=True)
+
+
 def _sort_kernel(name: str):
-    fast = _sort_numpy if name == "sort_rows" else _argsort_numpy
+    values = name == "sort_rows"
+    fast = _sort_numpy if values else _argsort_numpy
+    small_key_min = _SMALL_KEY_SORT_MIN if values else _SMALL_KEY_ARGSORT_MIN
+    radix_min = _RADIX_MIN if values else _RADIX_ARGSORT_MIN
 
     def kernel(out, x, *, axis, descending):
         if x._dtype.kind != "complex floating" and x.size:
             b = x._buf.dtype
             n = x._shape[axis]
-            if n >= _RADIX_MIN and b.itemsize in _UNSIGNED and b.kind in "fiu":
-                if n >= _LONG_SORT and name == "sort_rows" and x.size // n <= _FEW_ROWS:
+            if b.itemsize <= 2 and b.kind in "biu" and n >= small_key_min[b.itemsize]:
+                return _small_key_sort(name, out, x, axis, descending)
+            if n >= radix_min and b.itemsize in _UNSIGNED and b.kind in "fiu":
+                if n >= _LONG_SORT and values and x.size // n <= _FEW_ROWS:
                     # a few long rows: radix-sorted halves on two threads, then merged
                     return fast(out, x, axis=axis, descending=descending)
                 return _radix_sort(name, out, x, axis, descending)
