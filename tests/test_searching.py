@@ -730,6 +730,51 @@ def test_long_take_over_threads_matches_numpy_and_reports_the_first_bad_index():
         numba.set_num_threads(before)
 
 
+@pytest.mark.parametrize("rows,cols,n_idx", [(300, 40, 25), (5000, 10, 10), (3, 500, 30000)])
+@pytest.mark.parametrize("layout", ["contig", "transposed", "stepped"])
+def test_take_of_columns_matches_numpy(rows, cols, n_idx, layout):
+    """take along the last axis of a matrix (single elements of many rows: each index's offset
+    worked out once, each row gathered; over threads by chunks of rows, or of the indices when
+    the rows are fewer than the threads): NumPy's values for C-order, transposed and stepped
+    operands, negative indices included, the first out-of-range index named, for one thread or
+    two."""
+    import numba
+
+    rng = np.random.default_rng(rows + cols)
+    if layout == "contig":
+        a = rng.standard_normal((rows, cols))
+        s = xp.asarray(a)
+    elif layout == "transposed":
+        a = rng.standard_normal((cols, rows)).T
+        s = xp.asarray(a.T).T
+    else:
+        a = rng.standard_normal((rows, 2 * cols))[:, ::2]
+        s = xp.asarray(a.base if a.base is not None else a)[:, ::2]
+    idx = rng.integers(-cols, cols, n_idx)
+    bad = idx.copy()
+    bad[n_idx // 2], bad[-1] = cols + 3, -cols - 9
+    before = numba.get_num_threads()
+    try:
+        for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+            numba.set_num_threads(threads)
+            got = xp.take(s, xp.asarray(idx), axis=1)
+            np.testing.assert_array_equal(np.asarray(got), np.take(a, idx, axis=1))
+            with pytest.raises(IndexError, match=f"index {cols + 3} is out of bounds"):
+                xp.take(s, xp.asarray(bad), axis=1)
+    finally:
+        numba.set_num_threads(before)
+    # fewer rows than parts (a machine with more threads than rows): chunks of the indices
+    from strided.backends.cpu import _kern_index as ix
+
+    c = np.ascontiguousarray(a[:3])
+    for parts in (4, 7):
+        o = np.empty(3 * n_idx)
+        flat = c.reshape(-1)
+        assert ix.take3_p(o, flat, 0, cols, 1, 1, idx, 0, 1, 3, n_idx, 1, cols, parts) == -1
+        np.testing.assert_array_equal(o.reshape(3, n_idx), np.take(c, idx, axis=1))
+        assert ix.take3_p(o, flat, 0, cols, 1, 1, bad, 0, 1, 3, n_idx, 1, cols, parts) == n_idx // 2
+
+
 @pytest.mark.parametrize("layout", ["contig", "transposed", "3-d"])
 def test_large_take_of_rows_over_threads_matches_numpy(layout):
     """take of rows with more than 65,536 elements runs in chunks over threads (strided rows in

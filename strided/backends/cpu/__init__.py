@@ -1719,7 +1719,7 @@ def take_cpu(out, x, indices, *, axis):
     if pre == 1 and post == 1 and n_idx >= PARALLEL_THRESHOLD:  # a long gather: over threads
         bad = _ix().take1_p(out._buf, xbuf, xoff, st[1], indices._buf, indices._offset,
                             indices._strides[0], n_idx, n_ax, 4 * _num_threads())  # fmt: skip
-    elif pre * n_idx * post >= PARALLEL_THRESHOLD and post > 1:  # rows: chunks over threads
+    elif pre * n_idx * post >= PARALLEL_THRESHOLD:  # rows or columns: chunks over threads
         bad = _ix().take3_p(out._buf, xbuf, xoff, *st, indices._buf, indices._offset,
                             indices._strides[0], pre, n_idx, post, n_ax,
                             _num_threads())  # fmt: skip

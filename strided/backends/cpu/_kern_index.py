@@ -36,16 +36,19 @@ TAKE_UNTILED_SPAN = 1 << 18
 @njit(**_OPTS)
 def _take_block(o, x, xo, s_pre, s_ax, s_post, idx, io, i_s, p, j0, j1, n_idx, n_post, n_ax):
     """Rows j0..j1 of o[p] = x[p, idx[j], :] (indices already checked)."""
-    if s_post == 1:  # dense rows: a straight copy each (vectorised)
+    if n_post == 1:  # single elements (columns of a matrix): one gather along the row
+        row = o[p * n_idx : (p + 1) * n_idx]
+        _take1_run(row, x, xo + p * s_pre, s_ax, idx, io, i_s, j0, j1, n_ax)
+        return
+    if s_post == 1:  # dense rows: a straight copy each (vectorised; unsigned positions, no
+        # slices: rows of 50 int8 5.3 -> 4.8 us for 1400)
         for j in range(j0, j1):
             k = idx[io + j * i_s]
             k = k + n_ax if k < 0 else k
             src = xo + p * s_pre + k * s_ax
             dst = (p * n_idx + j) * n_post
-            orow = o[dst : dst + n_post]
-            xrow = x[src : src + n_post]
             for q in range(n_post):
-                orow[q] = xrow[q]
+                o[np.uint64(dst + q)] = x[np.uint64(src + q)]
         return
     # (positions as unsigned: the indices are checked, and numba adds no negative-index test)
     if (n_ax * abs(s_ax) + n_post * abs(s_post)) * x.itemsize < TAKE_UNTILED_SPAN:
@@ -120,6 +123,23 @@ def _take1_run(o, x, xo, s_ax, idx, io, i_s, j0, j1, n_ax):
 
 
 @njit(**_OPTS)
+def _take_columns(o, x, xo, s_pre, s_ax, idx, io, i_s, p0, p1, n_idx, n_ax):
+    """o[p, j] = x[p, idx[j]] for the rows p0..p1 (indices already checked): each index's
+    offset worked out once, then each row a gather by them (columns of a matrix, and the
+    elements of rows too short for a copy per index: 100000 x 10 float64 by 10 indices
+    3.3 -> ~0.5 ms, NumPy 0.6)."""
+    off = np.empty(n_idx, np.int64)
+    for j in range(n_idx):
+        k = idx[io + j * i_s]
+        off[j] = (k + n_ax if k < 0 else k) * s_ax
+    for p in range(p0, p1):
+        base = xo + p * s_pre
+        dst = p * n_idx
+        for j in range(n_idx):
+            o[np.uint64(dst + j)] = x[np.uint64(base + off[j])]
+
+
+@njit(**_OPTS)
 def take3(o, x, xo, s_pre, s_ax, s_post, idx, io, i_s, n_pre, n_idx, n_post, n_ax):
     """o[p, j, q] = x[p, idx[j], q] with negative indices counted from the end.
 
@@ -130,6 +150,9 @@ def take3(o, x, xo, s_pre, s_ax, s_post, idx, io, i_s, n_pre, n_idx, n_post, n_a
     bad = _first_bad_index(idx, io, i_s, n_idx, n_ax)
     if bad >= 0:
         return bad
+    if n_post == 1:
+        _take_columns(o, x, xo, s_pre, s_ax, idx, io, i_s, 0, n_pre, n_idx, n_ax)
+        return -1
     for p in range(n_pre):
         _take_block(o, x, xo, s_pre, s_ax, s_post, idx, io, i_s, p, 0, n_idx, n_idx, n_post, n_ax)
     return -1
@@ -137,11 +160,18 @@ def take3(o, x, xo, s_pre, s_ax, s_post, idx, io, i_s, n_pre, n_idx, n_post, n_a
 
 @njit(parallel=True, **_OPTS)
 def take3_p(o, x, xo, s_pre, s_ax, s_post, idx, io, i_s, n_pre, n_idx, n_post, n_ax, parts):
-    """:func:`take3` of rows (``n_post > 1``) over threads: ``parts`` chunks of the indices for
-    each of the ``n_pre`` leading positions."""
+    """:func:`take3` of rows or of columns (``n_post > 1`` or ``n_pre > 1``) over threads:
+    ``parts`` chunks of the indices for each of the ``n_pre`` leading positions."""
     bad = _first_bad_index(idx, io, i_s, n_idx, n_ax)
     if bad >= 0:
         return bad
+    if n_post == 1 and n_pre >= parts:  # columns: chunks of rows
+        rows = (n_pre + parts - 1) // parts
+        for t in prange(parts):
+            p0 = min(t * rows, n_pre)
+            p1 = min(p0 + rows, n_pre)
+            _take_columns(o, x, xo, s_pre, s_ax, idx, io, i_s, p0, p1, n_idx, n_ax)
+        return -1
     chunk = (n_idx + parts - 1) // parts
     for t in prange(n_pre * parts):
         p = t // parts
