@@ -110,3 +110,68 @@ def test_blas_products_planned_per_layout_read_each_operands_offset(dtype):
             np.testing.assert_allclose(np.asarray(b.T @ a.T), bn.T @ an.T, rtol=rtol, atol=rtol)
     spec = dispatch.primitive("matmul")._plans[(s.dtype, s.dtype, (20, 30), (30, 30))]
     assert spec[8] is not None  # the BLAS lane is part of the plan
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128, np.int8, np.int64])
+def test_small_batched_products_over_threads_match_numpy(dtype):
+    """Several batches of small products (``kernels.SMALL_MATMUL_ROWS``) are dot products in
+    registers, chunks of rows over threads when large; integer matrix-vector products too.
+    NumPy's values (integers exactly, int8 wrapping as NumPy's), broadcast and transposed
+    batches included, and the same bits on one thread or two."""
+    import numba
+
+    from strided.backends.cpu.kernels import SMALL_MATMUL_ROWS
+
+    rng = np.random.default_rng(11)
+
+    def make(shape):
+        if np.dtype(dtype).kind in "iu":
+            return rng.integers(-100, 100, shape).astype(dtype)
+        v = rng.standard_normal(shape)
+        return (v + 1j * rng.standard_normal(shape) if dtype is np.complex128 else v).astype(dtype)
+
+    a, b = make((6000, 3, 4)), make((6000, 4, 2))
+    at = make((6000, 4, 3))
+    mat, vec = make((2, 3000, 5)), make((5,))
+    sa, sb, sat = xp.asarray(a), xp.asarray(b), xp.asarray(at)
+    cases = [
+        (a, b, sa, sb),  # 18000 rows: over threads
+        (a[:7], b[:7], sa[:7], sb[:7]),  # one thread
+        (a, b[:1], sa, sb[:1]),  # b's batch broadcast
+        (np.swapaxes(at, -1, -2), b, xp.permute_dims(sat, (0, 2, 1)), sb),  # transposed
+        (mat, vec, xp.asarray(mat), xp.asarray(vec)),  # an integer matrix-vector product
+    ]
+    assert 3 * 4 * 2 <= SMALL_MATMUL_ROWS
+    before = numba.get_num_threads()
+    try:
+        for an, bn, s1, s2 in cases:
+            results = []
+            for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+                numba.set_num_threads(threads)
+                results.append(np.asarray(xp.matmul(s1, s2)))
+            want = np.matmul(an, bn)
+            if np.dtype(dtype).kind in "iu":
+                np.testing.assert_array_equal(results[0], want)
+            else:
+                tol = 1e-5 if dtype is np.float32 else 1e-12
+                np.testing.assert_allclose(results[0], want, rtol=tol, atol=tol)
+            np.testing.assert_array_equal(results[0], results[1])
+    finally:
+        numba.set_num_threads(before)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex128])
+def test_a_stack_times_one_matrix_is_one_product_of_its_rows(dtype):
+    """A C-order stack times one 2-D matrix (``x @ W``, ``x @ W.T``) is one BLAS product of all
+    the stack's rows; views at an offset, and stacks that are not C-order (the batched route),
+    give NumPy's values too."""
+    rng = np.random.default_rng(12)
+    x = (rng.standard_normal((5, 41, 30)) + (1j if dtype is np.complex128 else 0)).astype(dtype)
+    w = rng.standard_normal((20, 30)).astype(dtype)
+    sx, sw = xp.asarray(x), xp.asarray(w)
+    tol = 1e-5 if dtype is np.float32 else 1e-12
+    for a, an in ((sx, x), (sx[1:], x[1:]), (sx[:, ::2], x[:, ::2]), (sx[:, :, :20], x[:, :, :20])):
+        k = an.shape[-1]
+        for b, bn in ((sw.T[:k], w.T[:k]), (xp.asarray(w.T[:k].copy()), w.T[:k])):
+            got = np.asarray(xp.matmul(a, b))
+            np.testing.assert_allclose(got, np.matmul(an, bn), rtol=tol, atol=tol)

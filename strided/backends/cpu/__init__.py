@@ -1479,6 +1479,22 @@ def matmul_cpu(out, a, b, *, batch_shape):
         if am is not None and bm is not None and k:
             np.dot(am, bm, out=out._buf.reshape(m, n))
             return
+    if batch_shape and len(b._shape) == 2 and out._buf.dtype.kind in "fc":
+        # a C-order stack times one matrix (x @ W): one product of all the stack's rows,
+        # (batches m, k) @ (k, n), as NumPy's dot would do it for a 2-D x (1000 3 x 3 float64
+        # by one 3 x 3: 49 -> ~4 us, NumPy's matmul 31)
+        m, k = a._shape[-2:]
+        n = b._shape[1]
+        rows = _size(a._shape[:-1])
+        bm = _row_major(b, k, n) if k else None
+        if (
+            bm is not None
+            and a._strides == _c_strides(a._shape)
+            and out._strides == _c_strides(out._shape)
+        ):
+            am = a._buf[a._offset : a._offset + rows * k].reshape(rows, k)
+            np.dot(am, bm, out=out._buf[out._offset : out._offset + rows * n].reshape(rows, n))
+            return
     # 1-D operands: a row of x1, a column of x2 (stride 0 on the added dimension)
     a_shape, a_strides = a._shape, a._strides
     if len(a_shape) == 1:

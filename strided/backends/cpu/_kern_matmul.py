@@ -1,5 +1,6 @@
 """Matrix multiply kernels: BLAS (through numba's np.dot) for float and complex, a loop for
-integers.  Batches arrive as per-batch element offsets, so broadcast batch dimensions cost nothing.
+integers, dot products in registers for small batched matrices.  Batches arrive as per-batch
+element offsets, so broadcast batch dimensions cost nothing.
 """
 
 from __future__ import annotations
@@ -127,3 +128,39 @@ def matmul_small(o, a, ao, asm, ask, b, bo, bsk, bsn, m, k, n):
 
 #: the largest m * k * n that matmul_small serves
 SMALL_MATMUL = 16**3
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
+def matmul_rows(o, oo, osm, osn, a, ao, asm, ask, b, bo, bsk, bsn, m, k, n, r0, r1):
+    """Rows r0..r1 of the batches' products, row r being row r % m of batch r // m: each output
+    element one dot product summed in a register (small matrices, where a BLAS call per batch
+    costs more than its arithmetic, and integer products with one column).  Integers wrap as
+    NumPy's do (sums and products modulo 2**bits do not depend on the width in between)."""
+    if r1 <= r0:
+        return
+    zero = np.zeros(1, o.dtype)[0]
+    t = r0 // m
+    i = r0 - t * m
+    for _ in range(r1 - r0):
+        ob, ab, bb = oo[t] + i * osm, ao[t] + i * asm, bo[t]
+        for j in range(n):
+            acc = zero
+            for p in range(k):
+                acc += a[ab + p * ask] * b[bb + p * bsk + j * bsn]
+            o[ob + j * osn] = acc
+        i += 1
+        if i == m:
+            i = 0
+            t += 1
+
+
+@njit(cache=True, nogil=True, error_model="numpy", parallel=True)
+def matmul_rows_p(o, oo, osm, osn, a, ao, asm, ask, b, bo, bsk, bsn, m, k, n, parts):
+    """:func:`matmul_rows` of every row of every batch, in ``parts`` chunks over threads (each
+    element's sum is the same whichever thread computes it)."""
+    rows = oo.shape[0] * m
+    chunk = (rows + parts - 1) // parts
+    for c in prange(parts):
+        r0 = min(c * chunk, rows)
+        matmul_rows(o, oo, osm, osn, a, ao, asm, ask, b, bo, bsk, bsn, m, k, n, r0,
+                    min(r0 + chunk, rows))  # fmt: skip
