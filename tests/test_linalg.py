@@ -505,6 +505,52 @@ def test_vector_norm_orders_and_axes(ord, axis):
         assert meta.shape == w.shape
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    "shape,axis",
+    [
+        ((1500, 1100), 0),  # leading runs, wide: column blocks over threads
+        ((300, 90), 0),  # leading runs, one thread
+        ((70000, 3), 0),  # few columns: one long run in chunks, tasks' sums in order
+        ((1001, 7), 0),  # few columns, a tail of rows after the last chunk
+        ((2, 3, 5), (0, 1)),  # two leading axes
+        ((30000, 5), 1),  # short trailing runs over threads
+        ((300, 5), 1),  # short trailing runs, one thread
+        ((40, 300), 1),  # long trailing runs
+    ],
+)
+def test_fused_dot_and_norm_along_any_layout_match_numpy(dtype, shape, axis):
+    """vecdot and the euclidean norm in one pass (``_kern_moment``): reduced axes outermost
+    (rows added to columns' sums; few columns as one long run), short and long trailing runs,
+    serial and over threads.  NumPy's values, and the same bits on one thread or two."""
+    import numba
+
+    rng = np.random.default_rng(len(shape) + shape[0])
+    a = rng.standard_normal(shape).astype(dtype)
+    b = rng.standard_normal(shape).astype(dtype)
+    sa, sb = xp.asarray(a), xp.asarray(b)
+    ax = axis if isinstance(axis, tuple) else (axis,)
+    want_dot = np.sum(a.astype(np.float64) * b, axis=ax)
+    want_norm = np.sqrt(np.sum(a.astype(np.float64) ** 2, axis=ax))
+    tol = 1e-4 if dtype is np.float32 else 1e-11
+    before = numba.get_num_threads()
+    try:
+        got = []
+        for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+            numba.set_num_threads(threads)
+            norm = np.asarray(L.vector_norm(sa, axis=axis))
+            dot = np.asarray(xp.vecdot(sa, sb, axis=axis)) if len(ax) == 1 else None
+            got.append((norm, dot))
+            np.testing.assert_allclose(norm, want_norm, rtol=tol)
+            if dot is not None:
+                np.testing.assert_allclose(dot, want_dot, rtol=tol, atol=tol * shape[axis])
+        np.testing.assert_array_equal(got[0][0], got[1][0])
+        if got[0][1] is not None:
+            np.testing.assert_array_equal(got[0][1], got[1][1])
+    finally:
+        numba.set_num_threads(before)
+
+
 def test_vector_norm_complex_keeps_precision():
     v = (np.arange(6) - 2.5 + 1j).astype(np.complex64)
     got = L.vector_norm(xp.asarray(v))

@@ -726,6 +726,17 @@ def dot_cpu(out, x1, x2, *, axes, root=False):
         runs = _trailing_runs(x1._shape, x1._strides, axes)
     if runs is None:
         kept_axes = [d for d in range(len(x1._shape)) if d not in axes]
+        leading = _leading_runs(x1, axes, kept_axes) if x1._strides == x2._strides else None
+        if leading is not None:  # reduced axes outermost: rows added to columns' sums
+            kept = leading[0]
+            k = _moment()
+            large = kept * n >= PARALLEL_THRESHOLD
+            args = (out._buf, x1._buf, x1._offset, x2._buf, x2._offset, kept, n, zero, root)
+            if kept < k.NARROW:
+                (k.dot_narrow_cols_p if large else k.dot_narrow_cols)(*args)
+            else:
+                (k.dot_cols_p if large and kept > k.COLUMNS else k.dot_cols)(*args)
+            return
         a, b = (_reduced_last(x, kept_axes, axes, n) for x in (x1, x2))
         ao = bo = 0
         kept = _size(x1._shape) // n
