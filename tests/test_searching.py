@@ -858,6 +858,37 @@ def test_argmax_along_a_strided_axis_with_a_unit_stride_kept_axis(dtype, shape):
             np.testing.assert_array_equal(np.asarray(got), want)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.int8])
+@pytest.mark.parametrize("shape", [(5, 3), (1001, 7), (100003, 3), (40000, 31), (2, 2)])
+def test_argmax_along_axis_0_of_few_columns(dtype, shape):
+    """A C-order matrix of few columns reduced along axis 0 is read as one long run in chunks of
+    rows (``_kern_index.argreduce_narrow_cols``; over threads in tasks combined in order): the
+    first best row per column as NumPy's, with ties, NaNs (the first NaN wins, also when a later
+    chunk position holds an earlier one), rows after the last whole chunk, and the same
+    answer on one thread or two."""
+    import numba
+
+    rng = np.random.default_rng(shape[0] + shape[1])
+    floating = np.issubdtype(dtype, np.floating)
+    a = (rng.standard_normal(shape) if floating else rng.integers(-3, 4, shape)).astype(dtype)
+    if floating:
+        flat = a.reshape(-1)
+        flat[rng.integers(0, flat.size, max(2, flat.size // 700))] = np.nan
+        a[:, :2] = np.where(np.isnan(a[:, :2]), 0.5, a[:, :2])
+        a[-1, 0] = np.nan  # a column whose only NaN is in the last row
+        a[-2:, 1] = np.nan  # and one whose first NaN is followed by another
+    s = xp.asarray(a)
+    before = numba.get_num_threads()
+    try:
+        for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+            numba.set_num_threads(threads)
+            for name in ("argmax", "argmin"):
+                got = getattr(xp, name)(s, axis=0)
+                np.testing.assert_array_equal(np.asarray(got), getattr(np, name)(a, axis=0))
+    finally:
+        numba.set_num_threads(before)
+
+
 @pytest.mark.parametrize("n", [63, 64, 1023, 1024, 3000])
 @pytest.mark.parametrize(
     "fill", ["nan both signs", "signed zeros", "constant", "sorted", "reversed", "two values"]

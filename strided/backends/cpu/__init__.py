@@ -1674,6 +1674,15 @@ def _argreduce_axis_plan(k, x, axis: int) -> tuple:
     shape, strides = _axis_last(x, axis)
     kept, n = shape[:-1], shape[-1]
     big = x.size >= PARALLEL_THRESHOLD
+    if (
+        len(kept) == 1
+        and strides[0] == 1
+        and strides[-1] == kept[0]
+        and 1 < kept[0] < _ix().ARG_NARROW
+        and n > 1
+    ):  # a C-order matrix of few columns along axis 0: one long run in chunks of rows
+        run = _ix().argreduce_narrow_cols_p if big else _ix().argreduce_narrow_cols
+        return ("narrow", run, kept[0], n)
     if len(kept) == 1 and strides[0] == 1 and strides[-1] != 1 and n > 1:
         # one kept axis with unit stride (a transposed matrix): whole rows of memory, the best
         # value per column kept with selects, instead of a strided scan per column
@@ -1695,6 +1704,9 @@ def _run_argreduce_axis_plan(k, plan, out, x, find_max) -> None:
     obuf, oo = out._buf, out._offset
     if what == "columns":
         run(obuf[oo:], buf, off, plan[2], plan[3], plan[4], find_max)
+        return
+    if what == "narrow":
+        run(obuf[oo:], buf, off, plan[2], plan[3], find_max)
         return
     if what == "long":
         obuf[oo] = run(buf, off, plan[2], find_max, 4 * _num_threads())
