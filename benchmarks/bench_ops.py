@@ -531,6 +531,10 @@ def _namespace_table(dtype: str, n: int) -> list:
                                         _torch_of(trip_n), _torch_of(trip2_n))  # fmt: skip
     c_n = a_n > b_n
     c_s, c_t = xp.asarray(c_n), _torch_of(c_n)
+    cols_n = np.random.default_rng(n).integers(0, m_n.shape[1], m_n.shape[1])  # columns to take
+    cols_s, cols_t = xp.asarray(cols_n), _torch_of(cols_n)
+    b33_n = a_n[: n // 9 * 9].reshape(-1, 3, 3).copy()  # a stack of 3 x 3 matrices
+    b33_s, b33_t = xp.asarray(b33_n), _torch_of(b33_n)
     table = [
         ("", "argsort", lambda: xp.argsort(a_s), lambda: np.argsort(a_n, kind="stable"),
          tt and (lambda: torch.argsort(a_t, stable=True))),
@@ -574,6 +578,20 @@ def _namespace_table(dtype: str, n: int) -> list:
          tt and (lambda: torch.argmax(m_t, 1))),
         ("rows", "vecdot", lambda: xp.vecdot(m_s, m_s), lambda: np.vecdot(m_n, m_n),
          tt and (lambda: torch.linalg.vecdot(m_t, m_t))),
+        ("axis0", "vecdot", lambda: xp.vecdot(m_s, m_s, axis=0),
+         lambda: np.vecdot(m_n, m_n, axis=0),
+         tt and (lambda: torch.linalg.vecdot(m_t, m_t, dim=0))),
+        ("axis0", "argmax", lambda: xp.argmax(m_s, axis=0), lambda: np.argmax(m_n, axis=0),
+         tt and (lambda: torch.argmax(m_t, 0))),
+        ("3 columns axis0", "argmax", lambda: xp.argmax(trip_s, axis=0),
+         lambda: np.argmax(trip_n, axis=0), tt and (lambda: torch.argmax(trip_t, 0))),
+        ("3 columns axis0", "vecdot", lambda: xp.vecdot(trip_s, trip2_s, axis=0),
+         lambda: np.vecdot(trip_n, trip2_n, axis=0),
+         tt and (lambda: torch.linalg.vecdot(trip_t, trip2_t, dim=0))),
+        ("columns", "take", lambda: xp.take(m_s, cols_s, axis=1),
+         lambda: np.take(m_n, cols_n, axis=1), tt and (lambda: torch.index_select(m_t, 1, cols_t))),
+        ("3x3 batches", "matmul", lambda: xp.matmul(b33_s, b33_s), lambda: np.matmul(b33_n, b33_n),
+         tt and (lambda: torch.matmul(b33_t, b33_t))),
         ("scalar", "where", lambda: xp.where(c_s, a_s, zero.item()),
          lambda: np.where(c_n, a_n, zero.item()),
          tt and (lambda: torch.where(c_t, a_t, zero.item()))),
@@ -631,6 +649,18 @@ def _namespace_table(dtype: str, n: int) -> list:
     idx_s, idx_t = xp.asarray(idx_n), _torch_of(idx_n)
     set_n = few_n[:20].copy()
     set_s, set_t = xp.asarray(set_n), _torch_of(set_n)
+    if not fl:
+        # 1-byte keys (counted, not compared): once, with the integer dtype's cases
+        k8_n = (a_n % 256 - 128).astype(np.int8)
+        k8_s, k8_t = xp.asarray(k8_n), _torch_of(k8_n)
+        table += [
+            ("int8", "argsort", lambda: xp.argsort(k8_s), lambda: np.argsort(k8_n, kind="stable"),
+             tt and (lambda: torch.argsort(k8_t, stable=True))),
+            ("int8", "sort", lambda: xp.sort(k8_s), lambda: np.sort(k8_n),
+             tt and (lambda: torch.sort(k8_t).values)),
+            ("int8", "unique_values", lambda: xp.unique_values(k8_s),
+             lambda: np.unique_values(k8_n), tt and (lambda: torch.unique(k8_t))),
+        ]  # fmt: skip
     if fl:
         # log of values of both signs (half of them negative: the loop's second pass redoes
         # them); the other tables' log inputs are positive

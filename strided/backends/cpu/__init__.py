@@ -756,21 +756,28 @@ def dot_cpu(out, x1, x2, *, axes, root=False):
 
 def _dot_dense(out_shape, out_dtype, args, params):
     """For small operands sharing one layout whose reduced axes are dense runs (vecdot of rows,
-    the norm of a vector): ``fn(x1, x2) -> output buffer``, one call of ``dot_rows`` through its
-    entry point with the runs worked out here once (4096 float32 norm's dot 3.9 -> 1.0 us)."""
+    the norm of a vector) or outermost (vecdot along axis 0): ``fn(x1, x2) -> output buffer``,
+    one call of ``dot_rows`` (``dot_cols``, ``dot_narrow_cols``) through its entry point with
+    the runs worked out here once (4096 float32 norm's dot 3.9 -> 1.0 us)."""
     x1, x2 = args
     if x1._strides != x2._strides:
         return None
-    runs = _trailing_runs(x1._shape, x1._strides, params["axes"])
-    if runs is None:
-        return None
+    axes = params["axes"]
+    k = _moment()
+    loop = k.dot_rows
+    runs = _trailing_runs(x1._shape, x1._strides, axes)
+    if runs is None:  # reduced axes outermost (vecdot along axis 0): dot_cols' loops
+        kept_axes = [d for d in range(len(x1._shape)) if d not in axes]
+        runs = _leading_runs(x1, axes, kept_axes)
+        if runs is None:
+            return None
+        loop = k.dot_narrow_cols if runs[0] < k.NARROW else k.dot_cols
     kept, n = runs
     if not (kept and n and kept * n < PARALLEL_THRESHOLD):
         return None
     root = params.get("root", False)
     np_dtype, empty = out_dtype.numpy, np.empty
     zero = np_dtype.type(0)
-    loop = _moment().dot_rows
     key, call = (loop, np_dtype, x1._buf.dtype), _k().call_compiled
 
     def fn(a, b):
