@@ -137,6 +137,7 @@ def test_small_batched_products_over_threads_match_numpy(dtype):
     cases = [
         (a, b, sa, sb),  # 18000 rows: over threads
         (a[:7], b[:7], sa[:7], sb[:7]),  # one thread
+        (a[1:8], b[2:9], sa[1:8], sb[2:9]),  # views at offsets (the remembered lane's second call)
         (a, b[:1], sa, sb[:1]),  # b's batch broadcast
         (np.swapaxes(at, -1, -2), b, xp.permute_dims(sat, (0, 2, 1)), sb),  # transposed
         (mat, vec, xp.asarray(mat), xp.asarray(vec)),  # an integer matrix-vector product

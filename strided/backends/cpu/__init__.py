@@ -1439,10 +1439,53 @@ def _small_matmul(out, a, b, m, k, n) -> None:
         entry(*args)
 
 
+def _batched_rows_dense(out_shape, out_dtype, a, b, batch_shape):
+    """For several batches of small products (``kernels.SMALL_MATMUL_ROWS``, below the parallel
+    size) of operands of at least two dimensions and the output's dtype: ``fn(a, b) -> output
+    buffer``, the batches' offsets and strides worked out here once and ``matmul_rows`` called
+    through its entry point (455 3 x 3 float32 products 18.3 -> ~14 us; NumPy 15)."""
+    if len(a._shape) < 2 or len(b._shape) < 2:
+        return None
+    out_np = out_dtype.numpy
+    if a._buf.dtype != out_np or b._buf.dtype != out_np:
+        return None
+    m, k = a._shape[-2:]
+    n = b._shape[-1]
+    batches, nb = _size(batch_shape), len(batch_shape)
+    k_ = _k()
+    if not (batches > 1 and 0 < m * k * n <= k_.SMALL_MATMUL_ROWS):
+        return None
+    if batches * m * k * n >= PARALLEL_THRESHOLD:
+        return None
+    a_st = broadcast_strides(a._shape, a._strides, batch_shape + (m, k))
+    b_st = broadcast_strides(b._shape, b._strides, batch_shape + (k, n))
+    o_st = _c_strides(out_shape)
+    rel_o, rel_a, rel_b = k_._batch_offsets(
+        batch_shape, [o_st[:nb], a_st[:nb], b_st[:nb]], [0, 0, 0]
+    )
+    (asm, ask), (bsk, bsn), (osm, osn) = a_st[nb:], b_st[nb:], o_st[nb:]
+    loop, call, empty = k_.matmul_rows, k_.call_compiled, np.empty
+    key, size, rows = (loop, out_np, out_np), _size(out_shape), batches * m
+
+    def fn(a, b):
+        buf = empty(size, out_np)
+        ao = rel_a + a._offset if a._offset else rel_a
+        bo = rel_b + b._offset if b._offset else rel_b
+        args = (buf, rel_o, osm, osn, a._buf, ao, asm, ask, b._buf, bo, bsk, bsn, m, k, n, 0,
+                rows)  # fmt: skip
+        call(loop, key, args)
+        return buf
+
+    return fn
+
+
 def _matmul_dense(out_shape, out_dtype, args, params):
-    """For a small product of two 2-D float matrices: ``fn(a, b) -> output buffer``."""
+    """For a small product of two 2-D float matrices, or several batches of small products:
+    ``fn(a, b) -> output buffer``."""
     a, b = args
-    if params["batch_shape"] or len(a._shape) != 2 or len(b._shape) != 2:
+    if params["batch_shape"]:
+        return _batched_rows_dense(out_shape, out_dtype, a, b, params["batch_shape"])
+    if len(a._shape) != 2 or len(b._shape) != 2:
         return None
     m, k = a._shape
     n = b._shape[1]

@@ -143,11 +143,22 @@ def matmul_rows(o, oo, osm, osn, a, ao, asm, ask, b, bo, bsk, bsn, m, k, n, r0, 
     i = r0 - t * m
     for _ in range(r1 - r0):
         ob, ab, bb = oo[t] + i * osm, ao[t] + i * asm, bo[t]
-        for j in range(n):
-            acc = zero
-            for p in range(k):
-                acc += a[ab + p * ask] * b[bb + p * bsk + j * bsn]
-            o[ob + j * osn] = acc
+        if k == 3:  # the row of a in registers, no inner loop (3 x 3: 42 -> ~25 ns a product)
+            a0, a1, a2 = a[ab], a[ab + ask], a[ab + 2 * ask]
+            for j in range(n):
+                q = bb + j * bsn
+                o[ob + j * osn] = zero + a0 * b[q] + a1 * b[q + bsk] + a2 * b[q + 2 * bsk]
+        elif k == 2:
+            a0, a1 = a[ab], a[ab + ask]
+            for j in range(n):
+                q = bb + j * bsn
+                o[ob + j * osn] = zero + a0 * b[q] + a1 * b[q + bsk]
+        else:
+            for j in range(n):
+                acc = zero
+                for p in range(k):
+                    acc += a[ab + p * ask] * b[bb + p * bsk + j * bsn]
+                o[ob + j * osn] = acc
         i += 1
         if i == m:
             i = 0
