@@ -176,3 +176,28 @@ def test_a_stack_times_one_matrix_is_one_product_of_its_rows(dtype):
         for b, bn in ((sw.T[:k], w.T[:k]), (xp.asarray(w.T[:k].copy()), w.T[:k])):
             got = np.asarray(xp.matmul(a, b))
             np.testing.assert_allclose(got, np.matmul(an, bn), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex128, np.int32])
+def test_matrix_vector_products_like_numpy(dtype):
+    """A matrix times a vector and a vector times a matrix (BLAS's gemv for floats; dense runs
+    dotted for integers): row- and column-major matrices, vectors at an offset, a stepped
+    vector (the general route) and a single column, as NumPy computes them."""
+    rng = np.random.default_rng(13)
+    big = rng.standard_normal((60, 50)) * 10
+    big = (big + 1j * big[::-1] if dtype is np.complex128 else big).astype(dtype)
+    s = xp.asarray(big)
+    line = big.reshape(-1)[:200].copy()  # stepped vectors come from here
+    ls = xp.asarray(line)
+    tol = 1e-4 if dtype is np.float32 else 1e-10
+    mats = [(big[:40], s[:40]), (big[:40, :40].T, s[:40, :40].T), (big[5:45, 3:4], s[5:45, 3:4])]
+    for mn, ms in mats:
+        rows, cols = mn.shape
+        vecs_right = [(line[3 : 3 + cols], ls[3 : 3 + cols]),
+                      (line[: 2 * cols : 2], ls[: 2 * cols : 2])]  # fmt: skip
+        vecs_left = [(line[7 : 7 + rows], ls[7 : 7 + rows]),
+                     (line[: 2 * rows : 2], ls[: 2 * rows : 2])]  # fmt: skip
+        for vn, vs in vecs_right:
+            np.testing.assert_allclose(np.asarray(ms @ vs), mn @ vn, rtol=tol, atol=tol)
+        for vn, vs in vecs_left:
+            np.testing.assert_allclose(np.asarray(vs @ ms), vn @ mn, rtol=tol, atol=tol)

@@ -1540,6 +1540,18 @@ def matmul_cpu(out, a, b, *, batch_shape):
         if am is not None and bm is not None and k:
             np.dot(am, bm, out=out._buf.reshape(m, n))
             return
+    if not batch_shape and out._buf.dtype.kind in "fc" and len(a._shape) + len(b._shape) == 3:
+        # a matrix times a vector, or a vector times a matrix: BLAS's gemv through NumPy's dot,
+        # straight into out (1000 x 1000 float32 by 1000: 36.5 -> ~27 us, NumPy 25.7)
+        if len(a._shape) == 2:
+            (m, k), mat, vec = a._shape, _row_major(a, *a._shape), b
+        else:
+            (k, m), mat, vec = b._shape, _row_major(b, *b._shape), a
+        if mat is not None and k and (vec._strides[0] == 1 or k == 1):
+            v = vec._buf[vec._offset : vec._offset + k]
+            o = out._buf[out._offset : out._offset + m]
+            np.dot(mat, v, out=o) if vec is b else np.dot(v, mat, out=o)
+            return
     if batch_shape and len(b._shape) == 2 and out._buf.dtype.kind in "fc":
         # a C-order stack times one matrix (x @ W): one product of all the stack's rows,
         # (batches m, k) @ (k, n), as NumPy's dot would do it for a 2-D x (1000 3 x 3 float64
