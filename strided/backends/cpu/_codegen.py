@@ -572,8 +572,14 @@ def {name}_inner_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr
 @njit(**ROW)
 def _{name}_outer_block(o, ob, os1, a, ab, ak1, ar0, ar1, c0, c1, nr0, nr1, init, ident):
     if init:
-        for i1 in range(c0, c1):
-            o[ob + i1 * os1] = {init_outer}
+        if ak1 == 1 and os1 == 1:  # (unit strides: vectorised, as the rows below)
+            oseg = o[ob + c0 : ob + c1]
+            aseg = a[ab + c0 : ab + c1]
+            for i in range(c1 - c0):
+                oseg[i] = {init_dense}
+        else:
+            for i1 in range(c0, c1):
+                o[ob + i1 * os1] = {init_outer}
     for r0 in range(nr0):
         for r1 in range(nr1):
             rb = ab + r0 * ar0 + r1 * ar1
@@ -859,6 +865,7 @@ def generate() -> str:
                 combine=combine,
                 init_inner="a[base]" if init == "first" else "ident",
                 init_outer="a[ab + i1 * ak1]" if init == "first" else "ident",
+                init_dense="aseg[i]" if init == "first" else "ident",
             )
         )
     for name, step in SCAN.items():

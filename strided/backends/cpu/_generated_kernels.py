@@ -33,7 +33,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '69ea12c135d69441'
+SOURCE_HASH = '9334b9c32a338891'
 
 
 @_loop(SERIAL)
@@ -5096,8 +5096,14 @@ def sum_inner_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, 
 @njit(**ROW)
 def _sum_outer_block(o, ob, os1, a, ab, ak1, ar0, ar1, c0, c1, nr0, nr1, init, ident):
     if init:
-        for i1 in range(c0, c1):
-            o[ob + i1 * os1] = ident
+        if ak1 == 1 and os1 == 1:  # (unit strides: vectorised, as the rows below)
+            oseg = o[ob + c0 : ob + c1]
+            aseg = a[ab + c0 : ab + c1]
+            for i in range(c1 - c0):
+                oseg[i] = ident
+        else:
+            for i1 in range(c0, c1):
+                o[ob + i1 * os1] = ident
     for r0 in range(nr0):
         for r1 in range(nr1):
             rb = ab + r0 * ar0 + r1 * ar1
@@ -5179,8 +5185,14 @@ def prod_inner_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1,
 @njit(**ROW)
 def _prod_outer_block(o, ob, os1, a, ab, ak1, ar0, ar1, c0, c1, nr0, nr1, init, ident):
     if init:
-        for i1 in range(c0, c1):
-            o[ob + i1 * os1] = ident
+        if ak1 == 1 and os1 == 1:  # (unit strides: vectorised, as the rows below)
+            oseg = o[ob + c0 : ob + c1]
+            aseg = a[ab + c0 : ab + c1]
+            for i in range(c1 - c0):
+                oseg[i] = ident
+        else:
+            for i1 in range(c0, c1):
+                o[ob + i1 * os1] = ident
     for r0 in range(nr0):
         for r1 in range(nr1):
             rb = ab + r0 * ar0 + r1 * ar1
@@ -5261,8 +5273,14 @@ def max_inner_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, 
 @njit(**ROW)
 def _max_outer_block(o, ob, os1, a, ab, ak1, ar0, ar1, c0, c1, nr0, nr1, init, ident):
     if init:
-        for i1 in range(c0, c1):
-            o[ob + i1 * os1] = a[ab + i1 * ak1]
+        if ak1 == 1 and os1 == 1:  # (unit strides: vectorised, as the rows below)
+            oseg = o[ob + c0 : ob + c1]
+            aseg = a[ab + c0 : ab + c1]
+            for i in range(c1 - c0):
+                oseg[i] = aseg[i]
+        else:
+            for i1 in range(c0, c1):
+                o[ob + i1 * os1] = a[ab + i1 * ak1]
     for r0 in range(nr0):
         for r1 in range(nr1):
             rb = ab + r0 * ar0 + r1 * ar1
@@ -5343,8 +5361,14 @@ def min_inner_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, 
 @njit(**ROW)
 def _min_outer_block(o, ob, os1, a, ab, ak1, ar0, ar1, c0, c1, nr0, nr1, init, ident):
     if init:
-        for i1 in range(c0, c1):
-            o[ob + i1 * os1] = a[ab + i1 * ak1]
+        if ak1 == 1 and os1 == 1:  # (unit strides: vectorised, as the rows below)
+            oseg = o[ob + c0 : ob + c1]
+            aseg = a[ab + c0 : ab + c1]
+            for i in range(c1 - c0):
+                oseg[i] = aseg[i]
+        else:
+            for i1 in range(c0, c1):
+                o[ob + i1 * os1] = a[ab + i1 * ak1]
     for r0 in range(nr0):
         for r1 in range(nr1):
             rb = ab + r0 * ar0 + r1 * ar1
@@ -5425,8 +5449,14 @@ def any_inner_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, 
 @njit(**ROW)
 def _any_outer_block(o, ob, os1, a, ab, ak1, ar0, ar1, c0, c1, nr0, nr1, init, ident):
     if init:
-        for i1 in range(c0, c1):
-            o[ob + i1 * os1] = ident
+        if ak1 == 1 and os1 == 1:  # (unit strides: vectorised, as the rows below)
+            oseg = o[ob + c0 : ob + c1]
+            aseg = a[ab + c0 : ab + c1]
+            for i in range(c1 - c0):
+                oseg[i] = ident
+        else:
+            for i1 in range(c0, c1):
+                o[ob + i1 * os1] = ident
     for r0 in range(nr0):
         for r1 in range(nr1):
             rb = ab + r0 * ar0 + r1 * ar1
@@ -5507,8 +5537,14 @@ def all_inner_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, 
 @njit(**ROW)
 def _all_outer_block(o, ob, os1, a, ab, ak1, ar0, ar1, c0, c1, nr0, nr1, init, ident):
     if init:
-        for i1 in range(c0, c1):
-            o[ob + i1 * os1] = ident
+        if ak1 == 1 and os1 == 1:  # (unit strides: vectorised, as the rows below)
+            oseg = o[ob + c0 : ob + c1]
+            aseg = a[ab + c0 : ab + c1]
+            for i in range(c1 - c0):
+                oseg[i] = ident
+        else:
+            for i1 in range(c0, c1):
+                o[ob + i1 * os1] = ident
     for r0 in range(nr0):
         for r1 in range(nr1):
             rb = ab + r0 * ar0 + r1 * ar1
@@ -5590,8 +5626,14 @@ def count_true_inner_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0
 @njit(**ROW)
 def _count_true_outer_block(o, ob, os1, a, ab, ak1, ar0, ar1, c0, c1, nr0, nr1, init, ident):
     if init:
-        for i1 in range(c0, c1):
-            o[ob + i1 * os1] = ident
+        if ak1 == 1 and os1 == 1:  # (unit strides: vectorised, as the rows below)
+            oseg = o[ob + c0 : ob + c1]
+            aseg = a[ab + c0 : ab + c1]
+            for i in range(c1 - c0):
+                oseg[i] = ident
+        else:
+            for i1 in range(c0, c1):
+                o[ob + i1 * os1] = ident
     for r0 in range(nr0):
         for r1 in range(nr1):
             rb = ab + r0 * ar0 + r1 * ar1
