@@ -474,19 +474,7 @@ def test_radix_sort_and_argsort_like_numpys_stable_sort(dtype, shape, axis, view
     elif view == "transposed":
         a, s = a.T, s.T
     assert a.shape[axis] >= _RADIX_MIN
-    bits = f"uint{a.itemsize * 8}"
-    ref = np.sort(a, axis=axis, kind="stable")
-    for descending in (False, True):
-        got = np.asarray(xp.sort(s, axis=axis, descending=descending))
-        want = np.flip(ref, axis) if descending else ref
-        np.testing.assert_array_equal(got.view(bits), want.view(bits))
-        if descending:
-            o = np.argsort(np.flip(a, axis), axis=axis, kind="stable")
-            want_order = a.shape[axis] - 1 - np.flip(o, axis)
-        else:
-            want_order = np.argsort(a, axis=axis, kind="stable")
-        order = np.asarray(xp.argsort(s, axis=axis, descending=descending))
-        np.testing.assert_array_equal(order, want_order)
+    _assert_sorts_like_numpy(a, s, axis, bits=f"uint{a.itemsize * 8}")
 
 
 def _small_key_input(dtype: str, shape, rng, fill: str) -> np.ndarray:
@@ -508,14 +496,17 @@ def _small_key_input(dtype: str, shape, rng, fill: str) -> np.ndarray:
     return a
 
 
-def _assert_sorts_like_numpy(a: np.ndarray, s, axis: int) -> None:
+def _assert_sorts_like_numpy(a: np.ndarray, s, axis: int, bits: str | None = None) -> None:
     """xp.sort and xp.argsort of ``s`` (holding ``a``) against NumPy's stable sort, both ways:
     descending values are the ascending ones reversed, a descending argsort keeps ties in input
-    order."""
+    order; values compared as the unsigned ``bits`` where given (NaN payloads, signed zeros)."""
     ref = np.sort(a, axis=axis, kind="stable")
     for descending in (False, True):
         got = np.asarray(xp.sort(s, axis=axis, descending=descending))
-        np.testing.assert_array_equal(got, np.flip(ref, axis) if descending else ref)
+        want = np.flip(ref, axis) if descending else ref
+        if bits is not None:
+            got, want = got.view(bits), want.view(bits)
+        np.testing.assert_array_equal(got, want)
         if descending:
             o = np.argsort(np.flip(a, axis), axis=axis, kind="stable")
             want_order = a.shape[axis] - 1 - np.flip(o, axis)
