@@ -165,8 +165,8 @@ def _dot(a, alo, b, blo, n, zero):
     return acc
 
 
-#: runs shorter than this are summed by a plain loop (no slices per run: 100000 runs of 3
-#: float64 1.0 -> ~0.5 ms, NumPy 0.59)
+#: runs shorter than this are summed by a plain loop (no slices per run: vecdot of 100000
+#: runs of 3 float64 0.98 -> ~0.11 ms, NumPy 0.58)
 SHORT_RUN = 16
 
 
@@ -247,7 +247,7 @@ def dot_cols_p(o, a, ao, b, bo, kept, n, zero, root):
         _dot_col_block(o, a, ao, b, bo, kept, blk, n, zero, root)
 
 
-#: a dot_cols operand at most this wide is read as one long run (dot_narrow_cols)
+#: dot_cols operands narrower than this are read as one long run (dot_narrow_cols)
 NARROW = 32
 
 
