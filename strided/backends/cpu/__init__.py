@@ -2237,6 +2237,9 @@ def _sort_rows_by(k, out, x, axis: int, halves: bool = False) -> None:
     last, else a scratch buffer then copied into place.  ``halves``: a large sort of many rows
     is cut in two and run on two threads (the kernels release the GIL; the split never depends
     on the thread count)."""
+    if len(x._shape) == 1:  # one row, straight into the output
+        k(out._buf, x._offset, 0, x._strides[0], 1, x._shape[0])
+        return
     shape, strides = _axis_last(x, axis)
     n = shape[-1]
     rows = _size(shape) // n if n else 0
@@ -2298,10 +2301,7 @@ def _radix_sort(name: str, out, x, axis: int, descending: bool) -> None:
                 descending)  # fmt: skip
         call(loop, key, args)
 
-    if len(x._shape) == 1:  # one row, straight into the output
-        k(out._buf, x._offset, 0, x._strides[0], 1, x._shape[0])
-    else:
-        _sort_rows_by(k, out, x, axis, halves=True)
+    _sort_rows_by(k, out, x, axis, halves=True)
 
 
 #: row lengths from which a sort (argsort) of 1- and 2-byte keys counts them
@@ -2325,10 +2325,7 @@ def _small_key_sort(name: str, out, x, axis: int, descending: bool) -> None:
         target = target.view(np.uint8) if target.dtype == np.bool_ else target
         call(loop, key, (target, xbuf, xo, xr, xa, rows, n, bias, descending))
 
-    if len(x._shape) == 1:
-        k(out._buf, x._offset, 0, x._strides[0], 1, x._shape[0])
-    else:
-        _sort_rows_by(k, out, x, axis, halves=True)
+    _sort_rows_by(k, out, x, axis, halves=True)
 
 
 def _sort_kernel(name: str):

@@ -513,11 +513,7 @@ def _radix_passes(keys, tmp, idx, idx_tmp, hist, c, with_idx):
         shift = c[4 + p]
         if h[(src[0] >> shift) & m255] == n:  # (n >= 1: a row of the caller's)
             continue  # one bucket: this pass would move nothing
-        start = one - one  # the histograms are unsigned: no negative-index wraparound test
-        for b in range(256):
-            count = h[b]
-            h[b] = start
-            start += count
+        _exclusive_starts(h)  # (unsigned, as the histograms: no wraparound test per index)
         if with_idx:
             for i in range(n):
                 k = src[i]
@@ -622,23 +618,13 @@ def small_key_sort_rows(o, x, xo, xr, xa, n_rows, n, bias, descending):
     rows shorter than that go to the comparison sorts (the caller decides)."""
     top = np.int32((1 << (8 * x.itemsize)) - 1)
     counts = np.empty(top + 1, np.int64)
-    quad = np.empty((4, 256), np.int64)
+    no_keys = np.empty(0, np.uint16)
     for r in range(n_rows):
         base = xo + r * xr
-        if x.itemsize == 1:  # four tables in turn, as in _small_key_histograms
-            quad[:] = 0
-            head = n - n % 4
-            for i in range(0, head, 4):
-                quad[0, _small_key(x, base + i * xa, bias, top, False)] += 1
-                quad[1, _small_key(x, base + (i + 1) * xa, bias, top, False)] += 1
-                quad[2, _small_key(x, base + (i + 2) * xa, bias, top, False)] += 1
-                quad[3, _small_key(x, base + (i + 3) * xa, bias, top, False)] += 1
-            for i in range(head, n):
-                quad[0, _small_key(x, base + i * xa, bias, top, False)] += 1
-            for b in range(256):
-                counts[b] = quad[0, b] + quad[1, b] + quad[2, b] + quad[3, b]
+        counts[:] = 0
+        if x.itemsize == 1:
+            _small_key_counts(counts, no_keys, x, base, xa, n, bias, top, False)
         else:
-            counts[:] = 0
             for i in range(n):
                 counts[_small_key(x, base + i * xa, bias, top, False)] += 1
         p = r * n
@@ -651,30 +637,41 @@ def small_key_sort_rows(o, x, xo, xr, xa, n_rows, n, bias, descending):
 
 
 @njit(**_OPTS)
+def _small_key_counts(counts, keys, x, base, xa, n, bias, top, descending):
+    """counts[k] += how many of the row's 1-byte keys (``_small_key``) are k, also stored in
+    ``keys`` unless it is empty.  The counts go to four tables in turn, summed at the end (data
+    with few distinct values would make every increment wait for the one before in a single
+    table)."""
+    quad = np.zeros((4, 256), np.int64)
+    store = keys.size > 0
+    head = n - n % 4
+    for i in range(0, head, 4):
+        k0 = _small_key(x, base + i * xa, bias, top, descending)
+        k1 = _small_key(x, base + (i + 1) * xa, bias, top, descending)
+        k2 = _small_key(x, base + (i + 2) * xa, bias, top, descending)
+        k3 = _small_key(x, base + (i + 3) * xa, bias, top, descending)
+        if store:
+            keys[i], keys[i + 1], keys[i + 2], keys[i + 3] = k0, k1, k2, k3
+        quad[0, k0] += 1
+        quad[1, k1] += 1
+        quad[2, k2] += 1
+        quad[3, k3] += 1
+    for i in range(head, n):
+        k = _small_key(x, base + i * xa, bias, top, descending)
+        if store:
+            keys[i] = k
+        quad[0, k] += 1
+    for b in range(256):
+        counts[b] += quad[0, b] + quad[1, b] + quad[2, b] + quad[3, b]
+
+
+@njit(**_OPTS)
 def _small_key_histograms(keys, hist, x, base, xa, n, bias, top, descending):
     """keys[i] := the row's ``_small_key``s; hist[p, b]: how many of them have b as their byte
-    p.  A 1-byte key's counts go to four tables in turn, summed into hist[0] (data with few
-    distinct values would make every increment wait for the one before in a single table)."""
+    p."""
     hist[:] = 0
     if x.itemsize == 1:
-        quad = np.zeros((4, 256), np.int64)
-        head = n - n % 4
-        for i in range(0, head, 4):
-            k0 = _small_key(x, base + i * xa, bias, top, descending)
-            k1 = _small_key(x, base + (i + 1) * xa, bias, top, descending)
-            k2 = _small_key(x, base + (i + 2) * xa, bias, top, descending)
-            k3 = _small_key(x, base + (i + 3) * xa, bias, top, descending)
-            keys[i], keys[i + 1], keys[i + 2], keys[i + 3] = k0, k1, k2, k3
-            quad[0, k0] += 1
-            quad[1, k1] += 1
-            quad[2, k2] += 1
-            quad[3, k3] += 1
-        for i in range(head, n):
-            k = _small_key(x, base + i * xa, bias, top, descending)
-            keys[i] = k
-            quad[0, k] += 1
-        for b in range(256):
-            hist[0, b] = quad[0, b] + quad[1, b] + quad[2, b] + quad[3, b]
+        _small_key_counts(hist[0], keys, x, base, xa, n, bias, top, descending)
     else:
         for i in range(n):
             k = _small_key(x, base + i * xa, bias, top, descending)
