@@ -214,3 +214,86 @@ def test_variance_passes_vectorise(lane):
     llvm = rows.inspect_llvm(rows.signatures[0])
     assert re.search(rf"load <\d+ x {lane}>", llvm), "no vector loads"
     assert "gather" not in llvm
+
+
+def _spanned(n: int, step: int, dtype, between, values=None):
+    """(the buffer, the view of its every ``step``-th element, the same view in strided): ``n``
+    values of ``dtype`` from the second element (from the one before last when ``step`` < 0),
+    the elements between them ``between``."""
+    buf = np.full(n * abs(step) + 2, between, dtype=dtype)
+    view = buf[1::step][:n] if step > 0 else buf[-2::step][:n]
+    if values is None:
+        values = RNG.integers(-3, 4, n) if np.dtype(dtype).kind in "iub" else RNG.standard_normal(n)
+    view[...] = np.asarray(values).astype(dtype)
+    sbuf = xp.asarray(buf)
+    sv = (sbuf[1::step] if step > 0 else sbuf[-2::step])[:n]
+    assert sv._strides == (step,)
+    return buf, view, sv
+
+
+@pytest.mark.parametrize("step", [2, 3, 16, 17, -2, -5])
+@pytest.mark.parametrize("n", [255, 256, 1000, 4097, 300_001])
+def test_strided_runs_read_as_spans_ignore_the_elements_between(n, step):
+    # steps of at most 16 from runs of 256 read their whole span (_vmath.SPAN_*); the elements
+    # between the wanted ones are NaN, an infinity or a nonzero: one let through would show
+    import strided.backends.cpu._vmath as V
+
+    assert V.SPAN_STEP == 16 and V.SPAN_MIN == 256  # the steps and lengths above straddle them
+    for dtype, between in ((np.float32, np.nan), (np.float64, -np.inf), (np.int64, 7)):
+        _, view, sv = _spanned(n, step, dtype, between)
+        _same(xp.max(sv), np.max(view))
+        _same(xp.min(sv), np.min(view))
+        want = np.sum(view.astype(np.float64 if dtype != np.int64 else np.int64))
+        scale = float(np.abs(view.astype(np.float64)).sum())  # float32's rounding of the terms
+        np.testing.assert_allclose(float(xp.sum(sv)), float(want), rtol=0, atol=1e-6 * scale)
+        assert int(xp.count_nonzero(sv)) == np.count_nonzero(view)
+        _, view, sv = _spanned(n, step, dtype, between, values=1 + (RNG.random(n) < 20 / n))
+        _same(xp.prod(sv), np.prod(view))  # a power of two: exact in any order
+    for pos in {0, n // 2, n - 1}:  # a NaN among the wanted elements propagates
+        values = RNG.standard_normal(n)
+        values[pos] = np.nan
+        _, _, sv = _spanned(n, step, np.float64, 0.0, values)
+        for name in ("max", "min", "sum"):
+            assert np.isnan(float(getattr(xp, name)(sv))), (name, pos)
+
+
+@pytest.mark.parametrize("step", [2, 7, -3])
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.float32])
+def test_strided_any_all_decide_in_every_block(step, dtype):
+    n = 5000  # blocks of 64 wanted elements, and a tail
+    for between in (0, 1):
+        _, _, sv = _spanned(n, step, dtype, between, np.zeros(n))
+        assert bool(xp.any(sv)) is False  # nonzero elements between the wanted ones do not count
+        _, _, sv = _spanned(n, step, dtype, between, np.ones(n))
+        assert bool(xp.all(sv)) is True  # nor zero ones
+        for pos in (0, 63, 64, 2500, n - 65, n - 1):
+            values = np.zeros(n)
+            values[pos] = 1
+            _, _, sv = _spanned(n, step, dtype, between, values)
+            assert bool(xp.any(sv)) is True, (pos, between)
+            _, _, sv = _spanned(n, step, dtype, between, 1 - values)
+            assert bool(xp.all(sv)) is False, (pos, between)
+
+
+def test_strided_reductions_along_rows_read_spans():
+    a = RNG.standard_normal((300, 2001)).astype(np.float32)
+    a[:, 1::2] = np.inf  # between the wanted columns
+    s = xp.asarray(a)
+    for axis in (1, None):
+        want = np.sum(a[:, ::2], axis=axis, dtype=np.float64)
+        np.testing.assert_allclose(np.asarray(xp.sum(s[:, ::2], axis=axis)), want, rtol=1e-4)
+        _same(xp.max(s[:, ::2], axis=axis), np.max(a[:, ::2], axis=axis))
+
+
+def test_the_plan_reads_spans_only_for_short_steps_over_long_runs():
+    from strided.backends.cpu import _generated_kernels as G
+    from strided.backends.cpu.kernels import _reduce_plan
+
+    def serial_loop(step, n):
+        return _reduce_plan("sum", (n,), (), (step,), (0,))[1]
+
+    assert serial_loop(2, 256) is G.sum_span_s
+    assert serial_loop(16, 300) is G.sum_span_s
+    assert serial_loop(2, 255) is G.sum_inner_s  # short runs: no span
+    assert serial_loop(17, 300) is G.sum_inner_s  # wide steps: every element its own line
+    assert serial_loop(1, 300) is G.sum_inner_s

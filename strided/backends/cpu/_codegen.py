@@ -523,51 +523,80 @@ ROW_REDUCE = {"max", "min", "any", "all"}
 ROW_LOOP = """            for r in range(nr1):
                 acc = _{name}_combine(acc, seg[r])"""
 ROW_CALL = """            acc = V.{name}_row(acc, seg)"""
+# a strided run with a short step can read its whole span (_vmath.SPAN_STEP): max/min/any/all
+# through _vmath's span functions (integer keys; a decision per block), sum/prod/count_true
+# through a generated loop whose masked-out elements are the identity
+SPAN_CALL = """        acc = V.{name}_span(acc, a, b0, ar1, nr1)"""
+SPAN_LOOP = """        acc = _{name}_span(acc, a, b0, ar1, nr1, ident)"""
+# (a count adds the masked compare itself: a bool run's elements selected against the int64
+# identity were widened first, 1.1x NumPy's count_nonzero)
+SPAN_MASKED = {"count_true": "acc + (keep[j] & (seg[j] != 0))"}
+SPAN_TEMPLATE = """
+
+@njit(**ROW)
+def _{name}_span(acc, a, b0, st, n, ident):
+    span_len = st * V.SPAN_W
+    keep = V.SPAN_KEEP[st, :span_len]
+    full = ((n - 1) * st + 1) // span_len
+    for blk in range(full):
+        seg = a[b0 + blk * span_len : b0 + (blk + 1) * span_len]
+        for j in range(span_len):
+            acc = {masked}
+    for r in range(full * V.SPAN_W, n):
+        acc = _{name}_combine(acc, a[b0 + r * st])
+    return acc
+"""
 
 REDUCE_TEMPLATE = """
 
 @njit(**ROW)
 def _{name}_combine(acc, x):
     return {combine}
-
+"""
+# the per-output-element loops of "inner" mode, generated twice: "inner" walks a strided run
+# element by element, "span" (chosen by the plan for steps 2..SPAN_STEP over runs of SPAN_MIN,
+# compiled only where such a reduction runs) reads the run's whole span
+INNER_TEMPLATE = """
 
 @njit(**ROW)
-def _{name}_inner_one(o, idx, a, base, ar0, ar1, nr0, nr1, init, ident):
+def _{name}_{mode}_one(o, idx, a, base, ar0, ar1, nr0, nr1, init, ident):
     if init:
         acc = {init_inner}
     else:
         acc = o[idx]
     for r0 in range(nr0):
         b0 = base + r0 * ar0
-        if ar1 == 1:
-            seg = a[b0 : b0 + nr1]
-{row}
-        else:
-            for r in range(nr1):
-                acc = _{name}_combine(acc, a[b0 + r * ar1])
+{run}
     o[idx] = acc
 
 
 @njit(**SERIAL)
-def {name}_inner_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
+def {name}_{mode}_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
     for i0 in range(nk0):
         for i1 in range(nk1):
-            _{name}_inner_one(
+            _{name}_{mode}_one(
                 o, oo + i0 * os0 + i1 * os1, a, ao + i0 * ak0 + i1 * ak1,
                 ar0, ar1, nr0, nr1, init, ident,
             )
 
 
 @njit(**PARALLEL)
-def {name}_inner_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
+def {name}_{mode}_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
     for t in prange(nk0 * nk1):
         i0 = t // nk1
         i1 = t - i0 * nk1
-        _{name}_inner_one(
+        _{name}_{mode}_one(
             o, oo + i0 * os0 + i1 * os1, a, ao + i0 * ak0 + i1 * ak1,
             ar0, ar1, nr0, nr1, init, ident,
         )
-
+"""
+INNER_RUN = """        if ar1 == 1:
+            seg = a[b0 : b0 + nr1]
+{row}
+        else:
+            for r in range(nr1):
+                acc = _{name}_combine(acc, a[b0 + r * ar1])"""
+OUTER_TEMPLATE = """
 
 @njit(**ROW)
 def _{name}_outer_block(o, ob, os1, a, ab, ak1, ar0, ar1, c0, c1, nr0, nr1, init, ident):
@@ -857,13 +886,19 @@ def generate() -> str:
         parts.append(row)
         parts.append(TERNARY_LOOPS.format(name=name))
     for name, (combine, init) in REDUCE.items():
-        row = ROW_CALL if name in ROW_REDUCE else ROW_LOOP
+        row = (ROW_CALL if name in ROW_REDUCE else ROW_LOOP).format(name=name)
+        init_inner = "a[base]" if init == "first" else "ident"
+        parts.append(REDUCE_TEMPLATE.format(name=name, combine=combine))
+        run = INNER_RUN.format(name=name, row=row)
+        parts.append(INNER_TEMPLATE.format(name=name, mode="inner", run=run, init_inner=init_inner))
+        if name not in ROW_REDUCE:
+            masked = SPAN_MASKED.get(name, f"_{name}_combine(acc, seg[j] if keep[j] else ident)")
+            parts.append(SPAN_TEMPLATE.format(name=name, masked=masked))
+        run = (SPAN_CALL if name in ROW_REDUCE else SPAN_LOOP).format(name=name)
+        parts.append(INNER_TEMPLATE.format(name=name, mode="span", run=run, init_inner=init_inner))
         parts.append(
-            REDUCE_TEMPLATE.format(
+            OUTER_TEMPLATE.format(
                 name=name,
-                row=row.format(name=name),
-                combine=combine,
-                init_inner="a[base]" if init == "first" else "ident",
                 init_outer="a[ab + i1 * ak1]" if init == "first" else "ident",
                 init_dense="aseg[i]" if init == "first" else "ident",
             )

@@ -33,7 +33,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '9334b9c32a338891'
+SOURCE_HASH = '2a92c070688a2e6b'
 
 
 @_loop(SERIAL)
@@ -5094,6 +5094,53 @@ def sum_inner_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, 
 
 
 @njit(**ROW)
+def _sum_span(acc, a, b0, st, n, ident):
+    span_len = st * V.SPAN_W
+    keep = V.SPAN_KEEP[st, :span_len]
+    full = ((n - 1) * st + 1) // span_len
+    for blk in range(full):
+        seg = a[b0 + blk * span_len : b0 + (blk + 1) * span_len]
+        for j in range(span_len):
+            acc = _sum_combine(acc, seg[j] if keep[j] else ident)
+    for r in range(full * V.SPAN_W, n):
+        acc = _sum_combine(acc, a[b0 + r * st])
+    return acc
+
+
+@njit(**ROW)
+def _sum_span_one(o, idx, a, base, ar0, ar1, nr0, nr1, init, ident):
+    if init:
+        acc = ident
+    else:
+        acc = o[idx]
+    for r0 in range(nr0):
+        b0 = base + r0 * ar0
+        acc = _sum_span(acc, a, b0, ar1, nr1, ident)
+    o[idx] = acc
+
+
+@_loop(SERIAL)
+def sum_span_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
+    for i0 in range(nk0):
+        for i1 in range(nk1):
+            _sum_span_one(
+                o, oo + i0 * os0 + i1 * os1, a, ao + i0 * ak0 + i1 * ak1,
+                ar0, ar1, nr0, nr1, init, ident,
+            )
+
+
+@_loop(PARALLEL)
+def sum_span_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
+    for t in prange(nk0 * nk1):
+        i0 = t // nk1
+        i1 = t - i0 * nk1
+        _sum_span_one(
+            o, oo + i0 * os0 + i1 * os1, a, ao + i0 * ak0 + i1 * ak1,
+            ar0, ar1, nr0, nr1, init, ident,
+        )
+
+
+@njit(**ROW)
 def _sum_outer_block(o, ob, os1, a, ab, ak1, ar0, ar1, c0, c1, nr0, nr1, init, ident):
     if init:
         if ak1 == 1 and os1 == 1:  # (unit strides: vectorised, as the rows below)
@@ -5177,6 +5224,53 @@ def prod_inner_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1,
         i0 = t // nk1
         i1 = t - i0 * nk1
         _prod_inner_one(
+            o, oo + i0 * os0 + i1 * os1, a, ao + i0 * ak0 + i1 * ak1,
+            ar0, ar1, nr0, nr1, init, ident,
+        )
+
+
+@njit(**ROW)
+def _prod_span(acc, a, b0, st, n, ident):
+    span_len = st * V.SPAN_W
+    keep = V.SPAN_KEEP[st, :span_len]
+    full = ((n - 1) * st + 1) // span_len
+    for blk in range(full):
+        seg = a[b0 + blk * span_len : b0 + (blk + 1) * span_len]
+        for j in range(span_len):
+            acc = _prod_combine(acc, seg[j] if keep[j] else ident)
+    for r in range(full * V.SPAN_W, n):
+        acc = _prod_combine(acc, a[b0 + r * st])
+    return acc
+
+
+@njit(**ROW)
+def _prod_span_one(o, idx, a, base, ar0, ar1, nr0, nr1, init, ident):
+    if init:
+        acc = ident
+    else:
+        acc = o[idx]
+    for r0 in range(nr0):
+        b0 = base + r0 * ar0
+        acc = _prod_span(acc, a, b0, ar1, nr1, ident)
+    o[idx] = acc
+
+
+@_loop(SERIAL)
+def prod_span_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
+    for i0 in range(nk0):
+        for i1 in range(nk1):
+            _prod_span_one(
+                o, oo + i0 * os0 + i1 * os1, a, ao + i0 * ak0 + i1 * ak1,
+                ar0, ar1, nr0, nr1, init, ident,
+            )
+
+
+@_loop(PARALLEL)
+def prod_span_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
+    for t in prange(nk0 * nk1):
+        i0 = t // nk1
+        i1 = t - i0 * nk1
+        _prod_span_one(
             o, oo + i0 * os0 + i1 * os1, a, ao + i0 * ak0 + i1 * ak1,
             ar0, ar1, nr0, nr1, init, ident,
         )
@@ -5271,6 +5365,39 @@ def max_inner_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, 
 
 
 @njit(**ROW)
+def _max_span_one(o, idx, a, base, ar0, ar1, nr0, nr1, init, ident):
+    if init:
+        acc = a[base]
+    else:
+        acc = o[idx]
+    for r0 in range(nr0):
+        b0 = base + r0 * ar0
+        acc = V.max_span(acc, a, b0, ar1, nr1)
+    o[idx] = acc
+
+
+@_loop(SERIAL)
+def max_span_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
+    for i0 in range(nk0):
+        for i1 in range(nk1):
+            _max_span_one(
+                o, oo + i0 * os0 + i1 * os1, a, ao + i0 * ak0 + i1 * ak1,
+                ar0, ar1, nr0, nr1, init, ident,
+            )
+
+
+@_loop(PARALLEL)
+def max_span_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
+    for t in prange(nk0 * nk1):
+        i0 = t // nk1
+        i1 = t - i0 * nk1
+        _max_span_one(
+            o, oo + i0 * os0 + i1 * os1, a, ao + i0 * ak0 + i1 * ak1,
+            ar0, ar1, nr0, nr1, init, ident,
+        )
+
+
+@njit(**ROW)
 def _max_outer_block(o, ob, os1, a, ab, ak1, ar0, ar1, c0, c1, nr0, nr1, init, ident):
     if init:
         if ak1 == 1 and os1 == 1:  # (unit strides: vectorised, as the rows below)
@@ -5353,6 +5480,39 @@ def min_inner_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, 
         i0 = t // nk1
         i1 = t - i0 * nk1
         _min_inner_one(
+            o, oo + i0 * os0 + i1 * os1, a, ao + i0 * ak0 + i1 * ak1,
+            ar0, ar1, nr0, nr1, init, ident,
+        )
+
+
+@njit(**ROW)
+def _min_span_one(o, idx, a, base, ar0, ar1, nr0, nr1, init, ident):
+    if init:
+        acc = a[base]
+    else:
+        acc = o[idx]
+    for r0 in range(nr0):
+        b0 = base + r0 * ar0
+        acc = V.min_span(acc, a, b0, ar1, nr1)
+    o[idx] = acc
+
+
+@_loop(SERIAL)
+def min_span_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
+    for i0 in range(nk0):
+        for i1 in range(nk1):
+            _min_span_one(
+                o, oo + i0 * os0 + i1 * os1, a, ao + i0 * ak0 + i1 * ak1,
+                ar0, ar1, nr0, nr1, init, ident,
+            )
+
+
+@_loop(PARALLEL)
+def min_span_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
+    for t in prange(nk0 * nk1):
+        i0 = t // nk1
+        i1 = t - i0 * nk1
+        _min_span_one(
             o, oo + i0 * os0 + i1 * os1, a, ao + i0 * ak0 + i1 * ak1,
             ar0, ar1, nr0, nr1, init, ident,
         )
@@ -5447,6 +5607,39 @@ def any_inner_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, 
 
 
 @njit(**ROW)
+def _any_span_one(o, idx, a, base, ar0, ar1, nr0, nr1, init, ident):
+    if init:
+        acc = ident
+    else:
+        acc = o[idx]
+    for r0 in range(nr0):
+        b0 = base + r0 * ar0
+        acc = V.any_span(acc, a, b0, ar1, nr1)
+    o[idx] = acc
+
+
+@_loop(SERIAL)
+def any_span_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
+    for i0 in range(nk0):
+        for i1 in range(nk1):
+            _any_span_one(
+                o, oo + i0 * os0 + i1 * os1, a, ao + i0 * ak0 + i1 * ak1,
+                ar0, ar1, nr0, nr1, init, ident,
+            )
+
+
+@_loop(PARALLEL)
+def any_span_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
+    for t in prange(nk0 * nk1):
+        i0 = t // nk1
+        i1 = t - i0 * nk1
+        _any_span_one(
+            o, oo + i0 * os0 + i1 * os1, a, ao + i0 * ak0 + i1 * ak1,
+            ar0, ar1, nr0, nr1, init, ident,
+        )
+
+
+@njit(**ROW)
 def _any_outer_block(o, ob, os1, a, ab, ak1, ar0, ar1, c0, c1, nr0, nr1, init, ident):
     if init:
         if ak1 == 1 and os1 == 1:  # (unit strides: vectorised, as the rows below)
@@ -5529,6 +5722,39 @@ def all_inner_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, 
         i0 = t // nk1
         i1 = t - i0 * nk1
         _all_inner_one(
+            o, oo + i0 * os0 + i1 * os1, a, ao + i0 * ak0 + i1 * ak1,
+            ar0, ar1, nr0, nr1, init, ident,
+        )
+
+
+@njit(**ROW)
+def _all_span_one(o, idx, a, base, ar0, ar1, nr0, nr1, init, ident):
+    if init:
+        acc = ident
+    else:
+        acc = o[idx]
+    for r0 in range(nr0):
+        b0 = base + r0 * ar0
+        acc = V.all_span(acc, a, b0, ar1, nr1)
+    o[idx] = acc
+
+
+@_loop(SERIAL)
+def all_span_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
+    for i0 in range(nk0):
+        for i1 in range(nk1):
+            _all_span_one(
+                o, oo + i0 * os0 + i1 * os1, a, ao + i0 * ak0 + i1 * ak1,
+                ar0, ar1, nr0, nr1, init, ident,
+            )
+
+
+@_loop(PARALLEL)
+def all_span_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
+    for t in prange(nk0 * nk1):
+        i0 = t // nk1
+        i1 = t - i0 * nk1
+        _all_span_one(
             o, oo + i0 * os0 + i1 * os1, a, ao + i0 * ak0 + i1 * ak1,
             ar0, ar1, nr0, nr1, init, ident,
         )
@@ -5618,6 +5844,53 @@ def count_true_inner_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0
         i0 = t // nk1
         i1 = t - i0 * nk1
         _count_true_inner_one(
+            o, oo + i0 * os0 + i1 * os1, a, ao + i0 * ak0 + i1 * ak1,
+            ar0, ar1, nr0, nr1, init, ident,
+        )
+
+
+@njit(**ROW)
+def _count_true_span(acc, a, b0, st, n, ident):
+    span_len = st * V.SPAN_W
+    keep = V.SPAN_KEEP[st, :span_len]
+    full = ((n - 1) * st + 1) // span_len
+    for blk in range(full):
+        seg = a[b0 + blk * span_len : b0 + (blk + 1) * span_len]
+        for j in range(span_len):
+            acc = acc + (keep[j] & (seg[j] != 0))
+    for r in range(full * V.SPAN_W, n):
+        acc = _count_true_combine(acc, a[b0 + r * st])
+    return acc
+
+
+@njit(**ROW)
+def _count_true_span_one(o, idx, a, base, ar0, ar1, nr0, nr1, init, ident):
+    if init:
+        acc = ident
+    else:
+        acc = o[idx]
+    for r0 in range(nr0):
+        b0 = base + r0 * ar0
+        acc = _count_true_span(acc, a, b0, ar1, nr1, ident)
+    o[idx] = acc
+
+
+@_loop(SERIAL)
+def count_true_span_s(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
+    for i0 in range(nk0):
+        for i1 in range(nk1):
+            _count_true_span_one(
+                o, oo + i0 * os0 + i1 * os1, a, ao + i0 * ak0 + i1 * ak1,
+                ar0, ar1, nr0, nr1, init, ident,
+            )
+
+
+@_loop(PARALLEL)
+def count_true_span_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, init, ident):
+    for t in prange(nk0 * nk1):
+        i0 = t // nk1
+        i1 = t - i0 * nk1
+        _count_true_span_one(
             o, oo + i0 * os0 + i1 * os1, a, ao + i0 * ak0 + i1 * ak1,
             ar0, ar1, nr0, nr1, init, ident,
         )
