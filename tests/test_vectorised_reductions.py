@@ -297,3 +297,42 @@ def test_the_plan_reads_spans_only_for_short_steps_over_long_runs():
     assert serial_loop(2, 255) is G.sum_inner_s  # short runs: no span
     assert serial_loop(17, 300) is G.sum_inner_s  # wide steps: every element its own line
     assert serial_loop(1, 300) is G.sum_inner_s
+
+
+@pytest.mark.parametrize("step", [2, 5, 16])
+@pytest.mark.parametrize("n", [300, 1027, 300_001])  # chunks of 513 and a tail; the parallel run
+def test_strided_argmax_argmin_read_spans(n, step):
+    for dtype, between in ((np.float32, np.nan), (np.float64, np.inf), (np.int16, 9)):
+        values = RNG.integers(-3, 4, n)  # many ties: the first index must win
+        for where in sorted({0, 512 % n, 513 % n, n // 2, n - 1}):
+            v = values.copy()
+            v[where] = 5
+            v[(where + 600) % n] = 5  # a tie later (or earlier): the first one wins
+            v[(where + 7) % n] = -5
+            _, view, sv = _spanned(n, step, dtype, between, v)
+            assert int(xp.argmax(sv)) == np.argmax(view), (dtype, where)
+            assert int(xp.argmin(sv)) == np.argmin(view), (dtype, where)
+            assert int(xp.argmax(sv[None, :], axis=1)[0]) == np.argmax(view)
+        if dtype != np.int16:
+            for where in sorted(
+                {0, 513 % n, n - 1}
+            ):  # the first NaN among the wanted elements wins
+                v = values.astype(np.float64)
+                v[where] = np.nan
+                v[(where + 1000) % n] = np.nan
+                _, view, sv = _spanned(n, step, dtype, 0, v)
+                assert int(xp.argmax(sv)) == np.argmax(view) == min(where, (where + 1000) % n)
+                assert int(xp.argmin(sv)) == np.argmin(view)
+
+
+@pytest.mark.parametrize("step", [-1, -3, 20, 2])
+@pytest.mark.parametrize("n", [5, 200, 70_000])
+def test_argmax_of_a_stepped_vector_reads_it_in_place(n, step):
+    # any step, reversed ones too, short and long runs: the flat index is the position in the run
+    a = RNG.integers(-50, 50, n * abs(step) + 1).astype(np.float64)
+    a[RNG.integers(0, a.size, 3)] = 60.0  # ties
+    view = a[::step][:n]
+    s = xp.asarray(a)[::step][:n]
+    for _ in range(2):  # the second call takes the memoized dense lane
+        assert int(xp.argmax(s)) == np.argmax(view)
+        assert int(xp.argmin(s)) == np.argmin(view)

@@ -1652,7 +1652,7 @@ def _argreduce_dense_order(k, x, find_max: bool) -> int:
     passes instead of a strided copy (1000x1000 transposed float32: 1.25 ms in NumPy)."""
     n = x.size
     buf, off = x._buf, x._offset
-    at_mem = int(k.G.argreduce_long_p(buf, off, n, find_max, 4 * _num_threads()))
+    at_mem = int(k.G.argreduce_long_p(buf, off, n, 1, find_max, 4 * _num_threads()))
     # size-1 axes never step (their strides may be anything): left out of the decomposition
     order = sorted(
         ((st, c) for st, c, m in zip(x._strides, _c_strides(x._shape), x._shape) if m != 1),
@@ -1671,19 +1671,26 @@ def _argreduce(find_max: bool):
         if axis is None:  # over the flattened array: x's own buffer when it is C-contiguous
             shape = x._shape
             n = x.size
+            step = 1
             if x._strides == _c_strides(shape):
                 buf, off = x._buf, x._offset
+            elif len(shape) == 1:
+                # one run with a step: read in place (a short step as its span), not copied
+                # first (1M float32 at step 2: 406 -> 122 us; NumPy 352)
+                buf, off, step = x._buf, x._offset, x._strides[0]
             else:
                 if n >= PARALLEL_THRESHOLD and dense_order(shape, x._strides) is not None:
                     out._buf[out._offset] = _argreduce_dense_order(k, x, find_max)
                     return
                 buf, off = _dense_host(x).reshape(-1), 0
             if n < PARALLEL_THRESHOLD:  # one short row: no blocks to plan
-                args = (out._buf[out._offset :], buf, off, 0, 0, 1, 1, 1, n, find_max)
-                k.call_compiled(k.argreduce, (k.argreduce, out._buf.dtype, buf.dtype), args)
+                run = k.G.argreduce_span if k.reads_span(step, n) else k.argreduce
+                args = (out._buf[out._offset :], buf, off, 0, 0, step, 1, 1, n, find_max)
+                k.call_compiled(run, (run, out._buf.dtype, buf.dtype), args)
                 return
-            run = k.G.argreduce_long_p  # one long run: its parts over threads
-            out._buf[out._offset] = run(buf, off, n, find_max, 4 * _num_threads())
+            # one long run: its parts over threads
+            run = k.G.argreduce_long_span_p if k.reads_span(step, n) else k.G.argreduce_long_p
+            out._buf[out._offset] = run(buf, off, n, step, find_max, 4 * _num_threads())
             return
         plan_key = (x._shape, x._strides, axis)
         plan = plans.get(plan_key)
@@ -1702,8 +1709,10 @@ def _argreduce(find_max: bool):
         (x,) = args
         axis = params["axis"]
         total = _size(out_shape)
-        if axis is None or not 0 < total or x.size >= PARALLEL_THRESHOLD:
+        if not 0 < total or x.size >= PARALLEL_THRESHOLD:
             return None
+        if axis is None:
+            return _argreduce_flat_dense(x, out_dtype, find_max)
         plan = _argreduce_axis_plan(_k(), x, axis)
         if plan[0] != "blocks" or len(plan[4]) != 1:
             return None
@@ -1720,6 +1729,30 @@ def _argreduce(find_max: bool):
 
     kernel.dense = dense
     return kernel
+
+
+def _argreduce_flat_dense(x, out_dtype, find_max: bool):
+    """The dense lane of a small argmax/argmin of the flattened ``x`` read in place (C-contiguous,
+    or 1-D with any step): one loop call into a fresh buffer, without the kernel's layout
+    tests and output view (4096 float32: 3.3 -> 2.0 us; NumPy 1.35, PyTorch 5.1)."""
+    k = _k()
+    n = x.size
+    if x._strides == _c_strides(x._shape):
+        step = 1
+    elif len(x._shape) == 1:
+        step = x._strides[0]
+    else:
+        return None
+    run = k.G.argreduce_span if k.reads_span(step, n) else k.argreduce
+    np_dtype, empty = out_dtype.numpy, np.empty
+    key, call = (run, np_dtype, x._buf.dtype), k.call_compiled
+
+    def fn(x):
+        buf = empty(1, np_dtype)
+        call(run, key, (buf, x._buf, x._offset, 0, 0, step, 1, 1, n, find_max))
+        return buf
+
+    return fn
 
 
 def _num_threads() -> int:
@@ -1756,6 +1789,14 @@ def _argreduce_axis_plan(k, x, axis: int) -> tuple:
     for (xo,), (n0, n1), (st,) in _split_outer(kept or (1,), [strides[:-1] or (0,)], [0], 2):
         blocks.append((xo, st[0], st[1], n0, n1, done))
         done += n0 * n1
+    if k.reads_span(strides[-1], n):  # rows with a short step: each read as its span
+        return (
+            "blocks",
+            k.G.argreduce_span_p if big else k.G.argreduce_span,
+            strides[-1],
+            n,
+            blocks,
+        )
     return ("blocks", k.G.argreduce_p if big else k.argreduce, strides[-1], n, blocks)
 
 
@@ -1771,7 +1812,7 @@ def _run_argreduce_axis_plan(k, plan, out, x, find_max) -> None:
         run(obuf[oo:], buf, off, plan[2], plan[3], find_max)
         return
     if what == "long":
-        obuf[oo] = run(buf, off, plan[2], find_max, 4 * _num_threads())
+        obuf[oo] = run(buf, off, plan[2], 1, find_max, 4 * _num_threads())
         return
     _, run, sr, n, blocks = plan
     key = (run, obuf.dtype, buf.dtype)  # (through the entry: 10 arguments' typing)

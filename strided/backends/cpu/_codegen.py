@@ -749,8 +749,14 @@ def cumulative_{name}_p(o, oo, os0, os1, a, ao, as0, as1, n0, n1, nx, seg):
 
 # argmax/argmin over rows: contiguous rows find the extreme value with _vmath's vectorised row
 # reduction, then its first index in chunks (a vectorised index minimum per chunk); strided rows
-# keep the scalar loop.  NaN wins, at its first position, as in NumPy.
+# with a short step likewise through the span loops (_vmath.SPAN_STEP), others keep the scalar
+# loop.  NaN wins, at its first position, as in NumPy.
 ARGREDUCE = """
+
+# a chunk of a strided argmax: eight of the span loop's whole blocks of SPAN_W elements (the
+# span of a block reaches the next block's first element, which is the ninth block's)
+ARG_SPAN_CHUNK = 8 * V.SPAN_W + 1
+
 
 @njit(**ROW)
 def _first_index(seg, m, is_nan):
@@ -761,6 +767,34 @@ def _first_index(seg, m, is_nan):
         if at < ch.shape[0]:
             return c0 + at
     return 0
+
+
+@njit(**ROW)
+def _first_in_run(x, b, sr, n, m, is_nan):
+    for r in range(n):
+        v = x[b + r * sr]
+        if (v != v) if is_nan else (v == m):
+            return r
+    return 0
+
+
+@njit(**ROW)
+def _arg_span(x, base, sr, nr, find_max):
+    \"\"\"_arg_row of a run with a short step: chunks of ARG_SPAN_CHUNK elements, each chunk's best
+    through _vmath's span loop (NaN if it holds one), the first chunk with a NaN or else the
+    first with the best value, then one scan of that chunk alone.\"\"\"
+    best = x[base]
+    at = 0
+    for c0 in range(0, nr, ARG_SPAN_CHUNK):
+        cn = min(ARG_SPAN_CHUNK, nr - c0)
+        b = base + c0 * sr
+        m = V.max_span(x[b], x, b, sr, cn) if find_max else V.min_span(x[b], x, b, sr, cn)
+        if m != m:
+            return c0 + _first_in_run(x, b, sr, cn, m, True)
+        if (m > best) if find_max else (m < best):
+            best = m
+            at = c0
+    return at + _first_in_run(x, base + at * sr, sr, min(ARG_SPAN_CHUNK, nr - at), best, False)
 
 
 @njit(**ROW)
@@ -792,41 +826,47 @@ def _arg_row(x, base, sr, nr, find_max):
                 best = v
                 at = r
     return at
+"""
 
+# the loops over rows, generated twice: "argreduce" over _arg_row, "argreduce_span" over
+# _arg_span (chosen by the plan for steps 2..SPAN_STEP over rows of SPAN_MIN, compiled only
+# where such an argmax runs)
+ARGREDUCE_LOOPS = """
 
 @njit(**SERIAL)
-def argreduce(o, x, xo, s0, s1, sr, n0, n1, nr, find_max):
+def argreduce{suffix}(o, x, xo, s0, s1, sr, n0, n1, nr, find_max):
     \"\"\"o[i, j] = first index of the max (min) of x[i, j, :] (the first NaN if any).\"\"\"
     for i in range(n0):
         for j in range(n1):
-            o[i * n1 + j] = _arg_row(x, xo + i * s0 + j * s1, sr, nr, find_max)
+            o[i * n1 + j] = {row}(x, xo + i * s0 + j * s1, sr, nr, find_max)
 
 
 @njit(**PARALLEL)
-def argreduce_p(o, x, xo, s0, s1, sr, n0, n1, nr, find_max):
-    \"\"\":func:`argreduce` with the rows over threads.\"\"\"
+def argreduce{suffix}_p(o, x, xo, s0, s1, sr, n0, n1, nr, find_max):
+    \"\"\":func:`argreduce{suffix}` with the rows over threads.\"\"\"
     for t in prange(n0 * n1):
         i = t // n1
         j = t - i * n1
-        o[t] = _arg_row(x, xo + i * s0 + j * s1, sr, nr, find_max)
+        o[t] = {row}(x, xo + i * s0 + j * s1, sr, nr, find_max)
 
 
 @njit(**PARALLEL)
-def argreduce_long_p(x, xo, n, find_max, parts):
-    \"\"\"The first index of the max (min) of one long contiguous run, its parts over threads: each
-    part's own answer, then the first part holding a NaN, else the best value's first part.\"\"\"
+def argreduce_long{suffix}_p(x, xo, n, sr, find_max, parts):
+    \"\"\"The first index of the max (min) of one long run (step ``sr``), its parts over threads:
+    each part's own answer, then the first part holding a NaN, else the best value's first
+    part.\"\"\"
     chunk = (n + parts - 1) // parts
     idx = np.empty(parts, np.int64)
     for p in prange(parts):
         a = min(p * chunk, n)
         b = min(a + chunk, n)
-        idx[p] = a + (_arg_row(x, xo + a, 1, b - a, find_max) if b > a else 0)
+        idx[p] = a + ({row}(x, xo + a * sr, sr, b - a, find_max) if b > a else 0)
     best = 0
     for p in range(parts):
-        v = x[xo + idx[p]]
+        v = x[xo + idx[p] * sr]
         if v != v:
             return idx[p]
-        w = x[xo + idx[best]]
+        w = x[xo + idx[best] * sr]
         if (v > w) if find_max else (v < w):
             best = p
     return idx[best]
@@ -906,6 +946,8 @@ def generate() -> str:
     for name, step in SCAN.items():
         parts.append(SCAN_TEMPLATE.format(name=name, step=step))
     parts.append(ARGREDUCE)
+    parts.append(ARGREDUCE_LOOPS.format(suffix="", row="_arg_row"))
+    parts.append(ARGREDUCE_LOOPS.format(suffix="_span", row="_arg_span"))
     text = re.sub(r"@njit\(\*\*(SERIAL|PARALLEL)\)\ndef ", r"@_loop(\1)\ndef ", "".join(parts))
     return text + FOOTER
 

@@ -339,7 +339,7 @@ def _plan_reduction(op, shape, ostrides, strides, axes, kept, kshape) -> tuple:
         return ("all", oo, base, rshape_s[0], rst[0])
     inner = _size(kshape_s) == 1 or abs(rst[-1]) <= abs(kst[-1])
     mode = "inner" if inner else "outer"
-    if inner and _reads_span(rst[-1], rshape_s[-1]):
+    if inner and reads_span(rst[-1], rshape_s[-1]):
         mode = "span"
     if (
         not inner
@@ -369,10 +369,10 @@ def _plan_reduction(op, shape, ostrides, strides, axes, kept, kshape) -> tuple:
     return ("calls", serial, parallel, tuple(calls))
 
 
-def _reads_span(step: int, n: int) -> bool:
-    """Whether a reduction's run of ``n`` elements ``step`` apart reads its whole span (the
-    generated "span" loops: a scattered run does not vectorise, 1M float32 at step 2 summed in
-    520 us on one thread against the span's 178) rather than element by element."""
+def reads_span(step: int, n: int) -> bool:
+    """Whether a reduction's (or argmax's) run of ``n`` elements ``step`` apart reads its whole
+    span (the generated "span" loops: a scattered run does not vectorise, 1M float32 at step 2
+    summed in 520 us on one thread against the span's 178) rather than element by element."""
     return 1 < step <= V.SPAN_STEP and n >= V.SPAN_MIN
 
 
@@ -417,7 +417,7 @@ def _reduce_all_parallel(op, obuf, oo, buf, base, n, stride, ident):
     any/all look at a serial prefix first (random data is decided within it, without starting
     the threads); every loop is called through its compiled entry (16 arguments typed by the
     dispatcher were ~2 us a call)."""
-    mode = "span" if _reads_span(stride, n) else "inner"
+    mode = "span" if reads_span(stride, n) else "inner"
     inner_p, inner_s = getattr(G, f"{op}_{mode}_p"), getattr(G, f"{op}_{mode}_s")
     s_key = (inner_s, obuf.dtype, buf.dtype)
     if op in ("any", "all"):
