@@ -3,7 +3,8 @@
 Cases: every elementwise function (unary, binary, binary with a Python scalar), every reduction
 and scan, ``where``, ``clip``, ``astype``, ``sort``, ``take``, integer/boolean/slice indexing and
 ``concat``, in float32 and float64 (and int32 or bool where the op applies), at 4096 and 1,000,000
-elements, on contiguous and transposed operands; the rest of the namespace (sets, searching,
+elements, on contiguous and transposed operands (reductions and scans also on every other element
+of a longer vector); the rest of the namespace (sets, searching,
 manipulation, creation, writes), the ``linalg`` extension on one 64 x 64 or 1000 x 1000 matrix
 and the ``fft`` extension, contiguous.  Each strided result is checked against NumPy
 once, so a broken kernel cannot look fast (a mismatch is reported as WRONG and counted).
@@ -227,9 +228,16 @@ def elementwise_cases(dtypes, sizes, layouts):
             if not accepts(op, dtype):
                 continue
             for n in sizes:
-                for layout in layouts:
+                # and every other element of a vector twice as long (x[::2]): a stepped run
+                for layout in layouts + (["step2"] if "contig" in layouts else []):
                     seed += 1
-                    a_n, a_s, a_t = _views(make_input(op, dtype, n, seed), layout)
+                    if layout == "step2":
+                        a = make_input(op, dtype, 2 * n, seed)
+                        a_n, a_s, a_t = a[::2], xp.asarray(a)[::2], None
+                        if torch is not None:
+                            a_t = torch.from_numpy(a.copy())[::2]
+                    else:
+                        a_n, a_s, a_t = _views(make_input(op, dtype, n, seed), layout)
                     if arity == 1:
                         yield Case(
                             "",
@@ -302,20 +310,26 @@ def reduction_cases(dtypes, sizes, layouts):
             if op in ("mean", "var", "std") and dtype == INT_DTYPE:
                 continue
             for n in sizes:
-                for layout in layouts:
+                # and every other element of a vector twice as long (x[::2]): a stepped run
+                for layout in layouts + (["step2"] if "contig" in layouts else []):
                     seed += 1
-                    a_n, a_s, a_t = _views(make_input(op, dtype, n, seed), layout)
+                    m = 2 * n if layout == "step2" else n
                     if op in ("any", "all"):  # the worst case: no early exit
-                        fill = op == "all"
-                        a_n = np.full_like(a_n, fill)
-                        a_s = xp.asarray(a_n)
-                        a_t = torch.from_numpy(a_n.copy()) if torch is not None else None
+                        a = np.full(m, op == "all")
+                    else:
+                        a = make_input(op, dtype, m, seed)
+                    if layout == "step2":
+                        a_n, a_s, a_t = a[::2], xp.asarray(a)[::2], None
+                        if torch is not None:
+                            a_t = torch.from_numpy(a.copy())[::2]
+                    else:
+                        a_n, a_s, a_t = _views(a, layout)
                     # contiguous: the whole array; transposed: along the last axis
                     if op in SCANS:
                         kw_s = {"axis": a_s.ndim - 1}
                         kw_n = {"axis": a_n.ndim - 1}
                         kw_t = {"dim": a_s.ndim - 1}
-                    elif layout == "contig":
+                    elif layout != "transposed":
                         kw_s, kw_n, kw_t = {}, {}, {}
                     else:
                         kw_s, kw_n, kw_t = {"axis": -1}, {"axis": -1}, {"dim": -1}

@@ -430,3 +430,22 @@ def test_scans_along_rows_are_numpys_bits_in_any_row_grouping(name, ref, dtype):
         finally:
             numba.set_num_threads(before)
         np.testing.assert_array_equal(one, got)
+
+
+@pytest.mark.parametrize("step", [2, 3])
+@pytest.mark.parametrize("dtype", [np.int32, np.float64])
+def test_scans_of_stepped_runs_read_them_as_slices(dtype, step):
+    # a stepped input into a dense output (the scan loop's stepped-slice branch): NumPy's bits,
+    # its order of additions being the same; 1-D, along rows and with the initial slot
+    rng = np.random.default_rng(11)
+    a = (rng.standard_normal((7, 3001)) * 100).astype(dtype)
+    s = xp.asarray(a)
+    acc = np.int64 if dtype == np.int32 else dtype
+    for name, ref in (("cumulative_sum", np.cumsum), ("cumulative_prod", np.cumprod)):
+        cut = slice(None) if name == "cumulative_sum" else slice(0, 40)  # products stay finite
+        for view, sview in ((a[2, ::step], s[2, ::step]), (a[:, ::step], s[:, ::step])):
+            view, sview = view[..., cut], sview[..., cut]
+            got = getattr(xp, name)(sview, axis=-1)
+            np.testing.assert_array_equal(np.asarray(got), ref(view.astype(acc), axis=-1))
+            got = np.asarray(getattr(xp, name)(sview, axis=-1, include_initial=True))
+            np.testing.assert_array_equal(got[..., 1:], ref(view.astype(acc), axis=-1))

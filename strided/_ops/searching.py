@@ -67,10 +67,11 @@ ARGMIN = declare("argmin", "argreduce", "real numeric", rule=_argreduce_rule("ar
 
 
 def _argreduce_key(x, /, *, axis=None, keepdims=False):
-    """What argmax's and argmin's rule depends on (None: not memoized)."""
+    """What argmax's and argmin's rule depends on (None: not memoized); and x's strides, so that
+    each layout keeps its own dense lane (a vector and every other element of one alternating)."""
     if x.__class__ is not Array:
         return None
-    return (x._dtype, x._shape, axis, keepdims)
+    return (x._dtype, x._shape, x._strides, axis, keepdims)
 
 
 ARGMAX.memoize(_argreduce_key)

@@ -33,7 +33,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = 'e03b8e888df8c9dd'
+SOURCE_HASH = '099c74513004c1cc'
 
 
 @_loop(SERIAL)
@@ -6020,6 +6020,16 @@ def cumulative_sum_s(o, oo, os0, os1, osx, a, ao, as0, as1, asx, n0, n1, nx):
             ab = ao + i * as0 + j * as1
             o[ob] = a[ab]
             acc = o[ob]  # the output's dtype: a narrower input (int32, bool) is widened
+            if osx == 1 and asx > 0:
+                # a forward stepped input into a dense output as slices (the input's stepped):
+                # no wraparound test per element (1M int32 at step 2: 932 -> 440 us; NumPy 870;
+                # a stepped output slice kept ~640)
+                orun = o[ob : ob + nx]
+                arun = a[ab : ab + (nx - 1) * asx + 1 : asx]
+                for k in range(1, nx):
+                    acc = acc + arun[k]
+                    orun[k] = acc
+                continue
             for k in range(1, nx):
                 acc = acc + a[ab + k * asx]
                 o[ob + k * osx] = acc
@@ -6113,6 +6123,16 @@ def cumulative_prod_s(o, oo, os0, os1, osx, a, ao, as0, as1, asx, n0, n1, nx):
             ab = ao + i * as0 + j * as1
             o[ob] = a[ab]
             acc = o[ob]  # the output's dtype: a narrower input (int32, bool) is widened
+            if osx == 1 and asx > 0:
+                # a forward stepped input into a dense output as slices (the input's stepped):
+                # no wraparound test per element (1M int32 at step 2: 932 -> 440 us; NumPy 870;
+                # a stepped output slice kept ~640)
+                orun = o[ob : ob + nx]
+                arun = a[ab : ab + (nx - 1) * asx + 1 : asx]
+                for k in range(1, nx):
+                    acc = acc * arun[k]
+                    orun[k] = acc
+                continue
             for k in range(1, nx):
                 acc = acc * a[ab + k * asx]
                 o[ob + k * osx] = acc

@@ -2008,10 +2008,15 @@ any_row = _any_all_row(True)
 all_row = _any_all_row(False)
 
 
+#: blocks of a strided any/all reduced between its decisions (a count decided per block ran 1M
+#: bools at step 2 in 277 us, NumPy 277; an or-reduction over 16 blocks in 99)
+_SPAN_EXIT_BLOCKS = 16
+
+
 def _any_all_span(is_any: bool):
     """acc or any(a[b0 + r * st] != 0) for r < n (1 < st <= SPAN_STEP; ``all`` likewise): the
-    contiguous span in blocks of SPAN_W wanted elements, each block's masked count of nonzero
-    elements deciding (a run stops within a block of its answer)."""
+    contiguous span in blocks of SPAN_W wanted elements, a masked or-reduction over every
+    _SPAN_EXIT_BLOCKS blocks deciding (a run stops within those blocks of its answer)."""
 
     def span(acc, a, b0, st, n):
         pass
@@ -2027,12 +2032,14 @@ def _any_all_span(is_any: bool):
             span_len = st * SPAN_W
             keep = SPAN_KEEP[st, :span_len]
             full = ((n - 1) * st + 1) // span_len
-            for blk in range(full):
-                seg = u[b0 + blk * span_len : b0 + (blk + 1) * span_len]
-                cnt = 0
-                for j in range(span_len):
-                    cnt += keep[j] and seg[j] != 0
-                if (cnt != 0) if is_any else (cnt != SPAN_W):
+            for g0 in range(0, full, _SPAN_EXIT_BLOCKS):
+                g1 = min(g0 + _SPAN_EXIT_BLOCKS, full)
+                hit = False  # a wanted nonzero element (any) or zero one (all): decided
+                for blk in range(g0, g1):
+                    seg = u[b0 + blk * span_len : b0 + (blk + 1) * span_len]
+                    for j in range(span_len):
+                        hit |= keep[j] & ((seg[j] != 0) if is_any else (seg[j] == 0))
+                if hit:
                     return is_any
             for r in range(full * SPAN_W, n):
                 if (u[b0 + r * st] != 0) == is_any:
