@@ -3,6 +3,8 @@ non-contiguous operands, meta shapes and errors."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -130,8 +132,9 @@ def test_small_batched_products_over_threads_match_numpy(dtype):
         v = rng.standard_normal(shape)
         return (v + 1j * rng.standard_normal(shape) if dtype is np.complex128 else v).astype(dtype)
 
-    a, b = make((6000, 3, 4)), make((6000, 4, 2))
-    at = make((6000, 4, 3))
+    # (floats: products of at most 3 terms; of more, a stack this large is NumPy's matmul)
+    a, b = make((6000, 4, 3)), make((6000, 3, 2))
+    at = make((6000, 3, 4))
     mat, vec = make((2, 3000, 5)), make((5,))
     sa, sb, sat = xp.asarray(a), xp.asarray(b), xp.asarray(at)
     cases = [
@@ -142,7 +145,7 @@ def test_small_batched_products_over_threads_match_numpy(dtype):
         (np.swapaxes(at, -1, -2), b, xp.permute_dims(sat, (0, 2, 1)), sb),  # transposed
         (mat, vec, xp.asarray(mat), xp.asarray(vec)),  # an integer matrix-vector product
     ]
-    assert 3 * 4 * 2 <= SMALL_MATMUL_ROWS
+    assert 4 * 3 * 2 <= SMALL_MATMUL_ROWS
     before = numba.get_num_threads()
     try:
         for an, bn, s1, s2 in cases:
@@ -159,6 +162,58 @@ def test_small_batched_products_over_threads_match_numpy(dtype):
             np.testing.assert_array_equal(results[0], results[1])
     finally:
         numba.set_num_threads(before)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128])
+def test_float_stacks_of_four_terms_or_more_are_numpys_matmul(dtype):
+    """Stacks of float products of 4 or more terms (but few small ones) run NumPy's matmul on
+    views of the operands: NumPy's bits, for broadcast, transposed, stepped, reversed and
+    offset operands, non-finite values, the planned lane's later calls and the general path
+    (mixed dtypes, cast first)."""
+    from strided.backends.cpu import _ROWS_FLOAT_MAX, _rows_serve
+
+    rng = np.random.default_rng(5)
+
+    def make(shape):
+        v = rng.standard_normal(shape)
+        return (v + 1j * rng.standard_normal(shape) if dtype is np.complex128 else v).astype(dtype)
+
+    a, b, at = make((40, 6, 8)), make((40, 8, 5)), make((40, 8, 6))
+    a[3, 2, 1], b[7, 0, 4], a[9, 5, 7] = np.inf, np.nan, -np.inf  # as NumPy's loop has them
+    sa, sb, sat = xp.asarray(a), xp.asarray(b), xp.asarray(at)
+    assert not _rows_serve(np.dtype(dtype), 6, 8, 5, 40) and 40 * 6 * 8 * 5 >= _ROWS_FLOAT_MAX
+    cases = [
+        (a, b, sa, sb),
+        (a[1:9], b[2:10], sa[1:9], sb[2:10]),  # the planned lane again, at other offsets
+        (a[:, None], b[None, :3], sa[:, None], sb[None, :3]),  # broadcast batches
+        (np.swapaxes(at, -1, -2), b, sat.mT, sb),  # column-major matrices
+        (a[::2], b[::-2], sa[::2], sb[::-2]),  # stepped and reversed batches
+        (a[:, :, ::2], b[:, ::2], sa[:, :, ::2], sb[:, ::2]),  # stepped columns and rows
+    ]
+    for an, bn, s1, s2 in cases:
+        with np.errstate(all="ignore"):
+            want = np.matmul(an, bn)
+        for _ in range(2):  # the planned lane on its second call
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")  # NumPy's warnings stay inside the kernel
+                got = np.asarray(xp.matmul(s1, s2))
+            np.testing.assert_array_equal(got, want)
+    from strided._ops.linalg import MATMUL
+
+    lanes = {spec[8].__qualname__.split(".")[0] for spec in MATMUL._plans.values() if spec[8]}
+    assert "_batched_numpy_dense" in lanes  # the planned lane served these calls
+    # a few small products stay dot products in registers (NumPy's values, not its bits)
+    assert _rows_serve(np.dtype(dtype), 4, 4, 4, 2)
+    got = xp.matmul(sa[:2, :4, :4], sb[:2, :4, :4])
+    np.testing.assert_allclose(np.asarray(got), np.matmul(a[:2, :4, :4], b[:2, :4, :4]), rtol=1e-5)
+    # operands of two dtypes: cast first, then the general path
+    low = np.complex64 if dtype is np.complex128 else np.float32
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = xp.matmul(xp.asarray(a.astype(low)), sb)
+    with np.errstate(all="ignore"):
+        want = np.matmul(a.astype(low), b)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.complex128])
