@@ -166,9 +166,9 @@ def test_small_batched_products_over_threads_match_numpy(dtype):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128])
 def test_float_stacks_of_four_terms_or_more_are_numpys_matmul(dtype):
-    """Stacks of float products of 4 or more terms (but few small ones) run NumPy's matmul on
-    views of the operands: NumPy's bits, for broadcast, transposed, stepped, reversed and
-    offset operands, non-finite values, the planned lane's later calls and the general path
+    """Stacks of float products of 4 or more terms (but few small ones), and stacks times
+    vectors, run NumPy's matmul on views of the operands: NumPy's bits, for broadcast,
+    transposed, stepped, reversed and offset operands, non-finite values, the planned lane's later calls and the general path
     (mixed dtypes, cast first)."""
     from strided.backends.cpu import _ROWS_FLOAT_MAX, _rows_serve
 
@@ -189,6 +189,9 @@ def test_float_stacks_of_four_terms_or_more_are_numpys_matmul(dtype):
         (np.swapaxes(at, -1, -2), b, sat.mT, sb),  # column-major matrices
         (a[::2], b[::-2], sa[::2], sb[::-2]),  # stepped and reversed batches
         (a[:, :, ::2], b[:, ::2], sa[:, :, ::2], sb[:, ::2]),  # stepped columns and rows
+        (a, b[5, :, 1], sa, sb[5, :, 1]),  # a stack times a (stepped) vector
+        (b[3, :, 2][:6], a[2:], sb[3, :, 2][:6], sa[2:]),  # a vector times a stack
+        (a[:3, :2, :4], at[0, :4, 0], sa[:3, :2, :4], sat[0, :4, 0]),  # small ones too
     ]
     for an, bn, s1, s2 in cases:
         with np.errstate(all="ignore"):
