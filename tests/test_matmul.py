@@ -168,8 +168,8 @@ def test_small_batched_products_over_threads_match_numpy(dtype):
 def test_float_stacks_of_four_terms_or_more_are_numpys_matmul(dtype):
     """Stacks of float products of 4 or more terms (but few small ones), and stacks times
     vectors, run NumPy's matmul on views of the operands: NumPy's bits, for broadcast,
-    transposed, stepped, reversed and offset operands, non-finite values, the planned lane's later calls and the general path
-    (mixed dtypes, cast first)."""
+    transposed, stepped, reversed and offset operands, non-finite values, the planned lane's
+    later calls and the general path (mixed dtypes, cast first)."""
     from strided.backends.cpu import _ROWS_FLOAT_MAX, _rows_serve
 
     rng = np.random.default_rng(5)
