@@ -551,6 +551,40 @@ def test_fused_dot_and_norm_along_any_layout_match_numpy(dtype, shape, axis):
         numba.set_num_threads(before)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("step", [2, 16, 17, -2])
+@pytest.mark.parametrize("n", [5, 4097, 300_001])
+def test_dot_and_norm_of_stepped_vectors_read_spans(n, step, dtype):
+    """vecdot and the norm of two vectors of one step: steps up to 16 read the runs' whole
+    spans (``_kern_moment.dot_span``; infinities and NaN between the wanted elements must not
+    leak in), others a copy; small ones through the planned lane (called twice), large ones in
+    tasks over threads with the same bits on one thread or two."""
+    import numba
+
+    rng = np.random.default_rng(n + step)
+    buf_a = np.full(n * abs(step) + 3, np.inf, dtype)
+    buf_b = np.full(n * abs(step) + 3, np.nan, dtype)
+    pick = slice(1, None, step) if step > 0 else slice(-2, None, step)
+    a, b = buf_a[pick][:n], buf_b[pick][:n]
+    a[...] = rng.standard_normal(n)
+    b[...] = rng.standard_normal(n)
+    sa, sb = xp.asarray(buf_a)[pick][:n], xp.asarray(buf_b)[pick][:n]
+    want_dot = np.sum(a.astype(np.float64) * b)
+    want_norm = np.sqrt(np.sum(a.astype(np.float64) ** 2))
+    tol = 1e-4 if dtype is np.float32 else 1e-11
+    before = numba.get_num_threads()
+    try:
+        got = []
+        for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS), 1):
+            numba.set_num_threads(threads)
+            got.append((float(xp.vecdot(sa, sb)), float(L.vector_norm(sa))))
+            np.testing.assert_allclose(got[-1][0], want_dot, rtol=tol, atol=tol * np.sqrt(n))
+            np.testing.assert_allclose(got[-1][1], want_norm, rtol=tol)
+        assert got[0] == got[1] == got[2]
+    finally:
+        numba.set_num_threads(before)
+
+
 def test_vector_norm_complex_keeps_precision():
     v = (np.arange(6) - 2.5 + 1j).astype(np.complex64)
     got = L.vector_norm(xp.asarray(v))
