@@ -274,6 +274,8 @@ def test_clip_fused_kernel_matches_numpy(dtype, layout):
         if dtype.startswith("float"):
             a[0, :3] = (np.nan, np.inf, -np.inf)
             a[1, :4] = (0.0, -0.0, 0.5, -0.5)  # ties with zero bounds (signs checked below)
+        base = xp.asarray(a)  # (views of a strided array: asarray of a NumPy view copies it)
+        x_view = {"contiguous": base, "transposed": base.T, "strided": base[:, ::2]}[layout]
         a = {"contiguous": a, "transposed": a.T, "strided": a[:, ::2]}[layout]
         lo_arr = (np.abs(rng.standard_normal(a.shape[-1:])) * 20).astype(dtype)
         hi_arr = (np.abs(rng.standard_normal(a.shape[:1] + (1,))) * 20 + 30).astype(dtype)
@@ -284,7 +286,8 @@ def test_clip_fused_kernel_matches_numpy(dtype, layout):
             cases += [(-0.5, 0.25), (np.nan, 1.0), (0.0, -0.0), (0.0, 1.0), (-0.0, 1.0)]
             cases += [(-1.0, 0.0), (-1.0, -0.0), (-0.5, np.nan), (-np.inf, np.inf)]
         for lo, hi in cases:
-            x = xp.asarray(a)
+            x = x_view
+            assert x._strides == tuple(st // a.itemsize for st in a.strides)
             got = xp.clip(
                 x, xp.asarray(lo) if isinstance(lo, np.ndarray) else lo,
                 xp.asarray(hi) if isinstance(hi, np.ndarray) else hi,
