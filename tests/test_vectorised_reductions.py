@@ -336,3 +336,25 @@ def test_argmax_of_a_stepped_vector_reads_it_in_place(n, step):
     for _ in range(2):  # the second call takes the memoized dense lane
         assert int(xp.argmax(s)) == np.argmax(view)
         assert int(xp.argmin(s)) == np.argmin(view)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.bool_])
+@pytest.mark.parametrize("shape", [(40, 30), (700, 400)])  # one call; column blocks over threads
+def test_reductions_over_rows_of_stepped_columns(shape, dtype):
+    # the outer loops' rows read with a step (unsigned indices): every reduction along axis 0
+    # of x[:, ::2] and x[::2, ::3] against NumPy
+    a = (RNG.standard_normal(shape) * 5).astype(dtype)
+    s = xp.asarray(a)
+    for sl in ((slice(None), slice(None, None, 2)), (slice(None, None, 2), slice(1, None, 3))):
+        view, sview = a[sl], s[sl]
+        names = ["any", "all", "count_nonzero"]
+        if dtype != np.bool_:
+            names += ["max", "min", "sum", "prod"]
+        for name in names:
+            rows = slice(0, 12) if name == "prod" else slice(None)  # (products stay finite)
+            got = np.asarray(getattr(xp, name)(sview[rows], axis=0))
+            want = getattr(np, name)(view[rows], axis=0)
+            if name in ("sum", "prod") and dtype == np.float32:
+                np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
+            else:
+                np.testing.assert_array_equal(got, want)

@@ -626,6 +626,10 @@ def _{name}_outer_block(o, ob, os1, a, ab, ak1, ar0, ar1, c0, c1, nr0, nr1, init
                 aseg = a[rb + c0 : rb + c1]
                 for i in range(c1 - c0):
                     oseg[i] = _{name}_combine(oseg[i], aseg[i])
+            elif os1 == 1:  # (rows with a step: unsigned indices, no wraparound test)
+                oseg = o[ob + c0 : ob + c1]
+                for i in range(c1 - c0):
+                    oseg[i] = _{name}_combine(oseg[i], a[np.uint64(rb + (c0 + i) * ak1)])
             else:
                 for i1 in range(c0, c1):
                     o[ob + i1 * os1] = _{name}_combine(o[ob + i1 * os1], a[rb + i1 * ak1])

@@ -33,7 +33,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = 'cb4dc8f48a406325'
+SOURCE_HASH = '83138d5b2a50973a'
 
 
 @_loop(SERIAL)
@@ -5168,6 +5168,10 @@ def _sum_outer_block(o, ob, os1, a, ab, ak1, ar0, ar1, c0, c1, nr0, nr1, init, i
                 aseg = a[rb + c0 : rb + c1]
                 for i in range(c1 - c0):
                     oseg[i] = _sum_combine(oseg[i], aseg[i])
+            elif os1 == 1:  # (rows with a step: unsigned indices, no wraparound test)
+                oseg = o[ob + c0 : ob + c1]
+                for i in range(c1 - c0):
+                    oseg[i] = _sum_combine(oseg[i], a[np.uint64(rb + (c0 + i) * ak1)])
             else:
                 for i1 in range(c0, c1):
                     o[ob + i1 * os1] = _sum_combine(o[ob + i1 * os1], a[rb + i1 * ak1])
@@ -5304,6 +5308,10 @@ def _prod_outer_block(o, ob, os1, a, ab, ak1, ar0, ar1, c0, c1, nr0, nr1, init, 
                 aseg = a[rb + c0 : rb + c1]
                 for i in range(c1 - c0):
                     oseg[i] = _prod_combine(oseg[i], aseg[i])
+            elif os1 == 1:  # (rows with a step: unsigned indices, no wraparound test)
+                oseg = o[ob + c0 : ob + c1]
+                for i in range(c1 - c0):
+                    oseg[i] = _prod_combine(oseg[i], a[np.uint64(rb + (c0 + i) * ak1)])
             else:
                 for i1 in range(c0, c1):
                     o[ob + i1 * os1] = _prod_combine(o[ob + i1 * os1], a[rb + i1 * ak1])
@@ -5425,6 +5433,10 @@ def _max_outer_block(o, ob, os1, a, ab, ak1, ar0, ar1, c0, c1, nr0, nr1, init, i
                 aseg = a[rb + c0 : rb + c1]
                 for i in range(c1 - c0):
                     oseg[i] = _max_combine(oseg[i], aseg[i])
+            elif os1 == 1:  # (rows with a step: unsigned indices, no wraparound test)
+                oseg = o[ob + c0 : ob + c1]
+                for i in range(c1 - c0):
+                    oseg[i] = _max_combine(oseg[i], a[np.uint64(rb + (c0 + i) * ak1)])
             else:
                 for i1 in range(c0, c1):
                     o[ob + i1 * os1] = _max_combine(o[ob + i1 * os1], a[rb + i1 * ak1])
@@ -5546,6 +5558,10 @@ def _min_outer_block(o, ob, os1, a, ab, ak1, ar0, ar1, c0, c1, nr0, nr1, init, i
                 aseg = a[rb + c0 : rb + c1]
                 for i in range(c1 - c0):
                     oseg[i] = _min_combine(oseg[i], aseg[i])
+            elif os1 == 1:  # (rows with a step: unsigned indices, no wraparound test)
+                oseg = o[ob + c0 : ob + c1]
+                for i in range(c1 - c0):
+                    oseg[i] = _min_combine(oseg[i], a[np.uint64(rb + (c0 + i) * ak1)])
             else:
                 for i1 in range(c0, c1):
                     o[ob + i1 * os1] = _min_combine(o[ob + i1 * os1], a[rb + i1 * ak1])
@@ -5667,6 +5683,10 @@ def _any_outer_block(o, ob, os1, a, ab, ak1, ar0, ar1, c0, c1, nr0, nr1, init, i
                 aseg = a[rb + c0 : rb + c1]
                 for i in range(c1 - c0):
                     oseg[i] = _any_combine(oseg[i], aseg[i])
+            elif os1 == 1:  # (rows with a step: unsigned indices, no wraparound test)
+                oseg = o[ob + c0 : ob + c1]
+                for i in range(c1 - c0):
+                    oseg[i] = _any_combine(oseg[i], a[np.uint64(rb + (c0 + i) * ak1)])
             else:
                 for i1 in range(c0, c1):
                     o[ob + i1 * os1] = _any_combine(o[ob + i1 * os1], a[rb + i1 * ak1])
@@ -5788,6 +5808,10 @@ def _all_outer_block(o, ob, os1, a, ab, ak1, ar0, ar1, c0, c1, nr0, nr1, init, i
                 aseg = a[rb + c0 : rb + c1]
                 for i in range(c1 - c0):
                     oseg[i] = _all_combine(oseg[i], aseg[i])
+            elif os1 == 1:  # (rows with a step: unsigned indices, no wraparound test)
+                oseg = o[ob + c0 : ob + c1]
+                for i in range(c1 - c0):
+                    oseg[i] = _all_combine(oseg[i], a[np.uint64(rb + (c0 + i) * ak1)])
             else:
                 for i1 in range(c0, c1):
                     o[ob + i1 * os1] = _all_combine(o[ob + i1 * os1], a[rb + i1 * ak1])
@@ -5924,6 +5948,10 @@ def _count_true_outer_block(o, ob, os1, a, ab, ak1, ar0, ar1, c0, c1, nr0, nr1, 
                 aseg = a[rb + c0 : rb + c1]
                 for i in range(c1 - c0):
                     oseg[i] = _count_true_combine(oseg[i], aseg[i])
+            elif os1 == 1:  # (rows with a step: unsigned indices, no wraparound test)
+                oseg = o[ob + c0 : ob + c1]
+                for i in range(c1 - c0):
+                    oseg[i] = _count_true_combine(oseg[i], a[np.uint64(rb + (c0 + i) * ak1)])
             else:
                 for i1 in range(c0, c1):
                     o[ob + i1 * os1] = _count_true_combine(o[ob + i1 * os1], a[rb + i1 * ak1])
