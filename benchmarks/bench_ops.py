@@ -228,16 +228,9 @@ def elementwise_cases(dtypes, sizes, layouts):
             if not accepts(op, dtype):
                 continue
             for n in sizes:
-                # and every other element of a vector twice as long (x[::2]): a stepped run
-                for layout in layouts + (["step2"] if "contig" in layouts else []):
+                for layout in layouts:
                     seed += 1
-                    if layout == "step2":
-                        a = make_input(op, dtype, 2 * n, seed)
-                        a_n, a_s, a_t = a[::2], xp.asarray(a)[::2], None
-                        if torch is not None:
-                            a_t = torch.from_numpy(a.copy())[::2]
-                    else:
-                        a_n, a_s, a_t = _views(make_input(op, dtype, n, seed), layout)
+                    a_n, a_s, a_t = _views(make_input(op, dtype, n, seed), layout)
                     if arity == 1:
                         yield Case(
                             "",
