@@ -455,6 +455,18 @@ _POW_FLOAT = {types.float32: V.pow_f32_main, types.float64: V.pow_f64}
 pow_ = V.inlined(lambda tx, ty: _POW_FLOAT.get(tx, _pow_other) if tx == ty else _pow_other, 2)
 
 
+def float_elements(a):
+    """Whether the array ``a`` holds real floats: a constant the compiler folds, so a loop can
+    take a branch for floats only."""
+    pass
+
+
+@overload(float_elements, **_INLINE)
+def _float_elements(a):
+    answer = _is_float(a.dtype)
+    return lambda a: answer
+
+
 def maximum(x, y):
     pass
 
