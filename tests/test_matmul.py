@@ -259,3 +259,28 @@ def test_matrix_vector_products_like_numpy(dtype):
             np.testing.assert_allclose(np.asarray(ms @ vs), mn @ vn, rtol=tol, atol=tol)
         for vn, vs in vecs_left:
             np.testing.assert_allclose(np.asarray(vs @ ms), vn @ mn, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex128])
+def test_blocks_of_a_wider_matrix_go_to_blas_with_their_leading_dimension(dtype):
+    """Blocks of a wider matrix (x[:70, :90]) and their transposes: BLAS reads them in place
+    with the leading dimension (no copy), as products, matrix-vector and vector-matrix
+    products, non-finite values included without NumPy warnings; NumPy's values."""
+    rng = np.random.default_rng(8)
+    big = rng.standard_normal((120, 130)).astype(dtype)
+    big[5, 9] = np.inf
+    s = xp.asarray(big)
+    a, sa = big[:70, :90], s[:70, :90]  # 70 x 90, rows 130 apart
+    at, sat = big[:90, :70].T, s[:90, :70].mT  # 70 x 90, the transpose of a block
+    b, sb = big[3:93, 7:77], s[3:93, 7:77]  # 90 x 70
+    v, sv = big[100, :90], s[100, :90]  # contiguous rows of the wider matrix
+    w, sw = big[110, :70], s[110, :70]
+    cases = [(a, b, sa, sb), (at, b, sat, sb), (b, a, sb, sa), (b, at, sb, sat)]
+    cases += [(a, v, sa, sv), (at, v, sat, sv), (w, a, sw, sa), (w, at, sw, sat)]
+    for x, y, sx, sy in cases:
+        with np.errstate(all="ignore"):
+            want = np.matmul(x, y)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # NumPy's warnings stay inside the kernel
+            got = np.asarray(xp.matmul(sx, sy))
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
