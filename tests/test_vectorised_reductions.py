@@ -358,3 +358,27 @@ def test_reductions_over_rows_of_stepped_columns(shape, dtype):
                 np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
             else:
                 np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_flat_argmax_of_large_stepped_matrices_reads_rows_in_place(dtype):
+    # a large 2-D view that is not dense: each row's answer, then the first row holding the
+    # best value (or a NaN); ties within and across rows go to the first in C order
+    a = RNG.integers(-20, 20, (900, 450)).astype(dtype)
+    a[600, 7] = a[123, 380] = a[123, 390] = 50  # ties: row 123's first in the views below
+    a[10, 11] = a[650, 3] = -50
+    step = slice(None, None, 2)
+    views = [(step, slice(None)), (slice(None), step), (slice(1, None, 2), slice(None, None, 3)),
+             (slice(None, None, -1), step)]  # fmt: skip
+    s = xp.asarray(a)
+    for sl in views:
+        assert s[sl].size >= 65536  # (the parallel size: smaller views are copied first)
+        assert int(xp.argmax(s[sl])) == np.argmax(a[sl]), sl
+        assert int(xp.argmin(s[sl])) == np.argmin(a[sl]), sl
+    if dtype == np.float32:
+        b = a.copy()
+        b[500, 20] = b[200, 30] = np.nan  # the first NaN in C order wins, in either view
+        sb = xp.asarray(b)
+        for sl in views:
+            assert int(xp.argmax(sb[sl])) == np.argmax(b[sl]), sl
+            assert int(xp.argmin(sb[sl])) == np.argmin(b[sl]), sl

@@ -1803,6 +1803,24 @@ def _argreduce_dense_order(k, x, find_max: bool) -> int:
     return _ix().first_flat_index_of(buf, off, n, buf[off + at_mem], strides, c_strides)
 
 
+def _argreduce_by_rows(k, x, index_dtype, find_max: bool) -> int:
+    """The flat index of the first max (min) of a large 2-D ``x`` that is not dense (a view of
+    stepped rows or columns), read in place: each row's first best (the axis plan's loops),
+    then the first row holding a NaN, else the first row whose best is the best (a copy of 1M
+    float32 first: 1.2-1.6x NumPy's time)."""
+    rows, cols = x._shape
+    best = _Out(np.empty(rows, np.int64), (rows,), index_dtype)
+    _run_argreduce_axis_plan(k, _argreduce_axis_plan(k, x, 1), best, x, find_max)
+    at = best._buf
+    values = numpy_view(x)[np.arange(rows), at]
+    nan = values != values
+    if nan.any():
+        r = int(np.argmax(nan))
+    else:
+        r = int(np.argmax(values) if find_max else np.argmin(values))
+    return r * cols + int(at[r])
+
+
 def _argreduce(find_max: bool):
     def kernel(out, x, *, axis):
         if not out.size:
@@ -1821,6 +1839,9 @@ def _argreduce(find_max: bool):
             else:
                 if n >= PARALLEL_THRESHOLD and dense_order(shape, x._strides) is not None:
                     out._buf[out._offset] = _argreduce_dense_order(k, x, find_max)
+                    return
+                if n >= PARALLEL_THRESHOLD and len(shape) == 2:
+                    out._buf[out._offset] = _argreduce_by_rows(k, x, out._dtype, find_max)
                     return
                 buf, off = _dense_host(x).reshape(-1), 0
             if n < PARALLEL_THRESHOLD:  # one short row: no blocks to plan
