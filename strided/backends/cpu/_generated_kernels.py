@@ -33,7 +33,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '8e2f2d908b0b34f4'
+SOURCE_HASH = '91a879386c6a9c27'
 
 
 @_loop(SERIAL)

@@ -22,6 +22,8 @@ the compensated steps (Cody-Waite reduction, the log1p correction), and no nnan/
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
@@ -1760,6 +1762,42 @@ def _row_fix(needs, redo, unit_redo=None, rows_done=False):
 
 
 # -- reductions ----------------------------------------------------------------------------------
+@functools.cache  # (one set per width and direction: compiled once)
+def _float_keys(width: int, find_max: bool):
+    """(start, step, finish) of a float max/min reduced as integers: the IEEE bits mapped to a
+    key that orders like the values (negative numbers with their magnitude bits flipped; the
+    map is its own inverse), and the largest magnitude bits kept beside it to detect NaN.
+    Typed constants and a cast after every operation: numba widens int32 arithmetic to int64,
+    which would halve float32's lanes (argmax float32 ran at float64's speed)."""
+    ity = np.int32 if width == 32 else np.int64
+    mask = ity((1 << (width - 1)) - 1)
+    inf_bits = ity(0x7F800000 if width == 32 else 0x7FF0000000000000)
+    shift = ity(width - 1)
+
+    @njit(**_OPTS)
+    def key(i):
+        return ity(i ^ ity(ity(i >> shift) & mask))
+
+    @njit(**_OPTS)
+    def start(acc):
+        i = _bits(acc)
+        return key(i), ity(i & mask)
+
+    @njit(**_OPTS)
+    def step(best, mag, i):
+        k = key(i)
+        return (max(best, k) if find_max else min(best, k)), max(mag, ity(i & mask))
+
+    @njit(**_OPTS)
+    def finish(best, mag, acc):
+        res = _from_bits(key(best), acc)
+        if mag > inf_bits:
+            res = (res - res) / (res - res)  # NaN, in acc's dtype
+        return res
+
+    return start, step, finish
+
+
 def _minmax_row(find_max: bool):
     """acc combined with every element of the contiguous 1-D ``seg`` (NaN propagates).
 
@@ -1777,27 +1815,13 @@ def _minmax_row(find_max: bool):
         if isinstance(seg.dtype, types.Float):
             if acc != seg.dtype:
                 return None
-            width = seg.dtype.bitwidth
-            # typed constants and a cast after every operation: numba widens int32 arithmetic
-            # to int64, which would halve float32's lanes (argmax float32 ran at float64's speed)
-            ity = np.int32 if width == 32 else np.int64
-            mask = ity((1 << (width - 1)) - 1)
-            inf_bits = ity(0x7F800000 if width == 32 else 0x7FF0000000000000)
-            shift = ity(width - 1)
+            start, step, finish = _float_keys(seg.dtype.bitwidth, find_max)
 
             def impl(acc, seg):
-                i = _bits(acc)
-                best = ity(i ^ ity(ity(i >> shift) & mask))
-                mag = ity(i & mask)
+                best, mag = start(acc)
                 for r in range(seg.shape[0]):
-                    i = _bits(seg[r])
-                    k = ity(i ^ ity(ity(i >> shift) & mask))
-                    best = max(best, k) if find_max else min(best, k)
-                    mag = max(mag, ity(i & mask))
-                res = _from_bits(ity(best ^ ity(ity(best >> shift) & mask)), acc)
-                if mag > inf_bits:
-                    res = (res - res) / (res - res)  # NaN, in acc's dtype
-                return res
+                    best, mag = step(best, mag, _bits(seg[r]))
+                return finish(best, mag, acc)
 
             return impl
 
@@ -1842,36 +1866,21 @@ def _minmax_span(find_max: bool):
         if isinstance(a.dtype, types.Float):
             if acc != a.dtype:
                 return None
-            width = a.dtype.bitwidth
-            ity = np.int32 if width == 32 else np.int64
-            mask = ity((1 << (width - 1)) - 1)
-            inf_bits = ity(0x7F800000 if width == 32 else 0x7FF0000000000000)
-            shift = ity(width - 1)
+            start, step, finish = _float_keys(a.dtype.bitwidth, find_max)
 
             def impl(acc, a, b0, st, n):
                 span_len = st * SPAN_W
                 keep = SPAN_KEEP[st, :span_len]
                 full = ((n - 1) * st + 1) // span_len
-                i = _bits(acc)
-                best = ity(i ^ ity(ity(i >> shift) & mask))
-                mag = ity(i & mask)
+                best, mag = start(acc)
                 first = _bits(a[b0])
                 for blk in range(full):
                     seg = a[b0 + blk * span_len : b0 + (blk + 1) * span_len]
                     for j in range(span_len):
-                        i = _bits(seg[j]) if keep[j] else first
-                        k = ity(i ^ ity(ity(i >> shift) & mask))
-                        best = max(best, k) if find_max else min(best, k)
-                        mag = max(mag, ity(i & mask))
+                        best, mag = step(best, mag, _bits(seg[j]) if keep[j] else first)
                 for r in range(full * SPAN_W, n):
-                    i = _bits(a[b0 + r * st])
-                    k = ity(i ^ ity(ity(i >> shift) & mask))
-                    best = max(best, k) if find_max else min(best, k)
-                    mag = max(mag, ity(i & mask))
-                res = _from_bits(ity(best ^ ity(ity(best >> shift) & mask)), acc)
-                if mag > inf_bits:
-                    res = (res - res) / (res - res)  # NaN, in acc's dtype
-                return res
+                    best, mag = step(best, mag, _bits(a[b0 + r * st]))
+                return finish(best, mag, acc)
 
             return impl
 
