@@ -20,6 +20,8 @@ a float division per element.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit, prange
 
@@ -132,9 +134,9 @@ def _ipow_run(o, x, n, e):
         m = min(_BLOCK, n - c0)
         ob = o[c0 : c0 + m]
         xb = x[c0 : c0 + m]
-        for k in range(m):
-            ob[k] = one
+        for k in range(m):  # (base read first: o may be x itself, the staged input)
             base[k] = xb[k]
+            ob[k] = one
         r = e
         while r > 0:
             if r & 1:
@@ -161,24 +163,33 @@ def int_power_exponent(x1, x2) -> bool:
     return type(x2) is int and 0 <= x2 < 2**63 and x1._dtype.kind in _INT_KINDS
 
 
-def pow_scalar(out, x1, x2) -> bool:
-    """Run ``out = x1 ** x2`` here when ``x1`` is a dense array laid out like ``out`` and ``x2``
-    a Python int/float in (2, 0.5, -1, 1) for real floats, or any int in [0, 2^63) for
-    integers; False when the case is not served here."""
+def pow_scalar(out, x1, x2, stage=None) -> bool:
+    """Run ``out = x1 ** x2`` here when ``x2`` is a Python int/float in (2, 0.5, -1, 1) for real
+    floats, or any int in [0, 2^63) for integers, and ``x1`` a dense array laid out like
+    ``out``, or another layout (a stepped or broadcast view) that ``stage(out, x1)`` copies into
+    ``out`` first, the loops then running in place (1M float64 ``x[::2] ** 2``: libm's pow per
+    element, 14.6 ms, against NumPy's 0.64); False when the case is not served here."""
     if type(x2) not in (int, float) or type(x1) in (int, float, bool, complex):
         return False
-    if x1._shape != out._shape or x1._strides != out._strides or not out._buf.size:
+    if not out._buf.size or out._dtype is not x1._dtype:
+        return False
+    integer = int_power_exponent(x1, x2)
+    which = None if integer else _POW_WHICH.get(x2)
+    if not integer and (which is None or x1._dtype.kind != "real floating"):
         return False
     n = out._buf.size
-    if int_power_exponent(x1, x2) and out._dtype is x1._dtype:
+    if x1._shape != out._shape or x1._strides != out._strides:
+        # out fresh from the dispatcher: all of its buffer, in one memory order
+        if stage is None or out._offset or x1._buf is out._buf or math.prod(out._shape) != n:
+            return False
+        stage(out, x1)
+        x1 = out
+    if integer:
         if n < _PARALLEL_MIN:
             _ipow_run(out._buf, x1._buf[x1._offset : x1._offset + n], n, x2)
         else:
             ipow(out._buf, x1._buf, x1._offset, n, x2)
         return True
-    which = _POW_WHICH.get(x2)
-    if which is None or x1._dtype.kind != "real floating" or out._dtype is not x1._dtype:
-        return False
     if n < _PARALLEL_MIN:  # starting threads costs more than the loop
         _pow_special_run(out._buf, x1._buf[x1._offset : x1._offset + n], n, which)
     else:
