@@ -616,8 +616,12 @@ def test_stepped_and_transposed_bases_take_the_special_loops(monkeypatch):
     import strided.backends.cpu._kern_arith as A
 
     calls = []
+
+    def counted(f):
+        return lambda *args: calls.append(f(*args))
+
     for name in ("pow_special", "ipow"):
-        monkeypatch.setattr(A, name, lambda *args, f=getattr(A, name): calls.append(f(*args)))
+        monkeypatch.setattr(A, name, counted(getattr(A, name)))
     a = RNG.uniform(-3, 3, (300, 800))
     s = xp.asarray(a)
     np.testing.assert_array_equal(np.asarray(s[:, ::2] ** 2), a[:, ::2] ** 2)
