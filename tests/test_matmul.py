@@ -262,10 +262,21 @@ def test_matrix_vector_products_like_numpy(dtype):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.complex128])
-def test_blocks_of_a_wider_matrix_go_to_blas_with_their_leading_dimension(dtype):
+def test_blocks_of_a_wider_matrix_go_to_blas_with_their_leading_dimension(dtype, monkeypatch):
     """Blocks of a wider matrix (x[:70, :90]) and their transposes: BLAS reads them in place
-    with the leading dimension (no copy), as products, matrix-vector and vector-matrix
-    products, non-finite values included without NumPy warnings; NumPy's values."""
+    with the leading dimension (NumPy's matmul: its dot would copy them), as products,
+    matrix-vector and vector-matrix products, non-finite values included without NumPy
+    warnings; NumPy's values."""
+    import strided.backends.cpu as cpu
+
+    routes = []
+
+    def spy(name):
+        f = getattr(cpu, name)
+        return lambda x, y, out: routes.append(name) or f(x, y, out)
+
+    for name in ("_blas_dot", "_blas_matmul"):
+        monkeypatch.setattr(cpu, name, spy(name))
     rng = np.random.default_rng(8)
     big = rng.standard_normal((120, 130)).astype(dtype)
     big[5, 9] = np.inf
@@ -282,5 +293,7 @@ def test_blocks_of_a_wider_matrix_go_to_blas_with_their_leading_dimension(dtype)
             want = np.matmul(x, y)
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # NumPy's warnings stay inside the kernel
+            routes.clear()
             got = np.asarray(xp.matmul(sx, sy))
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+        assert routes == ["_blas_matmul"], routes
