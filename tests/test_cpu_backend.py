@@ -200,6 +200,42 @@ def test_copy_between_vectors_of_any_steps(n):
         np.testing.assert_array_equal(np.asarray(target), want)
 
 
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "float32", "int32", "float64"])
+def test_every_other_element_of_a_long_vector_is_read_as_halves_of_pairs(dtype, monkeypatch):
+    """x[::2] of 1-, 2- and 4-byte elements copied as the low or high halves of unsigned pairs
+    (an even or odd offset), its last element ending the buffer or not; 8-byte elements take
+    the copy loop.  A step-2 operand of any elementwise op is staged through that copy (the op
+    then runs on unit strides), imag's operand is not (never read for a real array)."""
+    import strided.backends.cpu as cpu
+
+    calls = []
+
+    def spy(out, x, f=cpu._deinterleave):
+        calls.append(f(out, x))
+        return calls[-1]
+
+    monkeypatch.setattr(cpu, "_deinterleave", spy)
+    n = kernels.PARALLEL_THRESHOLD + 11  # odd: [::2] of it ends at the buffer's last element
+    for size in (2 * n, 2 * n - 1, 2 * n + 2):
+        src = np.random.default_rng(size).integers(-50, 50, size).astype(dtype)
+        src = src > 0 if dtype == "bool" else src  # (half of each)
+        s = xp.asarray(src)
+        for start in (0, 1, 2):
+            calls.clear()
+            np.testing.assert_array_equal(
+                np.asarray(xp.asarray(s[start::2], copy=True)), src[start::2]
+            )
+            assert calls == [np.dtype(dtype).itemsize <= 4], (size, start)
+    if dtype in ("float32", "int32"):
+        calls.clear()
+        np.testing.assert_array_equal(np.asarray(xp.abs(s[1::2])), np.abs(src[1::2]))
+        np.testing.assert_array_equal(np.asarray(s[::2] - s[1::2]), src[::2] - src[1::2])
+        assert calls == [True, True, True]
+        calls.clear()
+        np.testing.assert_array_equal(np.asarray(xp.imag(s[::2])), np.zeros_like(src[::2]))
+        assert calls == []
+
+
 def test_generated_loops_become_dispatchers_once_on_first_lookup():
     import threading
 

@@ -766,8 +766,8 @@ def test_stepped_operands_of_simd_ops_are_staged_through_unit_strides(dtype, mon
 
     staged = []
 
-    def spy(out, inputs, f=cpu._staged_operands):
-        result = f(out, inputs)
+    def spy(out, inputs, any_layout, f=cpu._staged_operands):
+        result = f(out, inputs, any_layout)
         copies = [b for a, b in zip(inputs, result) if a is not b]
         assert all(b._strides == out._strides for b in copies)  # laid out like the output
         staged.append(len(copies))

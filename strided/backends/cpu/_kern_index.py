@@ -1282,6 +1282,22 @@ def repeat_runs_p(o, oo, os0, os2, a, ao, as0, as2, n0, r, n2, parts):
         _repeat_block(o, oo + i * os0, os2, a, ao + i * as0, as2, r, k0, min(k0 + chunk, n2))
 
 
+@njit(parallel=True, **_OPTS)
+def deinterleave_p(o, pairs, shift, n, parts):
+    """o[k] = pairs[k] >> shift, truncated to o's width, in ``parts`` chunks over threads: every
+    other element of a buffer of 1-, 2- or 4-byte elements read as the low (shift 0) or high
+    halves of unsigned integers twice as wide, so the loads are contiguous vectors where a
+    stepped loop's are scalar or gathers (1M float32 from x[::2]: 155 -> ~70 us, NumPy 270)."""
+    chunk = (n + parts - 1) // parts
+    for p in prange(parts):
+        k0 = min(p * chunk, n)
+        k1 = min(k0 + chunk, n)
+        ob = o[k0:k1]
+        pb = pairs[k0:k1]
+        for k in range(k1 - k0):
+            ob[k] = pb[k] >> shift
+
+
 @njit(**_OPTS)
 def mask_fill(x, xo, m, mo, n, v):
     """x[xo + i] = v where m[mo + i], for n elements of an x and a mask laid out alike and densely
