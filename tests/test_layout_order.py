@@ -332,6 +332,31 @@ def test_broadcasting_binary_ops_take_the_memoized_broadcast_lane_like_numpy():
         np.testing.assert_array_equal(np.asarray(got), big[::2, ::2, ::2, ::2] - big[0, 0, 0, ::2])
 
 
+@pytest.mark.parametrize("n", [5, 300, 4097])
+@pytest.mark.parametrize("dtype", ["float32", "int16"])
+def test_small_stepped_vectors_run_in_one_loop_call_like_numpy(n, dtype):
+    """Vectors at a step (x[::2], x[::-3], a broadcast element) through unary ops, with another
+    vector or a Python scalar on either side: the serial loop takes their steps (the loop for a
+    constant operand, which reads the other at unit stride, only where that one is dense)."""
+    rng = np.random.default_rng(n)
+    base = rng.integers(-20, 20, 4 * n + 3).astype(dtype)
+    s = xp.asarray(base)
+    views = [(base[1::2][:n], s[1::2][:n]), (base[::-3][:n], s[::-3][:n]),
+             (np.broadcast_to(base[5:6], (n,)), xp.broadcast_to(s[5:6], (n,))),
+             (base[2 : 2 + n], s[2 : 2 + n])]  # fmt: skip
+    for a, sa in views:
+        for name in ("abs", "negative", "square", "isnan"):
+            np.testing.assert_array_equal(np.asarray(getattr(xp, name)(sa)), getattr(np, name)(a))
+        for b, sb in views:
+            for name in ("add", "subtract", "maximum", "less"):
+                want = getattr(np, name)(a, b)
+                np.testing.assert_array_equal(np.asarray(getattr(xp, name)(sa, sb)), want)
+        for name in ("subtract", "multiply", "greater_equal"):
+            f, g = getattr(xp, name), getattr(np, name)
+            np.testing.assert_array_equal(np.asarray(f(sa, 3)), g(a, np.asarray(3, dtype)))
+            np.testing.assert_array_equal(np.asarray(f(3, sa)), g(np.asarray(3, dtype), a))
+
+
 @pytest.mark.parametrize("one", [(), (1,), (1, 1), (1, 1, 1)])
 def test_binary_ops_with_a_one_element_operand_match_numpy(one):
     """An operand of one element (0-d, (1, 1), ...) broadcast like a scalar, on either side."""

@@ -245,8 +245,15 @@ def _elementwise(name: str, kind: str):
     def unary(out, x):
         buf = out._buf
         size = buf.size  # out is fresh from the dispatcher: dense, offset 0
-        if 0 < size < PARALLEL_THRESHOLD and x._shape == out._shape and x._strides == out._strides:
-            args = (buf, 0, 0, 0, 1, x._buf, x._offset, 0, 0, 1, 1, 1, size)
+        if 0 < size < PARALLEL_THRESHOLD and x._shape == out._shape:
+            st = x._strides
+            if st == out._strides:
+                step = 1
+            elif len(st) == 1:  # a stepped vector (x[::2]): the same loop, no layout planning
+                step = st[0]
+            else:
+                return general(out, (x,))
+            args = (buf, 0, 0, 0, 1, x._buf, x._offset, 0, 0, step, 1, 1, size)
             entry = entries.get((out._dtype, x._dtype))
             if entry is None:
                 first_call((out._dtype, x._dtype), args)
@@ -260,20 +267,25 @@ def _elementwise(name: str, kind: str):
         size = buf.size
         if 0 < size < PARALLEL_THRESHOLD:
             shape, st = out._shape, out._strides
+            # (a vector of any step, x[::2]: its step in the same serial loop, no planning)
             if type(x2) in _PY_SCALARS:
-                if x1._shape == shape and x1._strides == st:
+                if x1._shape == shape and (x1._strides == st or len(st) == 1):
                     d = x1._dtype
-                    a1 = (x1._buf, x1._offset, 1)
+                    a1 = (x1._buf, x1._offset, x1._strides[0] if len(st) == 1 else 1)
                     a2 = (np.array((x2,), d.numpy), 0, 0)
                 else:
                     return general(out, (x1, x2))
             elif type(x1) in _PY_SCALARS:
-                if x2._shape == shape and x2._strides == st:
+                if x2._shape == shape and (x2._strides == st or len(st) == 1):
                     d = x2._dtype
                     a1 = (np.array((x1,), d.numpy), 0, 0)
-                    a2 = (x2._buf, x2._offset, 1)
+                    a2 = (x2._buf, x2._offset, x2._strides[0] if len(st) == 1 else 1)
                 else:
                     return general(out, (x1, x2))
+            elif len(st) == 1 and x1._shape == shape and x2._shape == shape:
+                d = x1._dtype
+                a1 = (x1._buf, x1._offset, x1._strides[0])
+                a2 = (x2._buf, x2._offset, x2._strides[0])
             elif x1._shape == shape and x1._strides == st:
                 d = x1._dtype
                 a1 = (x1._buf, x1._offset, 1)
@@ -309,7 +321,10 @@ def _elementwise(name: str, kind: str):
                 1,
                 size,
             )
-            key = (out._dtype, d) if a1[2] and a2[2] else (out._dtype, d, True)
+            # (the serial loop for an operand constant along it, ``_sb``, takes the other's
+            # elements at unit stride)
+            sb = a1[2] + a2[2] == 1 and not a1[2] * a2[2]
+            key = (out._dtype, d, True) if sb else (out._dtype, d)
             entry = entries.get(key)
             if entry is None:
                 first_call(key, args)
