@@ -3,10 +3,10 @@
 Cases: every elementwise function (unary, binary, binary with a Python scalar), every reduction
 and scan, ``where``, ``clip``, ``astype``, ``sort``, ``take``, integer/boolean/slice indexing and
 ``concat``, in float32 and float64 (and int32 or bool where the op applies), at 4096 and 1,000,000
-elements, on contiguous and transposed operands (reductions and scans also on every other element
-of a longer vector); the rest of the namespace (sets, searching,
-manipulation, creation, writes), the ``linalg`` extension on one 64 x 64 or 1000 x 1000 matrix
-and the ``fft`` extension, contiguous.  Each strided result is checked against NumPy
+elements, on contiguous and transposed operands and on every other element of a vector twice as
+long (``step2``: elementwise functions, reductions and scans); the rest of the namespace (sets,
+searching, manipulation, creation, writes), the ``linalg`` extension on one 64 x 64 or 1000 x
+1000 matrix and the ``fft`` extension, contiguous.  Each strided result is checked against NumPy
 once, so a broken kernel cannot look fast (a mismatch is reported as WRONG and counted).
 
 Targets (issue 14): at 1M elements no case slower than NumPy (geometric mean of the ratios
@@ -202,10 +202,14 @@ def check(case: Case) -> str | None:
 
 
 def _views(a: np.ndarray, layout: str):
-    """(numpy, strided, torch) views of ``a`` in ``layout``: 1-D, or the transpose of a square."""
+    """(numpy, strided, torch) views of ``a`` in ``layout``: 1-D, every other element of it
+    (``step2``: a stepped run of half its size), or the transpose of a square."""
     if layout == "contig":
         t = torch.from_numpy(a.copy()) if torch is not None else None
         return a, xp.asarray(a), t
+    if layout == "step2":
+        t = torch.from_numpy(a.copy())[::2] if torch is not None else None
+        return a[::2], xp.asarray(a)[::2], t
     side = math.isqrt(a.size)
     sq = np.ascontiguousarray(a[: side * side].reshape(side, side))
     t = torch.from_numpy(sq.copy()).T if torch is not None else None
@@ -228,9 +232,11 @@ def elementwise_cases(dtypes, sizes, layouts):
             if not accepts(op, dtype):
                 continue
             for n in sizes:
-                for layout in layouts:
+                # and every other element of a vector twice as long (x[::2], a stepped run)
+                for layout in layouts + (["step2"] if "contig" in layouts else []):
                     seed += 1
-                    a_n, a_s, a_t = _views(make_input(op, dtype, n, seed), layout)
+                    m = 2 * n if layout == "step2" else n
+                    a_n, a_s, a_t = _views(make_input(op, dtype, m, seed), layout)
                     if arity == 1:
                         yield Case(
                             "",
@@ -243,7 +249,7 @@ def elementwise_cases(dtypes, sizes, layouts):
                             f_t and (lambda f=f_t, a=a_t: f(a)),
                         )
                         continue
-                    b_n, b_s, b_t = _views(make_input(op, dtype, n, seed + 7919), layout)
+                    b_n, b_s, b_t = _views(make_input(op, dtype, m, seed + 7919), layout)
                     yield Case(
                         "",
                         op,
@@ -311,12 +317,7 @@ def reduction_cases(dtypes, sizes, layouts):
                         a = np.full(m, op == "all")
                     else:
                         a = make_input(op, dtype, m, seed)
-                    if layout == "step2":
-                        a_n, a_s, a_t = a[::2], xp.asarray(a)[::2], None
-                        if torch is not None:
-                            a_t = torch.from_numpy(a.copy())[::2]
-                    else:
-                        a_n, a_s, a_t = _views(a, layout)
+                    a_n, a_s, a_t = _views(a, layout)
                     # contiguous: the whole array; transposed: along the last axis
                     if op in SCANS:
                         kw_s = {"axis": a_s.ndim - 1}
