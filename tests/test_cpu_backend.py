@@ -202,9 +202,9 @@ def test_copy_between_vectors_of_any_steps(n):
 
 @pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "float32", "int32", "float64"])
 def test_every_other_element_of_a_long_vector_is_read_as_halves_of_pairs(dtype, monkeypatch):
-    """x[::2] of 1-, 2- and 4-byte elements copied as the low or high halves of unsigned pairs
-    (an even or odd offset), its last element ending the buffer or not; 8-byte elements take
-    the copy loop.  A step-2 operand of any elementwise op is staged through that copy (the op
+    """x[::2] and x[:, ::2] of 1-, 2- and 4-byte elements copied as the low or high halves of
+    unsigned pairs (an even or odd offset), its last element ending the buffer or not; 8-byte
+    elements take the copy loop.  A step-2 operand of any elementwise op is staged through that copy (the op
     then runs on unit strides), imag's operand is not (never read for a real array)."""
     import strided.backends.cpu as cpu
 
@@ -226,7 +226,23 @@ def test_every_other_element_of_a_long_vector_is_read_as_halves_of_pairs(dtype, 
                 np.asarray(xp.asarray(s[start::2], copy=True)), src[start::2]
             )
             assert calls == [np.dtype(dtype).itemsize <= 4], (size, start)
+    # every other column of a matrix: rows at step 2 (an odd width: rows of alternate halves,
+    # the copy loop), the last one ending the buffer or not
+    for rows, width in ((900, 440), (3, 2 * n), (n, 4), (400, 441)):
+        m = np.random.default_rng(rows).integers(-50, 50, (rows, width)).astype(dtype)
+        m = m > 0 if dtype == "bool" else m
+        sm = xp.asarray(m)
+        for part in (np.s_[:, ::2], np.s_[:, 1::2], np.s_[1::3, 2::2]):
+            calls.clear()
+            got = np.asarray(xp.asarray(sm[part], copy=True))
+            np.testing.assert_array_equal(got, m[part])
+            served = np.dtype(dtype).itemsize <= 4 and width % 2 == 0
+            served = served and m[part].size >= kernels.PARALLEL_THRESHOLD
+            assert (True in calls) == served, (rows, width, part)
     if dtype in ("float32", "int32"):
+        calls.clear()
+        np.testing.assert_array_equal(np.asarray(xp.abs(sm[:, 1::2])), np.abs(m[:, 1::2]))
+        assert calls == [False]  # (an odd width)
         calls.clear()
         np.testing.assert_array_equal(np.asarray(xp.abs(s[1::2])), np.abs(src[1::2]))
         np.testing.assert_array_equal(np.asarray(s[::2] - s[1::2]), src[::2] - src[1::2])

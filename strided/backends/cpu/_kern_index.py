@@ -1283,17 +1283,19 @@ def repeat_runs_p(o, oo, os0, os2, a, ao, as0, as2, n0, r, n2, parts):
 
 
 @njit(parallel=True, **_OPTS)
-def deinterleave_p(o, pairs, shift, n, parts):
-    """o[k] = pairs[k] >> shift, truncated to o's width, in ``parts`` chunks over threads: every
-    other element of a buffer of 1-, 2- or 4-byte elements read as the low (shift 0) or high
-    halves of unsigned integers twice as wide, so the loads are contiguous vectors where a
-    stepped loop's are scalar or gathers (1M float32 from x[::2]: 155 -> ~70 us, NumPy 270)."""
+def deinterleave_p(o, pairs, shift, rows, n, row_step, parts):
+    """o[r * n + k] = pairs[r * row_step + k] >> shift, truncated to o's width, for ``rows``
+    rows of n, each in ``parts`` chunks, over threads: every other element of rows of 1-, 2- or
+    4-byte elements read as the low (shift 0) or high halves of unsigned integers twice as
+    wide, so the loads are contiguous vectors where a stepped loop's are scalar or gathers (1M
+    float32 from x[::2]: 155 -> ~70 us, NumPy 270)."""
     chunk = (n + parts - 1) // parts
-    for p in prange(parts):
-        k0 = min(p * chunk, n)
+    for t in prange(rows * parts):
+        r = t // parts
+        k0 = min((t - r * parts) * chunk, n)
         k1 = min(k0 + chunk, n)
-        ob = o[k0:k1]
-        pb = pairs[k0:k1]
+        ob = o[r * n + k0 : r * n + k1]
+        pb = pairs[r * row_step + k0 : r * row_step + k1]
         for k in range(k1 - k0):
             ob[k] = pb[k] >> shift
 
