@@ -204,8 +204,9 @@ def test_copy_between_vectors_of_any_steps(n):
 def test_every_other_element_of_a_long_vector_is_read_as_halves_of_pairs(dtype, monkeypatch):
     """x[::2] and x[:, ::2] of 1-, 2- and 4-byte elements copied as the low or high halves of
     unsigned pairs (an even or odd offset), its last element ending the buffer or not; 8-byte
-    elements take the copy loop.  A step-2 operand of any elementwise op is staged through that copy (the op
-    then runs on unit strides), imag's operand is not (never read for a real array)."""
+    elements take the copy loop.  A step-2 operand of any elementwise op is staged through that
+    copy (the op then runs on unit strides), imag's operand is not (never read for a real
+    array)."""
     import strided.backends.cpu as cpu
 
     calls = []
