@@ -32,9 +32,9 @@ test: $(STAMP)
 	@# bytecode for strided and the tests' helpers, written once: where PYTHONDONTWRITEBYTECODE is
 	@# set, every worker and every subprocess a test starts would compile them again (~0.8 s each)
 	$(PY) -m compileall -qq -j 0 strided tests
-	@# worksteal: each worker starts on its own half of the files and steals from the other's at
-	@# the end, so the two rarely compile the same new kernels at once (the default hands out
-	@# neighbouring tests, which share kernels: cold make test 13m41 -> 13m02 here)
+	@# worksteal: each worker starts on its own half of the files (stealing from the other's at
+	@# the end), so each loads about half of the compiled kernels instead of most of them (one
+	@# cold run each, 2026-11-28: 13m41 -> 13m02, within this machine's variation)
 	$(PY) -m pytest -q -n 2 --dist worksteal tests
 
 lint: $(STAMP)
