@@ -253,6 +253,44 @@ def test_every_other_element_of_a_long_vector_is_read_as_halves_of_pairs(dtype, 
         assert calls == []
 
 
+def test_staged_operands_reuse_one_buffer_per_thread_and_operand():
+    """Staging buffers are kept per thread and operand slot (a fresh one each call paid its page
+    faults), never shared by two operands of a call or by two threads; large ones are not kept."""
+    import threading
+
+    import strided.backends.cpu as cpu
+
+    f32 = np.dtype(np.float32)
+    first = cpu._scratch(1000, f32, 0)
+    assert cpu._scratch(800, f32, 0).base is first.base  # the same memory, reused
+    assert cpu._scratch(1000, f32, 1).base is not first.base  # another operand, its own
+    assert cpu._scratch(1000, np.dtype(np.int8), 0).base is first.base  # (any dtype)
+    big = cpu._SCRATCH_MAX // 4 + 1
+    big1, big2 = cpu._scratch(big, f32, 0), cpu._scratch(big, f32, 0)
+    assert big1.base is None and big2 is not big1  # buffers of their own, not kept
+    other = []
+    worker = threading.Thread(target=lambda: other.append(cpu._scratch(1000, f32, 0).base))
+    worker.start()
+    worker.join()
+    assert other[0] is not first.base
+    # two staged operands of one call in two slots, and values right on every thread
+    a = np.random.default_rng(3).standard_normal((3, 200_000)).astype(np.float32)
+    s = xp.asarray(a)
+    want = np.power(np.abs(a[0, ::2]), a[1, 1::2])
+    results = []
+
+    def run():
+        results.append(np.asarray(xp.pow(xp.abs(s[0, ::2]), s[1, 1::2])))
+
+    threads = [threading.Thread(target=run) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for got in results + [np.asarray(xp.pow(xp.abs(s[0, ::2]), s[1, 1::2]))]:
+        np.testing.assert_allclose(got, want, rtol=4e-6)
+
+
 def test_generated_loops_become_dispatchers_once_on_first_lookup():
     import threading
 

@@ -759,8 +759,8 @@ def test_second_pass_by_chunks_vectorises():
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_stepped_operands_of_simd_ops_are_staged_through_unit_strides(dtype, monkeypatch):
-    """pow/atan2/hypot/logaddexp/sqrt/reciprocal copy a stepped or transposed operand into the
-    output's layout first (their SIMD loops need unit strides): the values are the contiguous
+    """pow/atan2/hypot/logaddexp/sqrt/reciprocal/sign copy a stepped or transposed operand into
+    the output's layout first (their SIMD loops need unit strides): the values are the contiguous
     kernel's to the bit, and NumPy's within the ops' bounds."""
     import strided.backends.cpu as cpu
 
@@ -786,6 +786,7 @@ def test_stepped_operands_of_simd_ops_are_staged_through_unit_strides(dtype, mon
         "logaddexp": ((sa[::-1, ::2], sb.T[:, 1::2]), np.logaddexp),
         "sqrt": ((sa[:, ::2],), np.sqrt),
         "reciprocal": ((sb.T[::2],), np.reciprocal),
+        "sign": ((sb[::-1].T[:, ::2],), np.sign),
     }
     assert set(cases) == cpu._STAGED_OPS
     for name, (args, numpy_fn) in cases.items():
