@@ -103,9 +103,14 @@ def _staged_operands(out, inputs, any_layout: bool) -> tuple:
     :func:`_deinterleave` copies at about memory speed (1M float32 ``abs(x[::2])`` 420 -> ~170
     us, NumPy 175; ``exp`` 290 -> ~160; ``abs(x[:, ::2])`` 573 -> ~150, 161).  ``out`` is
     fresh from the dispatcher: all of its buffer, in one memory order."""
-    if out._offset or _size(out._shape) != out._buf.size:
-        return inputs
     shape, strides = out._shape, out._strides
+    for a in inputs:  # (the common call, every operand laid out like out, returns here first)
+        if type(a) not in _PY_SCALARS and a._strides != strides:
+            break
+    else:
+        return inputs
+    if out._offset or _size(shape) != out._buf.size:
+        return inputs
     pairs = (
         not any_layout
         and len(shape) <= 2
@@ -1194,18 +1199,6 @@ def copy_cpu(out, x):
         if 0 < shape[0] < PARALLEL_THRESHOLD:
             _copy_run(out, st[0], x, x._strides[0], shape[0])
             return
-        if st[0] == 1 and x._strides[0] == 2 and x._dtype is out._dtype and _deinterleave(out, x):
-            return
-    elif (
-        len(shape) == 2
-        and x._shape == shape
-        and x._strides[1] == 2
-        and st == (shape[1], 1)
-        and x._dtype is out._dtype
-        and _size(shape) >= PARALLEL_THRESHOLD
-        and _deinterleave(out, x)
-    ):
-        return  # (every other column of a matrix: rows at step 2)
     elif x._strides == st and x._shape == shape:
         # the per-call fast path (assignments of equal layouts, casts of a transpose into its
         # own layout): both operands dense in one memory order, one flat loop
@@ -1213,6 +1206,15 @@ def copy_cpu(out, x):
         if 0 < size < PARALLEL_THRESHOLD and _one_block(shape, st):
             _copy_run(out, 1, x, 1, size)
             return
+    if (
+        x._strides[-1:] == (2,)
+        and x._shape == shape
+        and x._dtype is out._dtype
+        and st == _c_strides(shape)
+        and _size(shape) >= PARALLEL_THRESHOLD
+        and _deinterleave(out, x)
+    ):
+        return  # (x[::2], x[:, ::2] of narrow elements: read as halves of pairs)
     xst = x._strides if x._shape == shape else broadcast_strides(x._shape, x._strides, shape)
     _k()._run_map("copy", [(out._buf, out._offset, st), (x._buf, x._offset, xst)], shape)
 
