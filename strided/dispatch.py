@@ -694,14 +694,20 @@ class Elementwise(Primitive):
                             # result in C order (None: a layout it does not serve)
                             buf = bcast(x1, x2)
                             st = strides
-                        elif (
-                            dense is not None
-                            and st == x2._strides
-                            and (st == strides or dense_order(shape, st) is not None)
-                        ):
-                            # operands sharing a dense layout in another order (a transpose)
-                            # give it to the output, as NumPy's order='K'
-                            buf = dense(x1, x2)
+                        elif dense is not None:
+                            if st == x2._strides and (
+                                st == strides or len(shape) > 1 and dense_order(shape, st)
+                            ):
+                                # operands sharing a dense layout in another order (a
+                                # transpose) give it to the output, as NumPy's order='K'
+                                buf = dense(x1, x2)
+                            elif len(shape) == 1:
+                                # vectors at other steps (x[::2]): the backend's loop with
+                                # their steps, where it offers one
+                                stepped = getattr(dense, "stepped", None)
+                                if stepped is not None:
+                                    buf = stepped(x1, x2)
+                                    st = strides
                         if buf is not None:
                             # Array._new written out: this is the hottest line of the library
                             out = _new_object(Array)
@@ -742,11 +748,18 @@ class Elementwise(Primitive):
                     if d1 is x1._dtype and d2 is c2 and s1 == x1._shape and spec[5] is device:
                         shape, strides, dtype, alloc, size, device, kern, dense, _ = spec
                         st = x1._strides
-                        if dense is not None and (
-                            st == strides or dense_order(shape, st) is not None
-                        ):
+                        buf = None
+                        if dense is not None:
+                            if st == strides or len(shape) > 1 and dense_order(shape, st):
+                                buf = dense(x1, x2)
+                            elif len(shape) == 1:  # a vector at another step (x[::2] * 2)
+                                stepped = getattr(dense, "stepped", None)
+                                if stepped is not None:
+                                    buf = stepped(x1, x2)
+                                    st = strides
+                        if buf is not None:
                             out = _new_object(Array)
-                            out._buf = dense(x1, x2)
+                            out._buf = buf
                             out._shape = shape
                             out._strides = st
                             out._offset = 0
@@ -792,9 +805,18 @@ class Elementwise(Primitive):
                 # a loop repeating one unary call (as the two-array lane above)
                 shape, strides, dtype, alloc, size, device, kern, dense, _ = spec
                 st = x1._strides
-                if dense is not None and (st == strides or dense_order(shape, st) is not None):
+                buf = None
+                if dense is not None:
+                    if st == strides or len(shape) > 1 and dense_order(shape, st):
+                        buf = dense(x1)
+                    elif len(shape) == 1:  # a vector at another step (x[::2])
+                        stepped = getattr(dense, "stepped", None)
+                        if stepped is not None:
+                            buf = stepped(x1)
+                            st = strides
+                if buf is not None:
                     out = _new_object(Array)
-                    out._buf = dense(x1)
+                    out._buf = buf
                     out._shape = shape
                     out._strides = st
                     out._offset = 0
@@ -890,6 +912,12 @@ class Elementwise(Primitive):
                 order = dense_order(shape, common)
                 if order is not None:
                     return Array._new(dense(*args), shape, order, 0, dtype, device)
+            if len(shape) == 1:
+                # vectors at other steps (x[::2], x[::-1]): the backend's loop with their
+                # steps, where it offers one; the result in C order
+                stepped = getattr(dense, "stepped", None)
+                if stepped is not None:
+                    return Array._new(stepped(*args), shape, strides, 0, dtype, device)
         for a in args:
             if isinstance(a, Array) and a._strides != strides and a._shape == shape:
                 strides = follow_strides(shape, args) or strides

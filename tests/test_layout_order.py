@@ -438,3 +438,40 @@ def test_c_order_strides_remembered_or_computed_are_numpys():
         for _ in range(2):
             assert contiguous_strides(shape) == want
             assert contiguous_strides(list(shape)) == want
+
+
+@pytest.mark.parametrize("n", [1, 5, 300])
+@pytest.mark.parametrize("dtype", ["float32", "int16"])
+def test_stepped_vectors_take_the_backends_stepped_loop(n, dtype, monkeypatch):
+    """A vector at another step (x[::2], x[::-3]) with a vector or a Python scalar, or alone,
+    goes from the dispatcher straight to the backend's stepped loop (``dense.stepped``) on every
+    call, first and repeated: a C-ordered result with NumPy's values."""
+    from strided import dispatch
+
+    rng = np.random.default_rng(n)
+    base = rng.integers(-20, 20, 4 * n + 3).astype(dtype)
+    s = xp.asarray(base)
+    d = getattr(xp, dtype)
+    calls = {"add": (s[1::2][:n], s[::-3][:n]), "multiply": (s[::2][:n], 3),
+             "subtract": (3, s[::-3][:n]), "negative": (s[::2][:n],)}  # fmt: skip
+    for name, args in calls.items():
+        fn, ref = getattr(xp, name), getattr(np, name)
+        np_args = [np.asarray(a) if isinstance(a, xp.Array) else np.asarray(a, dtype) for a in args]
+        fn(*args)  # (the rule's first call remembers the spec)
+        # the memoized spec's key: each operand's dtype (a scalar's type), then the arrays' shapes
+        key = tuple(d if isinstance(a, xp.Array) else type(a) for a in args) + tuple(
+            a.shape for a in args if isinstance(a, xp.Array)
+        )
+        dense = dispatch.primitive(name)._specs[key][7]
+        seen = []
+
+        def spy(*a, f=dense.stepped, seen=seen):
+            seen.append(a)
+            return f(*a)
+
+        monkeypatch.setattr(dense, "stepped", spy)
+        for _ in range(3):
+            got = fn(*args)
+            np.testing.assert_array_equal(np.asarray(got), ref(*np_args), err_msg=name)
+            assert got._strides == (1,) and got._offset == 0
+        assert len(seen) == 3, name

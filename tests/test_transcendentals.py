@@ -802,3 +802,45 @@ def test_stepped_operands_of_simd_ops_are_staged_through_unit_strides(dtype, mon
         np.testing.assert_allclose(
             got, want, rtol=4e-6 if dtype == np.float32 else 1e-14, err_msg=name
         )
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_stepped_vectors_of_simd_ops_are_staged_in_the_stepped_loop(dtype, monkeypatch):
+    """Vectors at a step through a SIMD op (``_STAGED_OPS``) on the dispatcher's stepped lane,
+    from ``_STAGE_MIN`` elements: each stepped operand is copied to unit stride (one copy per
+    stepped operand, scalars and dense vectors as they are) and the dense loop runs on the
+    copies: the contiguous kernel's values to the bit; below ``_STAGE_MIN`` nothing is copied."""
+    import strided.backends.cpu as cpu
+
+    copies = []
+
+    def spy(key, args, f=cpu._copy_call):
+        copies.append(args[9])  # the copied operand's step
+        return f(key, args)
+
+    n = cpu._STAGE_MIN + 300
+    base = RNG.uniform(0.1, 3, 3 * n + 2).astype(dtype)
+    s = xp.asarray(base)
+    x, y, dense_vec = s[::2][:n], s[::-3][:n], s[5 : 5 + n]
+    cases = [("sqrt", (x,)), ("reciprocal", (y,)), ("sign", (x,)),
+             ("pow", (x, y)), ("atan2", (y, dense_vec)), ("hypot", (0.5, x)),
+             ("logaddexp", (y, 2.0))]  # fmt: skip
+    assert {c[0] for c in cases} == cpu._STAGED_OPS
+    monkeypatch.setattr(cpu, "_copy_call", spy)
+    for name, args in cases:
+        fn = getattr(xp, name)
+        contiguous = [xp.asarray(np.asarray(a)) if isinstance(a, xp.Array) else a for a in args]
+        want = np.asarray(fn(*contiguous))
+        for _ in range(2):  # the rule's first call, then the remembered spec's lane
+            copies.clear()
+            got = fn(*args)
+            np.testing.assert_array_equal(np.asarray(got), want, err_msg=name)
+            assert sorted(copies) == sorted(
+                a._strides[0] for a in args[:3] if isinstance(a, xp.Array) and a._strides != (1,)
+            )
+    copies.clear()
+    short = s[::2][: cpu._STAGE_MIN - 1]
+    np.testing.assert_array_equal(
+        np.asarray(xp.sqrt(short)), np.sqrt(base[::2][: cpu._STAGE_MIN - 1])
+    )
+    assert copies == []  # below _STAGE_MIN: the stepped loop itself

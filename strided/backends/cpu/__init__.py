@@ -427,6 +427,95 @@ def _elementwise(name: str, kind: str):
 
         else:
             return None
+        fn.stepped = stepped(out_dtype, in_dtype, size, pattern)
+        return fn
+
+    def stepped(out_dtype, in_dtype, size: int, pattern: tuple):
+        """The companion of :func:`dense` for vectors: ``fn(*operands) -> buffer`` (C order)
+        where the operands of the output's shape are vectors at any step (``x[::2]``,
+        ``x[::-1]``), through the serial loop's compiled entry with their steps, no layout
+        planning (4096 float32 ``x[::2] + y[::2]``: 4.4 -> ~2.5 us; PyTorch 2.7).  A SIMD op's
+        stepped operands (``_STAGED_OPS``) are copied to unit stride first, from ``_STAGE_MIN``
+        elements, and its dense loop runs on them."""
+        key = (out_dtype, in_dtype)
+        empty, out_np, in_np = np.empty, out_dtype.numpy, in_dtype.numpy
+        stage = staged and size >= _STAGE_MIN and out_dtype.kind == "real floating"
+        copy_key = (in_dtype, in_dtype)
+
+        def unit(x, slot: int) -> tuple:
+            # (buffer, offset) of x at unit stride: itself, or a copy in this thread's scratch
+            step = x._strides[0]
+            if step == 1:
+                return x._buf, x._offset
+            buf = _scratch(size, in_np, slot)
+            _copy_call(copy_key, (buf, 0, 0, 0, 1, x._buf, x._offset, 0, 0, step, 1, 1, size))
+            return buf, 0
+
+        if pattern == (True,):
+
+            def fn(x):
+                buf = empty(size, out_np)
+                if stage:
+                    a, ao = unit(x, 0)
+                    dense_entry(key, (buf, a, ao, size))(buf, a, ao, size)
+                    return buf
+                args = (buf, 0, 0, 0, 1, x._buf, x._offset, 0, 0, x._strides[0], 1, 1, size)
+                entry = entries.get(key)
+                if entry is None:
+                    first_call(key, args)
+                else:
+                    entry(*args)
+                return buf
+
+        elif pattern == (True, True):
+
+            def fn(x1, x2):
+                buf = empty(size, out_np)
+                if stage:
+                    a, ao = unit(x1, 0)
+                    b, bo = unit(x2, 1)
+                    args = (buf, a, ao, b, bo, size)
+                    dense_entry(key, args)(*args)
+                    return buf
+                args = (buf, 0, 0, 0, 1, x1._buf, x1._offset, 0, 0, x1._strides[0],
+                        x2._buf, x2._offset, 0, 0, x2._strides[0], 1, 1, size)  # fmt: skip
+                entry = entries.get(key)
+                if entry is None:
+                    first_call(key, args)
+                else:
+                    entry(*args)
+                return buf
+
+        elif pattern in ((True, False), (False, True)):
+            scalar_first = pattern[0] is False
+
+            def fn(x1, x2):
+                buf = empty(size, out_np)
+                if scalar_first:
+                    a, ao, ast = _scalar_value(x1, in_np), 0, 0
+                    b, bo, bst = x2._buf, x2._offset, x2._strides[0]
+                    if stage:
+                        b, bo = unit(x2, 1)
+                        bst = 1
+                else:
+                    a, ao, ast = x1._buf, x1._offset, x1._strides[0]
+                    b, bo, bst = _scalar_value(x2, in_np), 0, 0
+                    if stage:
+                        a, ao = unit(x1, 0)
+                        ast = 1
+                # (the loop for an operand constant along it, ``_sb``, takes the other's
+                # elements at unit stride)
+                k = (out_dtype, in_dtype, True) if ast + bst == 1 else key
+                args = (buf, 0, 0, 0, 1, a, ao, 0, 0, ast, b, bo, 0, 0, bst, 1, 1, size)
+                entry = entries.get(k)
+                if entry is None:
+                    first_call(k, args)
+                else:
+                    entry(*args)
+                return buf
+
+        else:
+            return None
         return fn
 
     kernel = binary if kind == "binary" else unary
