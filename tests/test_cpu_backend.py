@@ -253,6 +253,41 @@ def test_every_other_element_of_a_long_vector_is_read_as_halves_of_pairs(dtype, 
         assert calls == []
 
 
+@pytest.mark.parametrize("name", ["isnan", "isinf", "isfinite", "signbit"])
+def test_predicates_of_a_long_stepped_float64_vector_run_over_its_span(name, monkeypatch):
+    """isnan/isinf/isfinite/signbit of x[::2] (float64, from the parallel size) through the
+    kernel that reads x's pairs as contiguous vectors: NumPy's values with
+    NaNs, infinities and -0.0 at even and odd offsets, the last element ending the buffer or
+    not; other steps, float32 and an int64 array take the other routes, with NumPy's values."""
+    import strided.backends.cpu as cpu
+
+    served = []
+
+    def spy(op, out, x, f=cpu._stepped_predicate):
+        served.append(f(op, out, x))
+        return served[-1]
+
+    monkeypatch.setattr(cpu, "_stepped_predicate", spy)
+    n = kernels.PARALLEL_THRESHOLD + 11
+    fn, ref = getattr(xp, name), getattr(np, name)
+    for size in (2 * n, 2 * n - 1, 2 * n + 3):
+        src = np.random.default_rng(size).standard_normal(size)
+        src[::7], src[::11], src[3::13], src[::17] = np.nan, np.inf, -np.inf, -0.0
+        s = xp.asarray(src)
+        for start in (0, 1):
+            served.clear()
+            np.testing.assert_array_equal(np.asarray(fn(s[start::2])), ref(src[start::2]))
+            assert served == [True], (size, start)
+    served.clear()
+    np.testing.assert_array_equal(np.asarray(fn(s[::3])), ref(src[::3]))
+    f32 = src.astype(np.float32)
+    np.testing.assert_array_equal(np.asarray(fn(xp.asarray(f32)[::2])), ref(f32[::2]))
+    assert True not in served  # (a step of 3, 4-byte floats: the other routes)
+    if name != "signbit":  # (signbit takes floats only)
+        ints = np.arange(2 * n, dtype=np.int64)
+        np.testing.assert_array_equal(np.asarray(fn(xp.asarray(ints)[::2])), ref(ints[::2]))
+
+
 def test_staged_operands_reuse_one_buffer_per_thread_and_operand():
     """Staging buffers are kept per thread and operand slot (a fresh one each call paid its page
     faults), never shared by two operands of a call or by two threads; large ones are not kept."""

@@ -165,8 +165,35 @@ _STAGED_OPS = frozenset({"pow", "atan2", "hypot", "logaddexp", "sqrt", "reciproc
 _STAGE_MIN = 1024  # elements: below, the copy's call costs about what staging saves
 
 
+#: float predicates whose loop a stepped 8-byte operand leaves scalar (LLVM makes gathers of a
+#: constant step): a large float64 vector at step 2 goes to ``_kern_index.stepped_predicate_p``
+_PAIR_PREDICATES = frozenset({"isnan", "isinf", "isfinite", "signbit"})
+
+
+def _stepped_predicate(name: str, out, x) -> bool:
+    """isnan/isinf/isfinite/signbit of a large float64 vector at step 2 (``isnan(x[::2])``)
+    through ``_kern_index.stepped_predicate_p``, which reads the operand's pairs as contiguous
+    vectors; False, nothing written, for other operands or outputs."""
+    if (
+        len(out._shape) != 1
+        or x._strides != (2,)
+        or x._buf.dtype != np.float64
+        or out._buf.dtype != np.bool_
+        or out._offset
+        or out._strides != (1,)
+    ):
+        return False
+    ix = _ix()
+    n = out._shape[0]
+    parts = min(ix.LAUNCHED_THREADS, max(1, n // (1 << 15)))
+    which = ix.STEPPED_PREDICATES.index(name)
+    ix.stepped_predicate_p(out._buf, x._buf, x._offset, n, which, False, parts)
+    return True
+
+
 def _elementwise(name: str, kind: str):
     staged = name in _STAGED_OPS
+    pair_predicate = name in _PAIR_PREDICATES
     reads_values = name != "imag"  # (imag of a real array: zeros, its operand never read)
     entries: dict = {}  # (output dtype, compute dtype) -> compiled entry point of the serial loop
     dense_entries: dict = {}  # the same key -> entry point of the dense loop (``{name}_d``)
@@ -174,6 +201,12 @@ def _elementwise(name: str, kind: str):
     def general(out, inputs) -> None:
         shape = out._shape
         size = out._buf.size
+        if (
+            pair_predicate
+            and size >= PARALLEL_THRESHOLD
+            and _stepped_predicate(name, out, inputs[0])
+        ):
+            return
         if size >= PARALLEL_THRESHOLD and reads_values or staged and size >= _STAGE_MIN:
             inputs = _staged_operands(out, inputs, staged and out._dtype.kind == "real floating")
         nd = len(shape)
