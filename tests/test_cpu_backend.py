@@ -245,47 +245,68 @@ def test_every_other_element_of_a_long_vector_is_read_as_halves_of_pairs(dtype, 
         np.testing.assert_array_equal(np.asarray(xp.abs(sm[:, 1::2])), np.abs(m[:, 1::2]))
         assert calls == [False]  # (an odd width)
         calls.clear()
-        np.testing.assert_array_equal(np.asarray(xp.abs(s[1::2])), np.abs(src[1::2]))
-        np.testing.assert_array_equal(np.asarray(s[::2] - s[1::2]), src[::2] - src[1::2])
-        assert calls == [True, True, True]
+        # (remainder: an op without the loops that read vectors at step 2 as pairs)
+        seven = np.asarray(7, dtype)
+        for part in (np.s_[1::2], np.s_[::2]):
+            got = np.asarray(xp.remainder(s[part], 7))
+            np.testing.assert_array_equal(got, np.remainder(src[part], seven))
+        assert calls == [True, True]
         calls.clear()
         np.testing.assert_array_equal(np.asarray(xp.imag(s[::2])), np.zeros_like(src[::2]))
         assert calls == []
 
 
-@pytest.mark.parametrize("name", ["isnan", "isinf", "isfinite", "signbit"])
-def test_predicates_of_a_long_stepped_float64_vector_run_over_its_span(name, monkeypatch):
-    """isnan/isinf/isfinite/signbit of x[::2] (float64, from the parallel size) through the
-    kernel that reads x's pairs as contiguous vectors: NumPy's values with
-    NaNs, infinities and -0.0 at even and odd offsets, the last element ending the buffer or
-    not; other steps, float32 and an int64 array take the other routes, with NumPy's values."""
+#: (op, arity, dtypes) of the pair-loop cases: every kind of element first_of_pair reads (and
+#: outputs of another dtype), few ops (each op and dtype compiles two loops of one template)
+_PAIR_CASES = [("negative", 1, ["int8", "uint64", "float32", "float64"]),
+               ("isnan", 1, ["float64"]), ("logical_not", 1, ["bool"]),
+               ("subtract", 2, ["int8", "uint64", "float32", "float64"]),
+               ("less", 2, ["float32"]), ("logical_xor", 2, ["bool"])]  # fmt: skip
+
+
+@pytest.mark.parametrize("n", [kernels.PARALLEL_THRESHOLD + 11, 1500])
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint64", "float32", "float64"])
+def test_vectors_at_step_2_are_read_as_pairs(n, dtype, monkeypatch):
+    """Unary and binary ops of vectors at step 2 (x[::2], x[1::2]; with each other or a Python
+    scalar on either side) run the loops that read both elements of each pair (``{op}_2``
+    serial, ``{op}_2p`` parallel from the parallel size), the last element ending its buffer or
+    not: the values of the same op on contiguous copies, bit for bit."""
     import strided.backends.cpu as cpu
 
     served = []
 
-    def spy(op, out, x, f=cpu._stepped_predicate):
-        served.append(f(op, out, x))
+    def spy(name, out, inputs, f=cpu._pairs_run):
+        served.append(f(name, out, inputs))
         return served[-1]
 
-    monkeypatch.setattr(cpu, "_stepped_predicate", spy)
-    n = kernels.PARALLEL_THRESHOLD + 11
-    fn, ref = getattr(xp, name), getattr(np, name)
-    for size in (2 * n, 2 * n - 1, 2 * n + 3):
-        src = np.random.default_rng(size).standard_normal(size)
-        src[::7], src[::11], src[3::13], src[::17] = np.nan, np.inf, -np.inf, -0.0
+    monkeypatch.setattr(cpu, "_pairs_run", spy)
+    rng = np.random.default_rng(n)
+    kind = np.dtype(dtype).kind
+    for size in (2 * n, 2 * n - 1):
+        src = rng.integers(-9, 9, size) if kind != "f" else rng.standard_normal(size) * 4
+        if kind == "f":
+            src[::7], src[3::11], src[5::13] = np.nan, np.inf, -0.0
+        src = src.astype(dtype) if dtype != "bool" else src > 0
         s = xp.asarray(src)
-        for start in (0, 1):
-            served.clear()
-            np.testing.assert_array_equal(np.asarray(fn(s[start::2])), ref(src[start::2]))
-            assert served == [True], (size, start)
-    served.clear()
-    np.testing.assert_array_equal(np.asarray(fn(s[::3])), ref(src[::3]))
-    f32 = src.astype(np.float32)
-    np.testing.assert_array_equal(np.asarray(fn(xp.asarray(f32)[::2])), ref(f32[::2]))
-    assert True not in served  # (a step of 3, 4-byte floats: the other routes)
-    if name != "signbit":  # (signbit takes floats only)
-        ints = np.arange(2 * n, dtype=np.int64)
-        np.testing.assert_array_equal(np.asarray(fn(xp.asarray(ints)[::2])), ref(ints[::2]))
+        m = (size - 1) // 2  # (the even elements end the buffer when size is odd, else the odd)
+        vectors = [s[::2][-m:], s[1::2][-m:]]
+        three, two = (True, False) if dtype == "bool" else (3, 2)  # (scalars of the array's kind)
+        for name, arity, dtypes in _PAIR_CASES:
+            if dtype not in dtypes:
+                continue
+            fn = getattr(xp, name)
+            x, y = vectors
+            operands = [(x,), (y,)] if arity == 1 else [(x, y), (y, x), (y, three), (two, x)]
+            for args in operands:
+                dense = [xp.asarray(np.asarray(a)) if isinstance(a, xp.Array) else a for a in args]
+                want = np.asarray(fn(*dense))
+                served.clear()
+                got = fn(*args)
+                np.testing.assert_array_equal(np.asarray(got), want, err_msg=f"{name} {args}")
+                assert served == ([True] if n >= kernels.PARALLEL_THRESHOLD else []), name
+            if n < kernels.PARALLEL_THRESHOLD:  # the serial pair loop ran for this dtype
+                loop = getattr(kernels.G, f"{name}_2")
+                assert any(str(sig[1].dtype) == src.dtype.name for sig in loop.signatures), name
 
 
 def test_staged_operands_reuse_one_buffer_per_thread_and_operand():

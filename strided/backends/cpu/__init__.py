@@ -165,35 +165,55 @@ _STAGED_OPS = frozenset({"pow", "atan2", "hypot", "logaddexp", "sqrt", "reciproc
 _STAGE_MIN = 1024  # elements: below, the copy's call costs about what staging saves
 
 
-#: float predicates whose loop a stepped 8-byte operand leaves scalar (LLVM makes gathers of a
-#: constant step): a large float64 vector at step 2 goes to ``_kern_index.stepped_predicate_p``
-_PAIR_PREDICATES = frozenset({"isnan", "isinf", "isfinite", "signbit"})
+_PAIRS_OPS: dict = {}  # op name -> whether the generated module has its ``{name}_2`` loops
+_PAIRS_MIN = 1024  # elements: smaller vectors at step 2 take the stepped loop
 
 
-def _stepped_predicate(name: str, out, x) -> bool:
-    """isnan/isinf/isfinite/signbit of a large float64 vector at step 2 (``isnan(x[::2])``)
-    through ``_kern_index.stepped_predicate_p``, which reads the operand's pairs as contiguous
-    vectors; False, nothing written, for other operands or outputs."""
-    if (
-        len(out._shape) != 1
-        or x._strides != (2,)
-        or x._buf.dtype != np.float64
-        or out._buf.dtype != np.bool_
-        or out._offset
-        or out._strides != (1,)
-    ):
+def _has_pairs(name: str, dtype) -> bool:
+    """Whether op ``name`` on operands of ``dtype`` has the loops that read vectors at step 2 as
+    pairs (``{name}_2``/``{name}_2p``: ``_codegen.PAIRS_BINARY``; real dtypes only)."""
+    known = _PAIRS_OPS.get(name)
+    if known is None:
+        known = _PAIRS_OPS[name] = f"{name}_2" in _k().G._LOOPS
+    return known and dtype.kind != "complex floating"
+
+
+def _pairs_run(name: str, out, inputs) -> bool:
+    """A large op of vectors at step 2 (and Python scalars) into a dense vector ``out``, through
+    the parallel loop that reads each such operand as pairs (``{name}_2p``: one pass, vectorised
+    loads).  False, nothing written, for other layouts, ops or dtypes."""
+    if out._offset or out._strides != (1,):
         return False
-    ix = _ix()
+    dtype = None
+    for a in inputs:
+        if type(a) not in _PY_SCALARS:
+            if a._strides != (2,):
+                return False
+            dtype = a._dtype
+    if dtype is None or not _has_pairs(name, dtype):
+        return False
+    k = _k()
     n = out._shape[0]
-    parts = min(ix.LAUNCHED_THREADS, max(1, n // (1 << 15)))
-    which = ix.STEPPED_PREDICATES.index(name)
-    ix.stepped_predicate_p(out._buf, x._buf, x._offset, n, which, False, parts)
+    parts = min(_ix().LAUNCHED_THREADS, max(1, n // k.SEGMENT))
+    loop = getattr(k.G, f"{name}_2p")
+    if len(inputs) == 1:
+        x = inputs[0]
+        args = (out._buf, x._buf, x._offset, n, 0, parts)
+    else:
+        operands = []
+        for a in inputs:
+            if type(a) in _PY_SCALARS:
+                operands += [_scalar_value(a, dtype.numpy), 0, 0]
+            else:
+                operands += [a._buf, a._offset, 1]
+        args = (out._buf, *operands, n, 0, parts)
+    k.call_compiled(loop, (loop, out._buf.dtype, dtype.numpy), args)
     return True
 
 
 def _elementwise(name: str, kind: str):
     staged = name in _STAGED_OPS
-    pair_predicate = name in _PAIR_PREDICATES
+    pairs_entries: dict = {}  # (output dtype, input dtype) -> entry of the serial ``{name}_2``
     reads_values = name != "imag"  # (imag of a real array: zeros, its operand never read)
     entries: dict = {}  # (output dtype, compute dtype) -> compiled entry point of the serial loop
     dense_entries: dict = {}  # the same key -> entry point of the dense loop (``{name}_d``)
@@ -201,11 +221,7 @@ def _elementwise(name: str, kind: str):
     def general(out, inputs) -> None:
         shape = out._shape
         size = out._buf.size
-        if (
-            pair_predicate
-            and size >= PARALLEL_THRESHOLD
-            and _stepped_predicate(name, out, inputs[0])
-        ):
+        if size >= PARALLEL_THRESHOLD and len(shape) == 1 and _pairs_run(name, out, inputs):
             return
         if size >= PARALLEL_THRESHOLD and reads_values or staged and size >= _STAGE_MIN:
             inputs = _staged_operands(out, inputs, staged and out._dtype.kind == "real floating")
@@ -474,6 +490,19 @@ def _elementwise(name: str, kind: str):
         empty, out_np, in_np = np.empty, out_dtype.numpy, in_dtype.numpy
         stage = staged and size >= _STAGE_MIN and out_dtype.kind == "real floating"
         copy_key = (in_dtype, in_dtype)
+        # operands at step 2 (and Python scalars): the loop reading them as pairs, ``{name}_2``,
+        # from _PAIRS_MIN elements (below, the stepped loop costs about the same, and the tests'
+        # many small views would compile a second loop for each op and dtype)
+        pairs = size >= _PAIRS_MIN and _has_pairs(name, in_dtype)
+        pairs_entry = pairs_entries.get(key)
+
+        def run_pairs(args) -> None:
+            nonlocal pairs_entry
+            if pairs_entry is None:
+                k = _k()
+                loop = getattr(k.G, f"{name}_2")
+                pairs_entry = pairs_entries[key] = k.compiled_entry(loop, args)
+            pairs_entry(*args)
 
         def unit(x, slot: int) -> tuple:
             # (buffer, offset) of x at unit stride: itself, or a copy in this thread's scratch
@@ -488,6 +517,9 @@ def _elementwise(name: str, kind: str):
 
             def fn(x):
                 buf = empty(size, out_np)
+                if pairs and x._strides[0] == 2:
+                    run_pairs((buf, x._buf, x._offset, size, 0))
+                    return buf
                 if stage:
                     a, ao = unit(x, 0)
                     dense_entry(key, (buf, a, ao, size))(buf, a, ao, size)
@@ -504,6 +536,9 @@ def _elementwise(name: str, kind: str):
 
             def fn(x1, x2):
                 buf = empty(size, out_np)
+                if pairs and x1._strides[0] == 2 and x2._strides[0] == 2:
+                    run_pairs((buf, x1._buf, x1._offset, 1, x2._buf, x2._offset, 1, size, 0))
+                    return buf
                 if stage:
                     a, ao = unit(x1, 0)
                     b, bo = unit(x2, 1)
@@ -527,12 +562,18 @@ def _elementwise(name: str, kind: str):
                 if scalar_first:
                     a, ao, ast = _scalar_value(x1, in_np), 0, 0
                     b, bo, bst = x2._buf, x2._offset, x2._strides[0]
+                    if pairs and bst == 2:
+                        run_pairs((buf, a, 0, 0, b, bo, 1, size, 0))
+                        return buf
                     if stage:
                         b, bo = unit(x2, 1)
                         bst = 1
                 else:
                     a, ao, ast = x1._buf, x1._offset, x1._strides[0]
                     b, bo, bst = _scalar_value(x2, in_np), 0, 0
+                    if pairs and ast == 2:
+                        run_pairs((buf, a, ao, 1, b, 0, 0, size, 0))
+                        return buf
                     if stage:
                         a, ao = unit(x1, 0)
                         ast = 1

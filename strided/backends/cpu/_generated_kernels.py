@@ -33,7 +33,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '91a879386c6a9c27'
+SOURCE_HASH = '42a326d88cf235e8'
 
 
 @_loop(SERIAL)
@@ -86,6 +86,32 @@ def abs_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 
 @_loop(SERIAL)
+def abs_2(o, a, ao, n, mask):
+    m = min(n, (a.size - ao) // 2)
+    aseg = a[ao : ao + 2 * m]
+    for k in range(m):
+        store(o, k, S.abs_(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.abs_(a[ao + 2 * k]))
+
+
+@_loop(PARALLEL)
+def abs_2p(o, a, ao, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0
+        m = min(k1 - k0, (a.size - ab) // 2)
+        aseg = a[ab : ab + 2 * m]
+        for k in range(m):
+            store(oseg, k, S.abs_(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.abs_(a[ab + 2 * k]))
+
+
+@_loop(SERIAL)
 def negative_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -132,6 +158,32 @@ def negative_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
         else:
             for k in range(k0, k1):
                 store(o, np.uint64(ob + k * os2), S.negative(a[np.uint64(ab + k * as2)]))
+
+
+@_loop(SERIAL)
+def negative_2(o, a, ao, n, mask):
+    m = min(n, (a.size - ao) // 2)
+    aseg = a[ao : ao + 2 * m]
+    for k in range(m):
+        store(o, k, S.negative(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.negative(a[ao + 2 * k]))
+
+
+@_loop(PARALLEL)
+def negative_2p(o, a, ao, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0
+        m = min(k1 - k0, (a.size - ab) // 2)
+        aseg = a[ab : ab + 2 * m]
+        for k in range(m):
+            store(oseg, k, S.negative(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.negative(a[ab + 2 * k]))
 
 
 @_loop(SERIAL)
@@ -184,6 +236,32 @@ def positive_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 
 @_loop(SERIAL)
+def positive_2(o, a, ao, n, mask):
+    m = min(n, (a.size - ao) // 2)
+    aseg = a[ao : ao + 2 * m]
+    for k in range(m):
+        store(o, k, S.positive(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.positive(a[ao + 2 * k]))
+
+
+@_loop(PARALLEL)
+def positive_2p(o, a, ao, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0
+        m = min(k1 - k0, (a.size - ab) // 2)
+        aseg = a[ab : ab + 2 * m]
+        for k in range(m):
+            store(oseg, k, S.positive(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.positive(a[ab + 2 * k]))
+
+
+@_loop(SERIAL)
 def square_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -230,6 +308,32 @@ def square_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
         else:
             for k in range(k0, k1):
                 store(o, np.uint64(ob + k * os2), S.square(a[np.uint64(ab + k * as2)]))
+
+
+@_loop(SERIAL)
+def square_2(o, a, ao, n, mask):
+    m = min(n, (a.size - ao) // 2)
+    aseg = a[ao : ao + 2 * m]
+    for k in range(m):
+        store(o, k, S.square(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.square(a[ao + 2 * k]))
+
+
+@_loop(PARALLEL)
+def square_2p(o, a, ao, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0
+        m = min(k1 - k0, (a.size - ab) // 2)
+        aseg = a[ab : ab + 2 * m]
+        for k in range(m):
+            store(oseg, k, S.square(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.square(a[ab + 2 * k]))
 
 
 @_loop(SERIAL)
@@ -282,6 +386,32 @@ def sign_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 
 @_loop(SERIAL)
+def sign_2(o, a, ao, n, mask):
+    m = min(n, (a.size - ao) // 2)
+    aseg = a[ao : ao + 2 * m]
+    for k in range(m):
+        store(o, k, S.sign(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.sign(a[ao + 2 * k]))
+
+
+@_loop(PARALLEL)
+def sign_2p(o, a, ao, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0
+        m = min(k1 - k0, (a.size - ab) // 2)
+        aseg = a[ab : ab + 2 * m]
+        for k in range(m):
+            store(oseg, k, S.sign(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.sign(a[ab + 2 * k]))
+
+
+@_loop(SERIAL)
 def reciprocal_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -328,6 +458,32 @@ def reciprocal_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
         else:
             for k in range(k0, k1):
                 store(o, np.uint64(ob + k * os2), S.reciprocal(a[np.uint64(ab + k * as2)]))
+
+
+@_loop(SERIAL)
+def reciprocal_2(o, a, ao, n, mask):
+    m = min(n, (a.size - ao) // 2)
+    aseg = a[ao : ao + 2 * m]
+    for k in range(m):
+        store(o, k, S.reciprocal(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.reciprocal(a[ao + 2 * k]))
+
+
+@_loop(PARALLEL)
+def reciprocal_2p(o, a, ao, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0
+        m = min(k1 - k0, (a.size - ab) // 2)
+        aseg = a[ab : ab + 2 * m]
+        for k in range(m):
+            store(oseg, k, S.reciprocal(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.reciprocal(a[ab + 2 * k]))
 
 
 @_loop(SERIAL)
@@ -785,6 +941,32 @@ def sqrt_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
         else:
             for k in range(k0, k1):
                 store(o, np.uint64(ob + k * os2), S.sqrt(a[np.uint64(ab + k * as2)]))
+
+
+@_loop(SERIAL)
+def sqrt_2(o, a, ao, n, mask):
+    m = min(n, (a.size - ao) // 2)
+    aseg = a[ao : ao + 2 * m]
+    for k in range(m):
+        store(o, k, S.sqrt(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.sqrt(a[ao + 2 * k]))
+
+
+@_loop(PARALLEL)
+def sqrt_2p(o, a, ao, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0
+        m = min(k1 - k0, (a.size - ab) // 2)
+        aseg = a[ab : ab + 2 * m]
+        for k in range(m):
+            store(oseg, k, S.sqrt(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.sqrt(a[ab + 2 * k]))
 
 
 @_loop(SERIAL)
@@ -1650,6 +1832,32 @@ def floor_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 
 @_loop(SERIAL)
+def floor_2(o, a, ao, n, mask):
+    m = min(n, (a.size - ao) // 2)
+    aseg = a[ao : ao + 2 * m]
+    for k in range(m):
+        store(o, k, S.floor(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.floor(a[ao + 2 * k]))
+
+
+@_loop(PARALLEL)
+def floor_2p(o, a, ao, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0
+        m = min(k1 - k0, (a.size - ab) // 2)
+        aseg = a[ab : ab + 2 * m]
+        for k in range(m):
+            store(oseg, k, S.floor(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.floor(a[ab + 2 * k]))
+
+
+@_loop(SERIAL)
 def ceil_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -1696,6 +1904,32 @@ def ceil_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
         else:
             for k in range(k0, k1):
                 store(o, np.uint64(ob + k * os2), S.ceil(a[np.uint64(ab + k * as2)]))
+
+
+@_loop(SERIAL)
+def ceil_2(o, a, ao, n, mask):
+    m = min(n, (a.size - ao) // 2)
+    aseg = a[ao : ao + 2 * m]
+    for k in range(m):
+        store(o, k, S.ceil(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.ceil(a[ao + 2 * k]))
+
+
+@_loop(PARALLEL)
+def ceil_2p(o, a, ao, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0
+        m = min(k1 - k0, (a.size - ab) // 2)
+        aseg = a[ab : ab + 2 * m]
+        for k in range(m):
+            store(oseg, k, S.ceil(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.ceil(a[ab + 2 * k]))
 
 
 @_loop(SERIAL)
@@ -1748,6 +1982,32 @@ def trunc_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 
 @_loop(SERIAL)
+def trunc_2(o, a, ao, n, mask):
+    m = min(n, (a.size - ao) // 2)
+    aseg = a[ao : ao + 2 * m]
+    for k in range(m):
+        store(o, k, S.trunc(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.trunc(a[ao + 2 * k]))
+
+
+@_loop(PARALLEL)
+def trunc_2p(o, a, ao, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0
+        m = min(k1 - k0, (a.size - ab) // 2)
+        aseg = a[ab : ab + 2 * m]
+        for k in range(m):
+            store(oseg, k, S.trunc(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.trunc(a[ab + 2 * k]))
+
+
+@_loop(SERIAL)
 def round_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -1794,6 +2054,32 @@ def round_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
         else:
             for k in range(k0, k1):
                 store(o, np.uint64(ob + k * os2), S.round_(a[np.uint64(ab + k * as2)]))
+
+
+@_loop(SERIAL)
+def round_2(o, a, ao, n, mask):
+    m = min(n, (a.size - ao) // 2)
+    aseg = a[ao : ao + 2 * m]
+    for k in range(m):
+        store(o, k, S.round_(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.round_(a[ao + 2 * k]))
+
+
+@_loop(PARALLEL)
+def round_2p(o, a, ao, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0
+        m = min(k1 - k0, (a.size - ab) // 2)
+        aseg = a[ab : ab + 2 * m]
+        for k in range(m):
+            store(oseg, k, S.round_(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.round_(a[ab + 2 * k]))
 
 
 @_loop(SERIAL)
@@ -1846,6 +2132,32 @@ def signbit_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 
 @_loop(SERIAL)
+def signbit_2(o, a, ao, n, mask):
+    m = min(n, (a.size - ao) // 2)
+    aseg = a[ao : ao + 2 * m]
+    for k in range(m):
+        store(o, k, S.signbit(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.signbit(a[ao + 2 * k]))
+
+
+@_loop(PARALLEL)
+def signbit_2p(o, a, ao, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0
+        m = min(k1 - k0, (a.size - ab) // 2)
+        aseg = a[ab : ab + 2 * m]
+        for k in range(m):
+            store(oseg, k, S.signbit(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.signbit(a[ab + 2 * k]))
+
+
+@_loop(SERIAL)
 def isnan_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -1892,6 +2204,32 @@ def isnan_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
         else:
             for k in range(k0, k1):
                 store(o, np.uint64(ob + k * os2), S.isnan(a[np.uint64(ab + k * as2)]))
+
+
+@_loop(SERIAL)
+def isnan_2(o, a, ao, n, mask):
+    m = min(n, (a.size - ao) // 2)
+    aseg = a[ao : ao + 2 * m]
+    for k in range(m):
+        store(o, k, S.isnan(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.isnan(a[ao + 2 * k]))
+
+
+@_loop(PARALLEL)
+def isnan_2p(o, a, ao, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0
+        m = min(k1 - k0, (a.size - ab) // 2)
+        aseg = a[ab : ab + 2 * m]
+        for k in range(m):
+            store(oseg, k, S.isnan(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.isnan(a[ab + 2 * k]))
 
 
 @_loop(SERIAL)
@@ -1944,6 +2282,32 @@ def isinf_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 
 @_loop(SERIAL)
+def isinf_2(o, a, ao, n, mask):
+    m = min(n, (a.size - ao) // 2)
+    aseg = a[ao : ao + 2 * m]
+    for k in range(m):
+        store(o, k, S.isinf(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.isinf(a[ao + 2 * k]))
+
+
+@_loop(PARALLEL)
+def isinf_2p(o, a, ao, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0
+        m = min(k1 - k0, (a.size - ab) // 2)
+        aseg = a[ab : ab + 2 * m]
+        for k in range(m):
+            store(oseg, k, S.isinf(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.isinf(a[ab + 2 * k]))
+
+
+@_loop(SERIAL)
 def isfinite_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -1993,6 +2357,32 @@ def isfinite_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 
 @_loop(SERIAL)
+def isfinite_2(o, a, ao, n, mask):
+    m = min(n, (a.size - ao) // 2)
+    aseg = a[ao : ao + 2 * m]
+    for k in range(m):
+        store(o, k, S.isfinite(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.isfinite(a[ao + 2 * k]))
+
+
+@_loop(PARALLEL)
+def isfinite_2p(o, a, ao, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0
+        m = min(k1 - k0, (a.size - ab) // 2)
+        aseg = a[ab : ab + 2 * m]
+        for k in range(m):
+            store(oseg, k, S.isfinite(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.isfinite(a[ab + 2 * k]))
+
+
+@_loop(SERIAL)
 def conj_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -2039,6 +2429,32 @@ def conj_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
         else:
             for k in range(k0, k1):
                 store(o, np.uint64(ob + k * os2), S.conj(a[np.uint64(ab + k * as2)]))
+
+
+@_loop(SERIAL)
+def conj_2(o, a, ao, n, mask):
+    m = min(n, (a.size - ao) // 2)
+    aseg = a[ao : ao + 2 * m]
+    for k in range(m):
+        store(o, k, S.conj(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.conj(a[ao + 2 * k]))
+
+
+@_loop(PARALLEL)
+def conj_2p(o, a, ao, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0
+        m = min(k1 - k0, (a.size - ab) // 2)
+        aseg = a[ab : ab + 2 * m]
+        for k in range(m):
+            store(oseg, k, S.conj(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.conj(a[ab + 2 * k]))
 
 
 @_loop(SERIAL)
@@ -2137,6 +2553,32 @@ def imag_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 
 @_loop(SERIAL)
+def imag_2(o, a, ao, n, mask):
+    m = min(n, (a.size - ao) // 2)
+    aseg = a[ao : ao + 2 * m]
+    for k in range(m):
+        store(o, k, S.imag(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.imag(a[ao + 2 * k]))
+
+
+@_loop(PARALLEL)
+def imag_2p(o, a, ao, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0
+        m = min(k1 - k0, (a.size - ab) // 2)
+        aseg = a[ab : ab + 2 * m]
+        for k in range(m):
+            store(oseg, k, S.imag(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.imag(a[ab + 2 * k]))
+
+
+@_loop(SERIAL)
 def logical_not_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -2186,6 +2628,32 @@ def logical_not_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 
 @_loop(SERIAL)
+def logical_not_2(o, a, ao, n, mask):
+    m = min(n, (a.size - ao) // 2)
+    aseg = a[ao : ao + 2 * m]
+    for k in range(m):
+        store(o, k, S.logical_not(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.logical_not(a[ao + 2 * k]))
+
+
+@_loop(PARALLEL)
+def logical_not_2p(o, a, ao, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0
+        m = min(k1 - k0, (a.size - ab) // 2)
+        aseg = a[ab : ab + 2 * m]
+        for k in range(m):
+            store(oseg, k, S.logical_not(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.logical_not(a[ab + 2 * k]))
+
+
+@_loop(SERIAL)
 def bitwise_invert_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -2232,6 +2700,32 @@ def bitwise_invert_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg
         else:
             for k in range(k0, k1):
                 store(o, np.uint64(ob + k * os2), S.bitwise_invert(a[np.uint64(ab + k * as2)]))
+
+
+@_loop(SERIAL)
+def bitwise_invert_2(o, a, ao, n, mask):
+    m = min(n, (a.size - ao) // 2)
+    aseg = a[ao : ao + 2 * m]
+    for k in range(m):
+        store(o, k, S.bitwise_invert(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.bitwise_invert(a[ao + 2 * k]))
+
+
+@_loop(PARALLEL)
+def bitwise_invert_2p(o, a, ao, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0
+        m = min(k1 - k0, (a.size - ab) // 2)
+        aseg = a[ab : ab + 2 * m]
+        for k in range(m):
+            store(oseg, k, S.bitwise_invert(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.bitwise_invert(a[ab + 2 * k]))
 
 
 @_loop(SERIAL)
@@ -2318,6 +2812,63 @@ def add_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, 
                 x = a[np.uint64(ab + k * as2)]
                 y = b[np.uint64(bb + k * bs2)]
                 store(o, np.uint64(ob + k * os2), S.add(x, y))
+
+
+@_loop(SERIAL)
+def add_2(o, a, ao, ap, b, bo, bp, n, mask):
+    m = min(n, (a.size - ao) // 2) if ap else n
+    m = min(m, (b.size - bo) // 2) if bp else m
+    if ap and bp:
+        aseg = a[ao : ao + 2 * m]
+        bseg = b[bo : bo + 2 * m]
+        for k in range(m):
+            x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+            y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+            store(o, k, S.add(x, y))
+    elif ap:
+        aseg = a[ao : ao + 2 * m]
+        y = b[bo]
+        for k in range(m):
+            store(o, k, S.add(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+    else:
+        bseg = b[bo : bo + 2 * m]
+        x = a[ao]
+        for k in range(m):
+            store(o, k, S.add(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.add(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+
+
+@_loop(PARALLEL)
+def add_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0 * ap
+        bb = bo + 2 * k0 * bp
+        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        m = min(m, (b.size - bb) // 2) if bp else m
+        if ap and bp:
+            aseg = a[ab : ab + 2 * m]
+            bseg = b[bb : bb + 2 * m]
+            for k in range(m):
+                x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+                y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+                store(oseg, k, S.add(x, y))
+        elif ap:
+            aseg = a[ab : ab + 2 * m]
+            y = b[bb]
+            for k in range(m):
+                store(oseg, k, S.add(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+        else:
+            bseg = b[bb : bb + 2 * m]
+            x = a[ab]
+            for k in range(m):
+                store(oseg, k, S.add(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.add(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(SERIAL)
@@ -2437,6 +2988,63 @@ def subtract_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
 
 
 @_loop(SERIAL)
+def subtract_2(o, a, ao, ap, b, bo, bp, n, mask):
+    m = min(n, (a.size - ao) // 2) if ap else n
+    m = min(m, (b.size - bo) // 2) if bp else m
+    if ap and bp:
+        aseg = a[ao : ao + 2 * m]
+        bseg = b[bo : bo + 2 * m]
+        for k in range(m):
+            x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+            y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+            store(o, k, S.subtract(x, y))
+    elif ap:
+        aseg = a[ao : ao + 2 * m]
+        y = b[bo]
+        for k in range(m):
+            store(o, k, S.subtract(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+    else:
+        bseg = b[bo : bo + 2 * m]
+        x = a[ao]
+        for k in range(m):
+            store(o, k, S.subtract(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.subtract(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+
+
+@_loop(PARALLEL)
+def subtract_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0 * ap
+        bb = bo + 2 * k0 * bp
+        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        m = min(m, (b.size - bb) // 2) if bp else m
+        if ap and bp:
+            aseg = a[ab : ab + 2 * m]
+            bseg = b[bb : bb + 2 * m]
+            for k in range(m):
+                x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+                y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+                store(oseg, k, S.subtract(x, y))
+        elif ap:
+            aseg = a[ab : ab + 2 * m]
+            y = b[bb]
+            for k in range(m):
+                store(oseg, k, S.subtract(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+        else:
+            bseg = b[bb : bb + 2 * m]
+            x = a[ab]
+            for k in range(m):
+                store(oseg, k, S.subtract(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.subtract(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
+
+
+@_loop(SERIAL)
 def subtract_i(o, b, bo, bs, n):
     # o[k] = o[k] subtract b[bo + k] for the whole dense o; bs 0: b[bo] throughout (a scalar)
     if bs == 1:
@@ -2553,6 +3161,63 @@ def multiply_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
 
 
 @_loop(SERIAL)
+def multiply_2(o, a, ao, ap, b, bo, bp, n, mask):
+    m = min(n, (a.size - ao) // 2) if ap else n
+    m = min(m, (b.size - bo) // 2) if bp else m
+    if ap and bp:
+        aseg = a[ao : ao + 2 * m]
+        bseg = b[bo : bo + 2 * m]
+        for k in range(m):
+            x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+            y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+            store(o, k, S.multiply(x, y))
+    elif ap:
+        aseg = a[ao : ao + 2 * m]
+        y = b[bo]
+        for k in range(m):
+            store(o, k, S.multiply(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+    else:
+        bseg = b[bo : bo + 2 * m]
+        x = a[ao]
+        for k in range(m):
+            store(o, k, S.multiply(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.multiply(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+
+
+@_loop(PARALLEL)
+def multiply_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0 * ap
+        bb = bo + 2 * k0 * bp
+        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        m = min(m, (b.size - bb) // 2) if bp else m
+        if ap and bp:
+            aseg = a[ab : ab + 2 * m]
+            bseg = b[bb : bb + 2 * m]
+            for k in range(m):
+                x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+                y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+                store(oseg, k, S.multiply(x, y))
+        elif ap:
+            aseg = a[ab : ab + 2 * m]
+            y = b[bb]
+            for k in range(m):
+                store(oseg, k, S.multiply(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+        else:
+            bseg = b[bb : bb + 2 * m]
+            x = a[ab]
+            for k in range(m):
+                store(oseg, k, S.multiply(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.multiply(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
+
+
+@_loop(SERIAL)
 def multiply_i(o, b, bo, bs, n):
     # o[k] = o[k] multiply b[bo + k] for the whole dense o; bs 0: b[bo] throughout (a scalar)
     if bs == 1:
@@ -2666,6 +3331,63 @@ def divide_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n
                 x = a[np.uint64(ab + k * as2)]
                 y = b[np.uint64(bb + k * bs2)]
                 store(o, np.uint64(ob + k * os2), S.divide(x, y))
+
+
+@_loop(SERIAL)
+def divide_2(o, a, ao, ap, b, bo, bp, n, mask):
+    m = min(n, (a.size - ao) // 2) if ap else n
+    m = min(m, (b.size - bo) // 2) if bp else m
+    if ap and bp:
+        aseg = a[ao : ao + 2 * m]
+        bseg = b[bo : bo + 2 * m]
+        for k in range(m):
+            x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+            y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+            store(o, k, S.divide(x, y))
+    elif ap:
+        aseg = a[ao : ao + 2 * m]
+        y = b[bo]
+        for k in range(m):
+            store(o, k, S.divide(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+    else:
+        bseg = b[bo : bo + 2 * m]
+        x = a[ao]
+        for k in range(m):
+            store(o, k, S.divide(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.divide(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+
+
+@_loop(PARALLEL)
+def divide_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0 * ap
+        bb = bo + 2 * k0 * bp
+        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        m = min(m, (b.size - bb) // 2) if bp else m
+        if ap and bp:
+            aseg = a[ab : ab + 2 * m]
+            bseg = b[bb : bb + 2 * m]
+            for k in range(m):
+                x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+                y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+                store(oseg, k, S.divide(x, y))
+        elif ap:
+            aseg = a[ab : ab + 2 * m]
+            y = b[bb]
+            for k in range(m):
+                store(oseg, k, S.divide(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+        else:
+            bseg = b[bb : bb + 2 * m]
+            x = a[ab]
+            for k in range(m):
+                store(oseg, k, S.divide(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.divide(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(SERIAL)
@@ -3055,6 +3777,63 @@ def maximum_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, 
 
 
 @_loop(SERIAL)
+def maximum_2(o, a, ao, ap, b, bo, bp, n, mask):
+    m = min(n, (a.size - ao) // 2) if ap else n
+    m = min(m, (b.size - bo) // 2) if bp else m
+    if ap and bp:
+        aseg = a[ao : ao + 2 * m]
+        bseg = b[bo : bo + 2 * m]
+        for k in range(m):
+            x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+            y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+            store(o, k, S.maximum(x, y))
+    elif ap:
+        aseg = a[ao : ao + 2 * m]
+        y = b[bo]
+        for k in range(m):
+            store(o, k, S.maximum(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+    else:
+        bseg = b[bo : bo + 2 * m]
+        x = a[ao]
+        for k in range(m):
+            store(o, k, S.maximum(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.maximum(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+
+
+@_loop(PARALLEL)
+def maximum_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0 * ap
+        bb = bo + 2 * k0 * bp
+        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        m = min(m, (b.size - bb) // 2) if bp else m
+        if ap and bp:
+            aseg = a[ab : ab + 2 * m]
+            bseg = b[bb : bb + 2 * m]
+            for k in range(m):
+                x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+                y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+                store(oseg, k, S.maximum(x, y))
+        elif ap:
+            aseg = a[ab : ab + 2 * m]
+            y = b[bb]
+            for k in range(m):
+                store(oseg, k, S.maximum(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+        else:
+            bseg = b[bb : bb + 2 * m]
+            x = a[ab]
+            for k in range(m):
+                store(oseg, k, S.maximum(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.maximum(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
+
+
+@_loop(SERIAL)
 def minimum_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -3138,6 +3917,63 @@ def minimum_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, 
                 x = a[np.uint64(ab + k * as2)]
                 y = b[np.uint64(bb + k * bs2)]
                 store(o, np.uint64(ob + k * os2), S.minimum(x, y))
+
+
+@_loop(SERIAL)
+def minimum_2(o, a, ao, ap, b, bo, bp, n, mask):
+    m = min(n, (a.size - ao) // 2) if ap else n
+    m = min(m, (b.size - bo) // 2) if bp else m
+    if ap and bp:
+        aseg = a[ao : ao + 2 * m]
+        bseg = b[bo : bo + 2 * m]
+        for k in range(m):
+            x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+            y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+            store(o, k, S.minimum(x, y))
+    elif ap:
+        aseg = a[ao : ao + 2 * m]
+        y = b[bo]
+        for k in range(m):
+            store(o, k, S.minimum(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+    else:
+        bseg = b[bo : bo + 2 * m]
+        x = a[ao]
+        for k in range(m):
+            store(o, k, S.minimum(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.minimum(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+
+
+@_loop(PARALLEL)
+def minimum_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0 * ap
+        bb = bo + 2 * k0 * bp
+        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        m = min(m, (b.size - bb) // 2) if bp else m
+        if ap and bp:
+            aseg = a[ab : ab + 2 * m]
+            bseg = b[bb : bb + 2 * m]
+            for k in range(m):
+                x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+                y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+                store(oseg, k, S.minimum(x, y))
+        elif ap:
+            aseg = a[ab : ab + 2 * m]
+            y = b[bb]
+            for k in range(m):
+                store(oseg, k, S.minimum(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+        else:
+            bseg = b[bb : bb + 2 * m]
+            x = a[ab]
+            for k in range(m):
+                store(oseg, k, S.minimum(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.minimum(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(SERIAL)
@@ -3227,6 +4063,63 @@ def logaddexp_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
 
 
 @_loop(SERIAL)
+def logaddexp_2(o, a, ao, ap, b, bo, bp, n, mask):
+    m = min(n, (a.size - ao) // 2) if ap else n
+    m = min(m, (b.size - bo) // 2) if bp else m
+    if ap and bp:
+        aseg = a[ao : ao + 2 * m]
+        bseg = b[bo : bo + 2 * m]
+        for k in range(m):
+            x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+            y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+            store(o, k, S.logaddexp(x, y))
+    elif ap:
+        aseg = a[ao : ao + 2 * m]
+        y = b[bo]
+        for k in range(m):
+            store(o, k, S.logaddexp(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+    else:
+        bseg = b[bo : bo + 2 * m]
+        x = a[ao]
+        for k in range(m):
+            store(o, k, S.logaddexp(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.logaddexp(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+
+
+@_loop(PARALLEL)
+def logaddexp_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0 * ap
+        bb = bo + 2 * k0 * bp
+        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        m = min(m, (b.size - bb) // 2) if bp else m
+        if ap and bp:
+            aseg = a[ab : ab + 2 * m]
+            bseg = b[bb : bb + 2 * m]
+            for k in range(m):
+                x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+                y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+                store(oseg, k, S.logaddexp(x, y))
+        elif ap:
+            aseg = a[ab : ab + 2 * m]
+            y = b[bb]
+            for k in range(m):
+                store(oseg, k, S.logaddexp(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+        else:
+            bseg = b[bb : bb + 2 * m]
+            x = a[ab]
+            for k in range(m):
+                store(oseg, k, S.logaddexp(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.logaddexp(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
+
+
+@_loop(SERIAL)
 def hypot_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -3310,6 +4203,63 @@ def hypot_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0
                 x = a[np.uint64(ab + k * as2)]
                 y = b[np.uint64(bb + k * bs2)]
                 store(o, np.uint64(ob + k * os2), S.hypot(x, y))
+
+
+@_loop(SERIAL)
+def hypot_2(o, a, ao, ap, b, bo, bp, n, mask):
+    m = min(n, (a.size - ao) // 2) if ap else n
+    m = min(m, (b.size - bo) // 2) if bp else m
+    if ap and bp:
+        aseg = a[ao : ao + 2 * m]
+        bseg = b[bo : bo + 2 * m]
+        for k in range(m):
+            x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+            y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+            store(o, k, S.hypot(x, y))
+    elif ap:
+        aseg = a[ao : ao + 2 * m]
+        y = b[bo]
+        for k in range(m):
+            store(o, k, S.hypot(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+    else:
+        bseg = b[bo : bo + 2 * m]
+        x = a[ao]
+        for k in range(m):
+            store(o, k, S.hypot(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.hypot(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+
+
+@_loop(PARALLEL)
+def hypot_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0 * ap
+        bb = bo + 2 * k0 * bp
+        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        m = min(m, (b.size - bb) // 2) if bp else m
+        if ap and bp:
+            aseg = a[ab : ab + 2 * m]
+            bseg = b[bb : bb + 2 * m]
+            for k in range(m):
+                x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+                y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+                store(oseg, k, S.hypot(x, y))
+        elif ap:
+            aseg = a[ab : ab + 2 * m]
+            y = b[bb]
+            for k in range(m):
+                store(oseg, k, S.hypot(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+        else:
+            bseg = b[bb : bb + 2 * m]
+            x = a[ab]
+            for k in range(m):
+                store(oseg, k, S.hypot(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.hypot(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(SERIAL)
@@ -3399,6 +4349,63 @@ def atan2_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0
 
 
 @_loop(SERIAL)
+def atan2_2(o, a, ao, ap, b, bo, bp, n, mask):
+    m = min(n, (a.size - ao) // 2) if ap else n
+    m = min(m, (b.size - bo) // 2) if bp else m
+    if ap and bp:
+        aseg = a[ao : ao + 2 * m]
+        bseg = b[bo : bo + 2 * m]
+        for k in range(m):
+            x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+            y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+            store(o, k, S.atan2(x, y))
+    elif ap:
+        aseg = a[ao : ao + 2 * m]
+        y = b[bo]
+        for k in range(m):
+            store(o, k, S.atan2(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+    else:
+        bseg = b[bo : bo + 2 * m]
+        x = a[ao]
+        for k in range(m):
+            store(o, k, S.atan2(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.atan2(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+
+
+@_loop(PARALLEL)
+def atan2_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0 * ap
+        bb = bo + 2 * k0 * bp
+        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        m = min(m, (b.size - bb) // 2) if bp else m
+        if ap and bp:
+            aseg = a[ab : ab + 2 * m]
+            bseg = b[bb : bb + 2 * m]
+            for k in range(m):
+                x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+                y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+                store(oseg, k, S.atan2(x, y))
+        elif ap:
+            aseg = a[ab : ab + 2 * m]
+            y = b[bb]
+            for k in range(m):
+                store(oseg, k, S.atan2(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+        else:
+            bseg = b[bb : bb + 2 * m]
+            x = a[ab]
+            for k in range(m):
+                store(oseg, k, S.atan2(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.atan2(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
+
+
+@_loop(SERIAL)
 def copysign_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -3482,6 +4489,63 @@ def copysign_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
                 x = a[np.uint64(ab + k * as2)]
                 y = b[np.uint64(bb + k * bs2)]
                 store(o, np.uint64(ob + k * os2), S.copysign(x, y))
+
+
+@_loop(SERIAL)
+def copysign_2(o, a, ao, ap, b, bo, bp, n, mask):
+    m = min(n, (a.size - ao) // 2) if ap else n
+    m = min(m, (b.size - bo) // 2) if bp else m
+    if ap and bp:
+        aseg = a[ao : ao + 2 * m]
+        bseg = b[bo : bo + 2 * m]
+        for k in range(m):
+            x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+            y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+            store(o, k, S.copysign(x, y))
+    elif ap:
+        aseg = a[ao : ao + 2 * m]
+        y = b[bo]
+        for k in range(m):
+            store(o, k, S.copysign(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+    else:
+        bseg = b[bo : bo + 2 * m]
+        x = a[ao]
+        for k in range(m):
+            store(o, k, S.copysign(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.copysign(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+
+
+@_loop(PARALLEL)
+def copysign_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0 * ap
+        bb = bo + 2 * k0 * bp
+        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        m = min(m, (b.size - bb) // 2) if bp else m
+        if ap and bp:
+            aseg = a[ab : ab + 2 * m]
+            bseg = b[bb : bb + 2 * m]
+            for k in range(m):
+                x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+                y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+                store(oseg, k, S.copysign(x, y))
+        elif ap:
+            aseg = a[ab : ab + 2 * m]
+            y = b[bb]
+            for k in range(m):
+                store(oseg, k, S.copysign(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+        else:
+            bseg = b[bb : bb + 2 * m]
+            x = a[ab]
+            for k in range(m):
+                store(oseg, k, S.copysign(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.copysign(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(SERIAL)
@@ -3571,6 +4635,63 @@ def nextafter_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
 
 
 @_loop(SERIAL)
+def nextafter_2(o, a, ao, ap, b, bo, bp, n, mask):
+    m = min(n, (a.size - ao) // 2) if ap else n
+    m = min(m, (b.size - bo) // 2) if bp else m
+    if ap and bp:
+        aseg = a[ao : ao + 2 * m]
+        bseg = b[bo : bo + 2 * m]
+        for k in range(m):
+            x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+            y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+            store(o, k, S.nextafter(x, y))
+    elif ap:
+        aseg = a[ao : ao + 2 * m]
+        y = b[bo]
+        for k in range(m):
+            store(o, k, S.nextafter(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+    else:
+        bseg = b[bo : bo + 2 * m]
+        x = a[ao]
+        for k in range(m):
+            store(o, k, S.nextafter(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.nextafter(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+
+
+@_loop(PARALLEL)
+def nextafter_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0 * ap
+        bb = bo + 2 * k0 * bp
+        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        m = min(m, (b.size - bb) // 2) if bp else m
+        if ap and bp:
+            aseg = a[ab : ab + 2 * m]
+            bseg = b[bb : bb + 2 * m]
+            for k in range(m):
+                x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+                y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+                store(oseg, k, S.nextafter(x, y))
+        elif ap:
+            aseg = a[ab : ab + 2 * m]
+            y = b[bb]
+            for k in range(m):
+                store(oseg, k, S.nextafter(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+        else:
+            bseg = b[bb : bb + 2 * m]
+            x = a[ab]
+            for k in range(m):
+                store(oseg, k, S.nextafter(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.nextafter(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
+
+
+@_loop(SERIAL)
 def equal_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -3654,6 +4775,63 @@ def equal_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0
                 x = a[np.uint64(ab + k * as2)]
                 y = b[np.uint64(bb + k * bs2)]
                 store(o, np.uint64(ob + k * os2), S.equal(x, y))
+
+
+@_loop(SERIAL)
+def equal_2(o, a, ao, ap, b, bo, bp, n, mask):
+    m = min(n, (a.size - ao) // 2) if ap else n
+    m = min(m, (b.size - bo) // 2) if bp else m
+    if ap and bp:
+        aseg = a[ao : ao + 2 * m]
+        bseg = b[bo : bo + 2 * m]
+        for k in range(m):
+            x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+            y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+            store(o, k, S.equal(x, y))
+    elif ap:
+        aseg = a[ao : ao + 2 * m]
+        y = b[bo]
+        for k in range(m):
+            store(o, k, S.equal(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+    else:
+        bseg = b[bo : bo + 2 * m]
+        x = a[ao]
+        for k in range(m):
+            store(o, k, S.equal(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.equal(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+
+
+@_loop(PARALLEL)
+def equal_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0 * ap
+        bb = bo + 2 * k0 * bp
+        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        m = min(m, (b.size - bb) // 2) if bp else m
+        if ap and bp:
+            aseg = a[ab : ab + 2 * m]
+            bseg = b[bb : bb + 2 * m]
+            for k in range(m):
+                x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+                y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+                store(oseg, k, S.equal(x, y))
+        elif ap:
+            aseg = a[ab : ab + 2 * m]
+            y = b[bb]
+            for k in range(m):
+                store(oseg, k, S.equal(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+        else:
+            bseg = b[bb : bb + 2 * m]
+            x = a[ab]
+            for k in range(m):
+                store(oseg, k, S.equal(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.equal(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(SERIAL)
@@ -3743,6 +4921,63 @@ def not_equal_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
 
 
 @_loop(SERIAL)
+def not_equal_2(o, a, ao, ap, b, bo, bp, n, mask):
+    m = min(n, (a.size - ao) // 2) if ap else n
+    m = min(m, (b.size - bo) // 2) if bp else m
+    if ap and bp:
+        aseg = a[ao : ao + 2 * m]
+        bseg = b[bo : bo + 2 * m]
+        for k in range(m):
+            x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+            y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+            store(o, k, S.not_equal(x, y))
+    elif ap:
+        aseg = a[ao : ao + 2 * m]
+        y = b[bo]
+        for k in range(m):
+            store(o, k, S.not_equal(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+    else:
+        bseg = b[bo : bo + 2 * m]
+        x = a[ao]
+        for k in range(m):
+            store(o, k, S.not_equal(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.not_equal(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+
+
+@_loop(PARALLEL)
+def not_equal_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0 * ap
+        bb = bo + 2 * k0 * bp
+        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        m = min(m, (b.size - bb) // 2) if bp else m
+        if ap and bp:
+            aseg = a[ab : ab + 2 * m]
+            bseg = b[bb : bb + 2 * m]
+            for k in range(m):
+                x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+                y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+                store(oseg, k, S.not_equal(x, y))
+        elif ap:
+            aseg = a[ab : ab + 2 * m]
+            y = b[bb]
+            for k in range(m):
+                store(oseg, k, S.not_equal(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+        else:
+            bseg = b[bb : bb + 2 * m]
+            x = a[ab]
+            for k in range(m):
+                store(oseg, k, S.not_equal(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.not_equal(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
+
+
+@_loop(SERIAL)
 def less_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -3826,6 +5061,63 @@ def less_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0,
                 x = a[np.uint64(ab + k * as2)]
                 y = b[np.uint64(bb + k * bs2)]
                 store(o, np.uint64(ob + k * os2), S.less(x, y))
+
+
+@_loop(SERIAL)
+def less_2(o, a, ao, ap, b, bo, bp, n, mask):
+    m = min(n, (a.size - ao) // 2) if ap else n
+    m = min(m, (b.size - bo) // 2) if bp else m
+    if ap and bp:
+        aseg = a[ao : ao + 2 * m]
+        bseg = b[bo : bo + 2 * m]
+        for k in range(m):
+            x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+            y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+            store(o, k, S.less(x, y))
+    elif ap:
+        aseg = a[ao : ao + 2 * m]
+        y = b[bo]
+        for k in range(m):
+            store(o, k, S.less(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+    else:
+        bseg = b[bo : bo + 2 * m]
+        x = a[ao]
+        for k in range(m):
+            store(o, k, S.less(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.less(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+
+
+@_loop(PARALLEL)
+def less_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0 * ap
+        bb = bo + 2 * k0 * bp
+        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        m = min(m, (b.size - bb) // 2) if bp else m
+        if ap and bp:
+            aseg = a[ab : ab + 2 * m]
+            bseg = b[bb : bb + 2 * m]
+            for k in range(m):
+                x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+                y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+                store(oseg, k, S.less(x, y))
+        elif ap:
+            aseg = a[ab : ab + 2 * m]
+            y = b[bb]
+            for k in range(m):
+                store(oseg, k, S.less(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+        else:
+            bseg = b[bb : bb + 2 * m]
+            x = a[ab]
+            for k in range(m):
+                store(oseg, k, S.less(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.less(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(SERIAL)
@@ -3915,6 +5207,63 @@ def less_equal_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
 
 
 @_loop(SERIAL)
+def less_equal_2(o, a, ao, ap, b, bo, bp, n, mask):
+    m = min(n, (a.size - ao) // 2) if ap else n
+    m = min(m, (b.size - bo) // 2) if bp else m
+    if ap and bp:
+        aseg = a[ao : ao + 2 * m]
+        bseg = b[bo : bo + 2 * m]
+        for k in range(m):
+            x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+            y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+            store(o, k, S.less_equal(x, y))
+    elif ap:
+        aseg = a[ao : ao + 2 * m]
+        y = b[bo]
+        for k in range(m):
+            store(o, k, S.less_equal(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+    else:
+        bseg = b[bo : bo + 2 * m]
+        x = a[ao]
+        for k in range(m):
+            store(o, k, S.less_equal(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.less_equal(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+
+
+@_loop(PARALLEL)
+def less_equal_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0 * ap
+        bb = bo + 2 * k0 * bp
+        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        m = min(m, (b.size - bb) // 2) if bp else m
+        if ap and bp:
+            aseg = a[ab : ab + 2 * m]
+            bseg = b[bb : bb + 2 * m]
+            for k in range(m):
+                x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+                y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+                store(oseg, k, S.less_equal(x, y))
+        elif ap:
+            aseg = a[ab : ab + 2 * m]
+            y = b[bb]
+            for k in range(m):
+                store(oseg, k, S.less_equal(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+        else:
+            bseg = b[bb : bb + 2 * m]
+            x = a[ab]
+            for k in range(m):
+                store(oseg, k, S.less_equal(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.less_equal(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
+
+
+@_loop(SERIAL)
 def greater_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -3998,6 +5347,63 @@ def greater_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, 
                 x = a[np.uint64(ab + k * as2)]
                 y = b[np.uint64(bb + k * bs2)]
                 store(o, np.uint64(ob + k * os2), S.greater(x, y))
+
+
+@_loop(SERIAL)
+def greater_2(o, a, ao, ap, b, bo, bp, n, mask):
+    m = min(n, (a.size - ao) // 2) if ap else n
+    m = min(m, (b.size - bo) // 2) if bp else m
+    if ap and bp:
+        aseg = a[ao : ao + 2 * m]
+        bseg = b[bo : bo + 2 * m]
+        for k in range(m):
+            x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+            y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+            store(o, k, S.greater(x, y))
+    elif ap:
+        aseg = a[ao : ao + 2 * m]
+        y = b[bo]
+        for k in range(m):
+            store(o, k, S.greater(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+    else:
+        bseg = b[bo : bo + 2 * m]
+        x = a[ao]
+        for k in range(m):
+            store(o, k, S.greater(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.greater(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+
+
+@_loop(PARALLEL)
+def greater_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0 * ap
+        bb = bo + 2 * k0 * bp
+        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        m = min(m, (b.size - bb) // 2) if bp else m
+        if ap and bp:
+            aseg = a[ab : ab + 2 * m]
+            bseg = b[bb : bb + 2 * m]
+            for k in range(m):
+                x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+                y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+                store(oseg, k, S.greater(x, y))
+        elif ap:
+            aseg = a[ab : ab + 2 * m]
+            y = b[bb]
+            for k in range(m):
+                store(oseg, k, S.greater(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+        else:
+            bseg = b[bb : bb + 2 * m]
+            x = a[ab]
+            for k in range(m):
+                store(oseg, k, S.greater(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.greater(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(SERIAL)
@@ -4087,6 +5493,63 @@ def greater_equal_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1,
 
 
 @_loop(SERIAL)
+def greater_equal_2(o, a, ao, ap, b, bo, bp, n, mask):
+    m = min(n, (a.size - ao) // 2) if ap else n
+    m = min(m, (b.size - bo) // 2) if bp else m
+    if ap and bp:
+        aseg = a[ao : ao + 2 * m]
+        bseg = b[bo : bo + 2 * m]
+        for k in range(m):
+            x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+            y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+            store(o, k, S.greater_equal(x, y))
+    elif ap:
+        aseg = a[ao : ao + 2 * m]
+        y = b[bo]
+        for k in range(m):
+            store(o, k, S.greater_equal(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+    else:
+        bseg = b[bo : bo + 2 * m]
+        x = a[ao]
+        for k in range(m):
+            store(o, k, S.greater_equal(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.greater_equal(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+
+
+@_loop(PARALLEL)
+def greater_equal_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0 * ap
+        bb = bo + 2 * k0 * bp
+        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        m = min(m, (b.size - bb) // 2) if bp else m
+        if ap and bp:
+            aseg = a[ab : ab + 2 * m]
+            bseg = b[bb : bb + 2 * m]
+            for k in range(m):
+                x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+                y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+                store(oseg, k, S.greater_equal(x, y))
+        elif ap:
+            aseg = a[ab : ab + 2 * m]
+            y = b[bb]
+            for k in range(m):
+                store(oseg, k, S.greater_equal(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+        else:
+            bseg = b[bb : bb + 2 * m]
+            x = a[ab]
+            for k in range(m):
+                store(oseg, k, S.greater_equal(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.greater_equal(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
+
+
+@_loop(SERIAL)
 def logical_and_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -4170,6 +5633,63 @@ def logical_and_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                 x = a[np.uint64(ab + k * as2)]
                 y = b[np.uint64(bb + k * bs2)]
                 store(o, np.uint64(ob + k * os2), S.logical_and(x, y))
+
+
+@_loop(SERIAL)
+def logical_and_2(o, a, ao, ap, b, bo, bp, n, mask):
+    m = min(n, (a.size - ao) // 2) if ap else n
+    m = min(m, (b.size - bo) // 2) if bp else m
+    if ap and bp:
+        aseg = a[ao : ao + 2 * m]
+        bseg = b[bo : bo + 2 * m]
+        for k in range(m):
+            x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+            y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+            store(o, k, S.logical_and(x, y))
+    elif ap:
+        aseg = a[ao : ao + 2 * m]
+        y = b[bo]
+        for k in range(m):
+            store(o, k, S.logical_and(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+    else:
+        bseg = b[bo : bo + 2 * m]
+        x = a[ao]
+        for k in range(m):
+            store(o, k, S.logical_and(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.logical_and(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+
+
+@_loop(PARALLEL)
+def logical_and_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0 * ap
+        bb = bo + 2 * k0 * bp
+        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        m = min(m, (b.size - bb) // 2) if bp else m
+        if ap and bp:
+            aseg = a[ab : ab + 2 * m]
+            bseg = b[bb : bb + 2 * m]
+            for k in range(m):
+                x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+                y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+                store(oseg, k, S.logical_and(x, y))
+        elif ap:
+            aseg = a[ab : ab + 2 * m]
+            y = b[bb]
+            for k in range(m):
+                store(oseg, k, S.logical_and(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+        else:
+            bseg = b[bb : bb + 2 * m]
+            x = a[ab]
+            for k in range(m):
+                store(oseg, k, S.logical_and(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.logical_and(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(SERIAL)
@@ -4259,6 +5779,63 @@ def logical_or_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
 
 
 @_loop(SERIAL)
+def logical_or_2(o, a, ao, ap, b, bo, bp, n, mask):
+    m = min(n, (a.size - ao) // 2) if ap else n
+    m = min(m, (b.size - bo) // 2) if bp else m
+    if ap and bp:
+        aseg = a[ao : ao + 2 * m]
+        bseg = b[bo : bo + 2 * m]
+        for k in range(m):
+            x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+            y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+            store(o, k, S.logical_or(x, y))
+    elif ap:
+        aseg = a[ao : ao + 2 * m]
+        y = b[bo]
+        for k in range(m):
+            store(o, k, S.logical_or(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+    else:
+        bseg = b[bo : bo + 2 * m]
+        x = a[ao]
+        for k in range(m):
+            store(o, k, S.logical_or(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.logical_or(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+
+
+@_loop(PARALLEL)
+def logical_or_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0 * ap
+        bb = bo + 2 * k0 * bp
+        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        m = min(m, (b.size - bb) // 2) if bp else m
+        if ap and bp:
+            aseg = a[ab : ab + 2 * m]
+            bseg = b[bb : bb + 2 * m]
+            for k in range(m):
+                x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+                y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+                store(oseg, k, S.logical_or(x, y))
+        elif ap:
+            aseg = a[ab : ab + 2 * m]
+            y = b[bb]
+            for k in range(m):
+                store(oseg, k, S.logical_or(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+        else:
+            bseg = b[bb : bb + 2 * m]
+            x = a[ab]
+            for k in range(m):
+                store(oseg, k, S.logical_or(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.logical_or(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
+
+
+@_loop(SERIAL)
 def logical_xor_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -4345,6 +5922,63 @@ def logical_xor_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
 
 
 @_loop(SERIAL)
+def logical_xor_2(o, a, ao, ap, b, bo, bp, n, mask):
+    m = min(n, (a.size - ao) // 2) if ap else n
+    m = min(m, (b.size - bo) // 2) if bp else m
+    if ap and bp:
+        aseg = a[ao : ao + 2 * m]
+        bseg = b[bo : bo + 2 * m]
+        for k in range(m):
+            x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+            y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+            store(o, k, S.logical_xor(x, y))
+    elif ap:
+        aseg = a[ao : ao + 2 * m]
+        y = b[bo]
+        for k in range(m):
+            store(o, k, S.logical_xor(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+    else:
+        bseg = b[bo : bo + 2 * m]
+        x = a[ao]
+        for k in range(m):
+            store(o, k, S.logical_xor(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.logical_xor(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+
+
+@_loop(PARALLEL)
+def logical_xor_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0 * ap
+        bb = bo + 2 * k0 * bp
+        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        m = min(m, (b.size - bb) // 2) if bp else m
+        if ap and bp:
+            aseg = a[ab : ab + 2 * m]
+            bseg = b[bb : bb + 2 * m]
+            for k in range(m):
+                x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+                y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+                store(oseg, k, S.logical_xor(x, y))
+        elif ap:
+            aseg = a[ab : ab + 2 * m]
+            y = b[bb]
+            for k in range(m):
+                store(oseg, k, S.logical_xor(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+        else:
+            bseg = b[bb : bb + 2 * m]
+            x = a[ab]
+            for k in range(m):
+                store(oseg, k, S.logical_xor(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.logical_xor(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
+
+
+@_loop(SERIAL)
 def bitwise_and_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -4428,6 +6062,63 @@ def bitwise_and_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                 x = a[np.uint64(ab + k * as2)]
                 y = b[np.uint64(bb + k * bs2)]
                 store(o, np.uint64(ob + k * os2), S.bitwise_and(x, y))
+
+
+@_loop(SERIAL)
+def bitwise_and_2(o, a, ao, ap, b, bo, bp, n, mask):
+    m = min(n, (a.size - ao) // 2) if ap else n
+    m = min(m, (b.size - bo) // 2) if bp else m
+    if ap and bp:
+        aseg = a[ao : ao + 2 * m]
+        bseg = b[bo : bo + 2 * m]
+        for k in range(m):
+            x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+            y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+            store(o, k, S.bitwise_and(x, y))
+    elif ap:
+        aseg = a[ao : ao + 2 * m]
+        y = b[bo]
+        for k in range(m):
+            store(o, k, S.bitwise_and(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+    else:
+        bseg = b[bo : bo + 2 * m]
+        x = a[ao]
+        for k in range(m):
+            store(o, k, S.bitwise_and(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.bitwise_and(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+
+
+@_loop(PARALLEL)
+def bitwise_and_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0 * ap
+        bb = bo + 2 * k0 * bp
+        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        m = min(m, (b.size - bb) // 2) if bp else m
+        if ap and bp:
+            aseg = a[ab : ab + 2 * m]
+            bseg = b[bb : bb + 2 * m]
+            for k in range(m):
+                x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+                y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+                store(oseg, k, S.bitwise_and(x, y))
+        elif ap:
+            aseg = a[ab : ab + 2 * m]
+            y = b[bb]
+            for k in range(m):
+                store(oseg, k, S.bitwise_and(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+        else:
+            bseg = b[bb : bb + 2 * m]
+            x = a[ab]
+            for k in range(m):
+                store(oseg, k, S.bitwise_and(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.bitwise_and(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(SERIAL)
@@ -4547,6 +6238,63 @@ def bitwise_or_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
 
 
 @_loop(SERIAL)
+def bitwise_or_2(o, a, ao, ap, b, bo, bp, n, mask):
+    m = min(n, (a.size - ao) // 2) if ap else n
+    m = min(m, (b.size - bo) // 2) if bp else m
+    if ap and bp:
+        aseg = a[ao : ao + 2 * m]
+        bseg = b[bo : bo + 2 * m]
+        for k in range(m):
+            x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+            y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+            store(o, k, S.bitwise_or(x, y))
+    elif ap:
+        aseg = a[ao : ao + 2 * m]
+        y = b[bo]
+        for k in range(m):
+            store(o, k, S.bitwise_or(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+    else:
+        bseg = b[bo : bo + 2 * m]
+        x = a[ao]
+        for k in range(m):
+            store(o, k, S.bitwise_or(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.bitwise_or(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+
+
+@_loop(PARALLEL)
+def bitwise_or_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0 * ap
+        bb = bo + 2 * k0 * bp
+        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        m = min(m, (b.size - bb) // 2) if bp else m
+        if ap and bp:
+            aseg = a[ab : ab + 2 * m]
+            bseg = b[bb : bb + 2 * m]
+            for k in range(m):
+                x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+                y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+                store(oseg, k, S.bitwise_or(x, y))
+        elif ap:
+            aseg = a[ab : ab + 2 * m]
+            y = b[bb]
+            for k in range(m):
+                store(oseg, k, S.bitwise_or(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+        else:
+            bseg = b[bb : bb + 2 * m]
+            x = a[ab]
+            for k in range(m):
+                store(oseg, k, S.bitwise_or(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.bitwise_or(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
+
+
+@_loop(SERIAL)
 def bitwise_or_i(o, b, bo, bs, n):
     # o[k] = o[k] bitwise_or b[bo + k] for the whole dense o; bs 0: b[bo] throughout (a scalar)
     if bs == 1:
@@ -4660,6 +6408,63 @@ def bitwise_xor_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
                 x = a[np.uint64(ab + k * as2)]
                 y = b[np.uint64(bb + k * bs2)]
                 store(o, np.uint64(ob + k * os2), S.bitwise_xor(x, y))
+
+
+@_loop(SERIAL)
+def bitwise_xor_2(o, a, ao, ap, b, bo, bp, n, mask):
+    m = min(n, (a.size - ao) // 2) if ap else n
+    m = min(m, (b.size - bo) // 2) if bp else m
+    if ap and bp:
+        aseg = a[ao : ao + 2 * m]
+        bseg = b[bo : bo + 2 * m]
+        for k in range(m):
+            x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+            y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+            store(o, k, S.bitwise_xor(x, y))
+    elif ap:
+        aseg = a[ao : ao + 2 * m]
+        y = b[bo]
+        for k in range(m):
+            store(o, k, S.bitwise_xor(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+    else:
+        bseg = b[bo : bo + 2 * m]
+        x = a[ao]
+        for k in range(m):
+            store(o, k, S.bitwise_xor(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.bitwise_xor(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+
+
+@_loop(PARALLEL)
+def bitwise_xor_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0 * ap
+        bb = bo + 2 * k0 * bp
+        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        m = min(m, (b.size - bb) // 2) if bp else m
+        if ap and bp:
+            aseg = a[ab : ab + 2 * m]
+            bseg = b[bb : bb + 2 * m]
+            for k in range(m):
+                x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+                y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+                store(oseg, k, S.bitwise_xor(x, y))
+        elif ap:
+            aseg = a[ab : ab + 2 * m]
+            y = b[bb]
+            for k in range(m):
+                store(oseg, k, S.bitwise_xor(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+        else:
+            bseg = b[bb : bb + 2 * m]
+            x = a[ab]
+            for k in range(m):
+                store(oseg, k, S.bitwise_xor(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.bitwise_xor(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(SERIAL)
@@ -4779,6 +6584,63 @@ def bitwise_left_shift_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0,
 
 
 @_loop(SERIAL)
+def bitwise_left_shift_2(o, a, ao, ap, b, bo, bp, n, mask):
+    m = min(n, (a.size - ao) // 2) if ap else n
+    m = min(m, (b.size - bo) // 2) if bp else m
+    if ap and bp:
+        aseg = a[ao : ao + 2 * m]
+        bseg = b[bo : bo + 2 * m]
+        for k in range(m):
+            x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+            y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+            store(o, k, S.bitwise_left_shift(x, y))
+    elif ap:
+        aseg = a[ao : ao + 2 * m]
+        y = b[bo]
+        for k in range(m):
+            store(o, k, S.bitwise_left_shift(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+    else:
+        bseg = b[bo : bo + 2 * m]
+        x = a[ao]
+        for k in range(m):
+            store(o, k, S.bitwise_left_shift(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.bitwise_left_shift(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+
+
+@_loop(PARALLEL)
+def bitwise_left_shift_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0 * ap
+        bb = bo + 2 * k0 * bp
+        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        m = min(m, (b.size - bb) // 2) if bp else m
+        if ap and bp:
+            aseg = a[ab : ab + 2 * m]
+            bseg = b[bb : bb + 2 * m]
+            for k in range(m):
+                x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+                y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+                store(oseg, k, S.bitwise_left_shift(x, y))
+        elif ap:
+            aseg = a[ab : ab + 2 * m]
+            y = b[bb]
+            for k in range(m):
+                store(oseg, k, S.bitwise_left_shift(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+        else:
+            bseg = b[bb : bb + 2 * m]
+            x = a[ab]
+            for k in range(m):
+                store(oseg, k, S.bitwise_left_shift(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.bitwise_left_shift(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
+
+
+@_loop(SERIAL)
 def bitwise_right_shift_s(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, n1, n2):
     for i in range(n0):
         for j in range(n1):
@@ -4862,6 +6724,63 @@ def bitwise_right_shift_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0
                 x = a[np.uint64(ab + k * as2)]
                 y = b[np.uint64(bb + k * bs2)]
                 store(o, np.uint64(ob + k * os2), S.bitwise_right_shift(x, y))
+
+
+@_loop(SERIAL)
+def bitwise_right_shift_2(o, a, ao, ap, b, bo, bp, n, mask):
+    m = min(n, (a.size - ao) // 2) if ap else n
+    m = min(m, (b.size - bo) // 2) if bp else m
+    if ap and bp:
+        aseg = a[ao : ao + 2 * m]
+        bseg = b[bo : bo + 2 * m]
+        for k in range(m):
+            x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+            y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+            store(o, k, S.bitwise_right_shift(x, y))
+    elif ap:
+        aseg = a[ao : ao + 2 * m]
+        y = b[bo]
+        for k in range(m):
+            store(o, k, S.bitwise_right_shift(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+    else:
+        bseg = b[bo : bo + 2 * m]
+        x = a[ao]
+        for k in range(m):
+            store(o, k, S.bitwise_right_shift(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, n):
+        store(o, k, S.bitwise_right_shift(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+
+
+@_loop(PARALLEL)
+def bitwise_right_shift_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg = o[k0:k1]
+        ab = ao + 2 * k0 * ap
+        bb = bo + 2 * k0 * bp
+        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        m = min(m, (b.size - bb) // 2) if bp else m
+        if ap and bp:
+            aseg = a[ab : ab + 2 * m]
+            bseg = b[bb : bb + 2 * m]
+            for k in range(m):
+                x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+                y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+                store(oseg, k, S.bitwise_right_shift(x, y))
+        elif ap:
+            aseg = a[ab : ab + 2 * m]
+            y = b[bb]
+            for k in range(m):
+                store(oseg, k, S.bitwise_right_shift(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+        else:
+            bseg = b[bb : bb + 2 * m]
+            x = a[ab]
+            for k in range(m):
+                store(oseg, k, S.bitwise_right_shift(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+        for k in range(m, k1 - k0):
+            store(oseg, k, S.bitwise_right_shift(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(SERIAL)

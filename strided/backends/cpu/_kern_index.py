@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 from numba import config, njit, prange
 
-from . import _scalar as S
 from . import _vmath as V
 
 _OPTS = dict(cache=True, nogil=True, error_model="numpy")
@@ -1299,50 +1298,6 @@ def deinterleave_p(o, pairs, shift, rows, n, row_step, parts):
         pb = pairs[r * row_step + k0 : r * row_step + k1]
         for k in range(k1 - k0):
             ob[k] = pb[k] >> shift
-
-
-#: the float predicates :func:`stepped_predicate_p` evaluates, by its ``which`` argument
-STEPPED_PREDICATES = ("isnan", "isinf", "isfinite", "signbit")
-
-
-@njit(parallel=True, **_OPTS)
-def stepped_predicate_p(o, a, ao, n, which, odd, parts):
-    """o[k] = predicate(a[ao + 2 * k]) for k < n (``which`` indexes ``STEPPED_PREDICATES``), in
-    ``parts`` chunks over threads.  Each loop reads both elements of every pair and combines
-    the odd one's result with ``odd`` (False, a runtime value the compiler cannot fold away),
-    so that LLVM vectorises the two loads as one interleaved group (contiguous vectors and
-    shuffles) where a[2k] alone makes gathers or a scalar loop (1M float64 from x[::2], two
-    threads: ~290 -> ~110 us, NumPy ~230).  A last element whose pair would pass the buffer's
-    end is done on its own."""
-    pairs = min(n, (a.size - ao) // 2)
-    chunk = (pairs + parts - 1) // parts
-    for t in prange(parts):
-        k0 = min(t * chunk, pairs)
-        k1 = min(k0 + chunk, pairs)
-        seg = a[ao + 2 * k0 : ao + 2 * k1]
-        ob = o[k0:k1]
-        if which == 0:
-            for j in range(k1 - k0):
-                ob[j] = S.isnan(seg[2 * j]) | (S.isnan(seg[2 * j + 1]) & odd)
-        elif which == 1:
-            for j in range(k1 - k0):
-                ob[j] = S.isinf(seg[2 * j]) | (S.isinf(seg[2 * j + 1]) & odd)
-        elif which == 2:
-            for j in range(k1 - k0):
-                ob[j] = S.isfinite(seg[2 * j]) | (S.isfinite(seg[2 * j + 1]) & odd)
-        else:
-            for j in range(k1 - k0):
-                ob[j] = S.signbit(seg[2 * j]) | (S.signbit(seg[2 * j + 1]) & odd)
-    for k in range(pairs, n):  # (at most one: the buffer's last element)
-        x = a[ao + 2 * k]
-        if which == 0:
-            o[k] = S.isnan(x)
-        elif which == 1:
-            o[k] = S.isinf(x)
-        elif which == 2:
-            o[k] = S.isfinite(x)
-        else:
-            o[k] = S.signbit(x)
 
 
 @njit(**_OPTS)

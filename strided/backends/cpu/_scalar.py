@@ -109,6 +109,25 @@ def _store(arr, i, x):
     return impl
 
 
+def first_of_pair(lo, hi, mask):
+    """``lo``, computed from both elements of a pair as ``lo | (hi & mask)`` on their bits with
+    ``mask`` 0 at run time: a loop over every other element (x[::2]) that reads both of each
+    pair this way is one interleaved group to LLVM's vectoriser (contiguous vector loads and
+    shuffles), where reading ``lo`` alone makes gathers or a scalar loop."""
+
+
+@overload(first_of_pair, **_INLINE)
+def _first_of_pair(lo, hi, mask):
+    if _is_float(lo):
+        return lambda lo, hi, mask: V._from_bits(V._bits(lo) | (V._bits(hi) & mask), lo)
+    if _is_bool(lo):
+        return lambda lo, hi, mask: lo | ((hi & mask) != 0)
+    if _is_int(lo):
+        same = getattr(np, lo.name)  # (the int of lo's width: & with an int64 widens)
+        return lambda lo, hi, mask: same(lo | (hi & same(mask)))
+    return None
+
+
 # -- arithmetic ------------------------------------------------------------
 @njit(**_INLINE)
 def add(x, y):
