@@ -759,9 +759,9 @@ def test_second_pass_by_chunks_vectorises():
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_stepped_operands_of_simd_ops_are_staged_through_unit_strides(dtype, monkeypatch):
-    """pow/atan2/hypot/logaddexp/sqrt/reciprocal/sign copy a stepped or transposed operand into
-    the output's layout first (their SIMD loops need unit strides): the values are the contiguous
-    kernel's to the bit, and NumPy's within the ops' bounds."""
+    """pow/atan2/hypot/logaddexp/sqrt/reciprocal/sign/floor_divide/remainder copy a stepped or
+    transposed operand into the output's layout first (their SIMD loops need unit strides): the
+    values are the contiguous kernel's to the bit, and NumPy's within the ops' bounds."""
     import strided.backends.cpu as cpu
 
     staged = []
@@ -787,8 +787,10 @@ def test_stepped_operands_of_simd_ops_are_staged_through_unit_strides(dtype, mon
         "sqrt": ((sa[:, ::2],), np.sqrt),
         "reciprocal": ((sb.T[::2],), np.reciprocal),
         "sign": ((sb[::-1].T[:, ::2],), np.sign),
+        "floor_divide": ((sa[:, 1::2], sb.T[:, ::2]), np.floor_divide),
+        "remainder": ((sb.T[::2], 0.75), np.remainder),
     }
-    assert set(cases) == cpu._STAGED_OPS
+    assert set(cases) == set(cpu._STAGED_OPS)
     for name, (args, numpy_fn) in cases.items():
         staged.clear()
         got = np.asarray(getattr(xp, name)(*args))
@@ -825,8 +827,9 @@ def test_stepped_vectors_of_simd_ops_are_staged_in_the_stepped_loop(dtype, monke
     x, y, dense_vec = s[::3][:n], s[::-2][:n], s[5 : 5 + n]
     cases = [("sqrt", (x,)), ("reciprocal", (y,)), ("sign", (x,)),
              ("pow", (x, y)), ("atan2", (y, dense_vec)), ("hypot", (0.5, x)),
-             ("logaddexp", (y, 2.0))]  # fmt: skip
-    assert {c[0] for c in cases} == cpu._STAGED_OPS
+             ("logaddexp", (y, 2.0)), ("floor_divide", (x, y)),
+             ("remainder", (0.75, y))]  # fmt: skip
+    assert {c[0] for c in cases} == set(cpu._STAGED_OPS)
     monkeypatch.setattr(cpu, "_copy_call", spy)
     for name, args in cases:
         fn = getattr(xp, name)
@@ -839,6 +842,16 @@ def test_stepped_vectors_of_simd_ops_are_staged_in_the_stepped_loop(dtype, monke
             assert sorted(copies) == sorted(
                 a._strides[0] for a in args[:3] if isinstance(a, xp.Array) and a._strides != (1,)
             )
+    # floor_divide and remainder stage integer operands too (their contiguous loops vectorise)
+    ints = RNG.integers(-99, 99, 3 * n + 2).astype(np.int32)
+    ints[ints == 0] = 7
+    si = xp.asarray(ints)
+    for name in ("floor_divide", "remainder"):
+        fn = getattr(xp, name)
+        copies.clear()
+        got = np.asarray(fn(si[::3][:n], si[::-2][:n]))
+        np.testing.assert_array_equal(got, getattr(np, name)(ints[::3][:n], ints[::-2][:n]))
+        assert sorted(copies) == [-2, 3], name
     copies.clear()
     short = s[::3][: cpu._STAGE_MIN - 1]
     np.testing.assert_array_equal(
