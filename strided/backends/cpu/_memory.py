@@ -57,9 +57,10 @@ def import_host(a: np.ndarray) -> tuple:
     flags = a.flags
     if flags.c_contiguous and flags.writeable and flags.aligned and a.size:
         # the common case first (a NumPy array made by NumPy, a list converted): the flat view
-        # is the buffer, the strides C's (size-1 axes never step, whatever NumPy says)
+        # is the buffer, the strides C's (size-1 axes never step, whatever NumPy says); a
+        # vector is its own buffer (no view whose base makes in-place operators test overlap)
         shape = a.shape
-        return a.reshape(-1), shape, contiguous_strides(shape), 0
+        return a if len(shape) == 1 else a.reshape(-1), shape, contiguous_strides(shape), 0
     isz = a.itemsize
     if not flags.writeable or not flags.aligned or any(s % isz for s in a.strides):
         a = a.copy()
