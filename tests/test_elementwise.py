@@ -307,6 +307,65 @@ def test_clip_fused_kernel_matches_numpy(dtype, layout):
     assert any(key[0][0].name == dtype for key in CLIP._plans)
 
 
+@pytest.mark.parametrize("dtype", ["int16", "float32"])
+def test_clip_and_where_of_stepped_vectors_match_numpy(dtype, monkeypatch):
+    """clip and where of vectors at a step (x[::2], x[::-3], a broadcast element) run one loop
+    call with their steps (clip between scalar bounds: its selects with the step,
+    ``clip_scalars_step_s``): NumPy's values (NaN bounds, zeros tied with zero bounds as
+    minimum(maximum(x, lo), hi) gives them) on the plan's first call and its repeats."""
+    import strided.backends.cpu as cpu
+    from strided.backends.cpu import kernels
+
+    plans = []
+
+    def spy(name, total, np_dtype, scalars=(), steps=(), f=cpu._flat_loop):
+        plans.append((name, steps))
+        return f(name, total, np_dtype, scalars, steps)
+
+    monkeypatch.setattr(cpu, "_flat_loop", spy)
+    rng = np.random.default_rng(3)
+    n = 700
+    src = (rng.standard_normal(3 * n + 5) * 30).astype(dtype)
+    if dtype == "float32":
+        src[:12] = (np.nan, np.inf, -np.inf, 0.0, -0.0, 0.5, -0.5, 0, -0.0, 0, 0, 0)
+    cond = rng.random(3 * n + 5) < 0.5
+    s, c = xp.asarray(src), xp.asarray(cond)
+    views = [np.s_[::2], np.s_[::-3], np.s_[1::2]]
+    bounds = [(-10, 20), (20, -10), (0, 5)]
+    if dtype == "float32":
+        bounds += [(0.0, -0.0), (-0.0, 0.0), (np.nan, 1.0), (-1.0, np.nan), (-np.inf, 0.5)]
+    for _ in range(2):  # the plan's first call, then its lane
+        for v in views:
+            x, a = s[v][:n], src[v][:n]
+            for lo, hi in bounds:
+                got = np.asarray(xp.clip(x, lo, hi))
+                np.testing.assert_array_equal(got, np.clip(a, lo, hi).astype(dtype))
+                lo_, hi_ = np.asarray(lo, dtype), np.asarray(hi, dtype)
+                np.testing.assert_array_equal(
+                    np.signbit(got), np.signbit(np.minimum(np.maximum(a, lo_), hi_))
+                )
+            got = xp.clip(x, s[::3][:n], s[2::3][:n])  # bounds at steps: the clip loop
+            np.testing.assert_array_equal(
+                np.asarray(got), np.minimum(np.maximum(a, src[::3][:n]), src[2::3][:n])
+            )
+            for w in views:
+                got = xp.where(c[w][:n], x, s[w][:n])
+                np.testing.assert_array_equal(np.asarray(got), np.where(cond[w][:n], a, src[w][:n]))
+            got = xp.where(c[v][:n], 7, x)
+            np.testing.assert_array_equal(
+                np.asarray(got), np.where(cond[v][:n], np.asarray(7, dtype), a)
+            )
+            one = xp.broadcast_to(s[4:5], (n,))
+            got = xp.where(c[v][:n], x, one)
+            np.testing.assert_array_equal(np.asarray(got), np.where(cond[v][:n], a, src[4]))
+    # (steps of cond, x1, x2; 0: a Python scalar or a broadcast element)
+    for steps in ((2, 2, 2), (-3, 2, -3), (2, 0, 2), (2, 2, 0)):
+        assert ("where", steps) in plans, steps
+    assert ("clip", (2, 3, 3)) in plans and ("clip", (-3, 3, 3)) in plans
+    stepped = kernels.G.clip_scalars_step_s.signatures
+    assert any(str(sig[1].dtype) == dtype for sig in stepped)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_nextafter_bit_steps_match_numpy_exactly(dtype):
     """nextafter by integer steps on the IEEE bits: every pair of special values (signed zeros,

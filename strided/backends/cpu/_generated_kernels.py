@@ -33,7 +33,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '42a326d88cf235e8'
+SOURCE_HASH = '5489778a6d61240a'
 
 
 @_loop(SERIAL)
@@ -6873,8 +6873,12 @@ def _where_row(o, ob, os, c, cb, cs, a, ab, as_, b, bb, bs, k0, k1):
                 x = aseg[k]
                 oseg[k] = x if cseg[k] else y
     else:
+        # (both loaded first here too: a load under a random condition mispredicts half the
+        # time; unsigned indices: no wraparound tests)
         for k in range(k0, k1):
-            o[ob + k * os] = a[ab + k * as_] if c[cb + k * cs] else b[bb + k * bs]
+            x = a[np.uint64(ab + k * as_)]
+            y = b[np.uint64(bb + k * bs)]
+            o[np.uint64(ob + k * os)] = x if c[np.uint64(cb + k * cs)] else y
 
 
 @_loop(SERIAL)
@@ -6954,6 +6958,20 @@ def clip_scalars_s(o, a, ao, n, lo, hi):
     else:
         for k in range(n):
             oseg[k] = S.minimum(S.maximum(aseg[k], lo), hi)
+
+
+@_loop(SERIAL)
+def clip_scalars_step_s(o, a, ao, step, n, lo, hi):
+    # clip_scalars_s of a vector at a step (x[::2]): unsigned indices, the same selects
+    oseg = o[:n]
+    if lo == lo and hi == hi:
+        for k in range(n):
+            v = a[np.uint64(ao + k * step)]
+            v = lo if lo >= v else v
+            oseg[k] = hi if hi <= v else v
+    else:
+        for k in range(n):
+            oseg[k] = S.minimum(S.maximum(a[np.uint64(ao + k * step)], lo), hi)
 
 
 @_loop(SERIAL)
