@@ -312,7 +312,8 @@ def test_clip_and_where_of_stepped_vectors_match_numpy(dtype, monkeypatch):
     """clip and where of vectors at a step (x[::2], x[::-3], a broadcast element) run one loop
     call with their steps (clip between scalar bounds: its selects with the step,
     ``clip_scalars_step_s``): NumPy's values (NaN bounds, zeros tied with zero bounds as
-    minimum(maximum(x, lo), hi) gives them) on the plan's first call and its repeats."""
+    minimum(maximum(x, lo), hi) gives them) on the plan's first call and its repeats.  From the
+    parallel size, where copies the operands laid out otherwise into the output's layout."""
     import strided.backends.cpu as cpu
     from strided.backends.cpu import kernels
 
@@ -364,6 +365,26 @@ def test_clip_and_where_of_stepped_vectors_match_numpy(dtype, monkeypatch):
     assert ("clip", (2, 3, 3)) in plans and ("clip", (-3, 3, 3)) in plans
     stepped = kernels.G.clip_scalars_step_s.signatures
     assert any(str(sig[1].dtype) == dtype for sig in stepped)
+    # from the parallel size where copies operands laid out otherwise into out's layout first
+    staged = []
+
+    def stage(out, inputs, any_layout, f=cpu._staged_operands):
+        result = f(out, inputs, any_layout)
+        staged.append(sum(a is not b for a, b in zip(inputs, result)))
+        return result
+
+    monkeypatch.setattr(cpu, "_staged_operands", stage)
+    big = kernels.PARALLEL_THRESHOLD + 5
+    src = (rng.standard_normal(3 * big + 2) * 30).astype(dtype)
+    cond = rng.random(3 * big + 2) < 0.5
+    s, c = xp.asarray(src), xp.asarray(cond)
+    for v, w in ((np.s_[::2], np.s_[1::2]), (np.s_[::-3], np.s_[:big])):
+        got = xp.where(c[v][:big], s[v][:big], s[w][:big])
+        want = np.where(cond[v][:big], src[v][:big], src[w][:big])
+        np.testing.assert_array_equal(np.asarray(got), want)
+    got = xp.where(c[:big], s[::2][:big], 3)  # (a dense condition, a Python scalar)
+    np.testing.assert_array_equal(np.asarray(got), np.where(cond[:big], src[::2][:big], 3))
+    assert staged == [3, 2, 1]
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

@@ -1683,6 +1683,11 @@ def where_cpu(out, cond, x1, x2):
     shape = out._shape
     nd = len(shape)
     dtype = out._buf.dtype
+    if out._buf.size >= PARALLEL_THRESHOLD:
+        # operands laid out otherwise than out (x[::2], a transpose) copied into its layout
+        # first: the strided loop's select of two loaded floats became a branch on the
+        # condition, mispredicted half the time (1M float32 at step 2: 2.1 -> ~0.3 ms)
+        cond, x1, x2 = _staged_operands(out, (cond, x1, x2), True)
     ops = [
         (np.array((x,), dtype), 0, (0,) * nd) if type(x) in _PY_SCALARS else _operand(x, shape)
         for x in (x1, x2)
