@@ -507,6 +507,14 @@ def _elementwise(name: str, kind: str):
         pairs = size >= _PAIRS_MIN and _has_pairs(name, in_dtype)
         pairs_entry = pairs_entries.get(key)
 
+        def run_serial(key, args) -> None:
+            # the serial loop with the operands' steps, through its compiled entry
+            entry = entries.get(key)
+            if entry is None:
+                first_call(key, args)
+            else:
+                entry(*args)
+
         def run_pairs(args) -> None:
             nonlocal pairs_entry
             if pairs_entry is None:
@@ -536,11 +544,7 @@ def _elementwise(name: str, kind: str):
                     dense_entry(key, (buf, a, ao, size))(buf, a, ao, size)
                     return buf
                 args = (buf, 0, 0, 0, 1, x._buf, x._offset, 0, 0, x._strides[0], 1, 1, size)
-                entry = entries.get(key)
-                if entry is None:
-                    first_call(key, args)
-                else:
-                    entry(*args)
+                run_serial(key, args)
                 return buf
 
         elif pattern == (True, True):
@@ -558,11 +562,7 @@ def _elementwise(name: str, kind: str):
                     return buf
                 args = (buf, 0, 0, 0, 1, x1._buf, x1._offset, 0, 0, x1._strides[0],
                         x2._buf, x2._offset, 0, 0, x2._strides[0], 1, 1, size)  # fmt: skip
-                entry = entries.get(key)
-                if entry is None:
-                    first_call(key, args)
-                else:
-                    entry(*args)
+                run_serial(key, args)
                 return buf
 
         elif pattern in ((True, False), (False, True)):
@@ -592,11 +592,7 @@ def _elementwise(name: str, kind: str):
                 # elements at unit stride)
                 k = (out_dtype, in_dtype, True) if ast + bst == 1 else key
                 args = (buf, 0, 0, 0, 1, a, ao, 0, 0, ast, b, bo, 0, 0, bst, 1, 1, size)
-                entry = entries.get(k)
-                if entry is None:
-                    first_call(k, args)
-                else:
-                    entry(*args)
+                run_serial(k, args)
                 return buf
 
         else:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import pathlib
 import re
+import textwrap
 
 TARGET = pathlib.Path(__file__).with_name("_generated_kernels.py")
 
@@ -357,32 +358,47 @@ def {name}_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n
 # scalar (4096 float32 x[::2] / y[::2]: ~3.8 -> ~0.9 us in the loop).  An operand flagged 0 is
 # one element (a Python scalar); the last element, whose pair may pass its buffer's end, is
 # done on its own.  Compiled when first needed, like every loop here.
-PAIRS_BINARY = """
+# (one body per arity, indented into both: the output `oseg`, operands from `ab`/`bb`, `count`
+# elements)
+_PAIRS_BINARY_BODY = """
+m = min(count, (a.size - ab) // 2) if ap else count
+m = min(m, (b.size - bb) // 2) if bp else m
+if ap and bp:
+    aseg = a[ab : ab + 2 * m]
+    bseg = b[bb : bb + 2 * m]
+    for k in range(m):
+        x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+        y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+        store(oseg, k, S.{fn}(x, y))
+elif ap:
+    aseg = a[ab : ab + 2 * m]
+    y = b[bb]
+    for k in range(m):
+        store(oseg, k, S.{fn}(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+else:
+    bseg = b[bb : bb + 2 * m]
+    x = a[ab]
+    for k in range(m):
+        store(oseg, k, S.{fn}(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+for k in range(m, count):
+    store(oseg, k, S.{fn}(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
+"""
+_PAIRS_UNARY_BODY = """
+m = min(count, (a.size - ab) // 2)
+aseg = a[ab : ab + 2 * m]
+for k in range(m):
+    store(oseg, k, S.{fn}(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+for k in range(m, count):
+    store(oseg, k, S.{fn}(a[ab + 2 * k]))
+"""
+PAIRS_BINARY = (
+    """
 
 @njit(**SERIAL)
 def {name}_2(o, a, ao, ap, b, bo, bp, n, mask):
-    m = min(n, (a.size - ao) // 2) if ap else n
-    m = min(m, (b.size - bo) // 2) if bp else m
-    if ap and bp:
-        aseg = a[ao : ao + 2 * m]
-        bseg = b[bo : bo + 2 * m]
-        for k in range(m):
-            x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
-            y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
-            store(o, k, S.{fn}(x, y))
-    elif ap:
-        aseg = a[ao : ao + 2 * m]
-        y = b[bo]
-        for k in range(m):
-            store(o, k, S.{fn}(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
-    else:
-        bseg = b[bo : bo + 2 * m]
-        x = a[ao]
-        for k in range(m):
-            store(o, k, S.{fn}(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.{fn}(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
-
+    oseg, ab, bb, count = o, ao, bo, n"""
+    + textwrap.indent(_PAIRS_BINARY_BODY, "    ")
+    + """
 
 @njit(**PARALLEL)
 def {name}_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
@@ -390,43 +406,17 @@ def {name}_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0 * ap
-        bb = bo + 2 * k0 * bp
-        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
-        m = min(m, (b.size - bb) // 2) if bp else m
-        if ap and bp:
-            aseg = a[ab : ab + 2 * m]
-            bseg = b[bb : bb + 2 * m]
-            for k in range(m):
-                x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
-                y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
-                store(oseg, k, S.{fn}(x, y))
-        elif ap:
-            aseg = a[ab : ab + 2 * m]
-            y = b[bb]
-            for k in range(m):
-                store(oseg, k, S.{fn}(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
-        else:
-            bseg = b[bb : bb + 2 * m]
-            x = a[ab]
-            for k in range(m):
-                store(oseg, k, S.{fn}(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
-            store(oseg, k, S.{fn}(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
-"""
-
-PAIRS_UNARY = """
+        oseg, ab, bb, count = o[k0:k1], ao + 2 * k0 * ap, bo + 2 * k0 * bp, k1 - k0"""
+    + textwrap.indent(_PAIRS_BINARY_BODY, "        ")
+)
+PAIRS_UNARY = (
+    """
 
 @njit(**SERIAL)
 def {name}_2(o, a, ao, n, mask):
-    m = min(n, (a.size - ao) // 2)
-    aseg = a[ao : ao + 2 * m]
-    for k in range(m):
-        store(o, k, S.{fn}(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.{fn}(a[ao + 2 * k]))
-
+    oseg, ab, count = o, ao, n"""
+    + textwrap.indent(_PAIRS_UNARY_BODY, "    ")
+    + """
 
 @njit(**PARALLEL)
 def {name}_2p(o, a, ao, n, mask, parts):
@@ -434,15 +424,9 @@ def {name}_2p(o, a, ao, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0
-        m = min(k1 - k0, (a.size - ab) // 2)
-        aseg = a[ab : ab + 2 * m]
-        for k in range(m):
-            store(oseg, k, S.{fn}(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
-            store(oseg, k, S.{fn}(a[ab + 2 * k]))
-"""
+        oseg, ab, count = o[k0:k1], ao + 2 * k0, k1 - k0"""
+    + textwrap.indent(_PAIRS_UNARY_BODY, "        ")
+)
 
 # The in-place loops of the ops in the backend's INPLACE_OPS (x += y, x *= 2 written into x):
 # one array read and written vectorises where `_s` with an output that is also its input would

@@ -33,7 +33,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '5489778a6d61240a'
+SOURCE_HASH = 'd209f848881f3b7e'
 
 
 @_loop(SERIAL)
@@ -87,12 +87,13 @@ def abs_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @_loop(SERIAL)
 def abs_2(o, a, ao, n, mask):
-    m = min(n, (a.size - ao) // 2)
-    aseg = a[ao : ao + 2 * m]
+    oseg, ab, count = o, ao, n
+    m = min(count, (a.size - ab) // 2)
+    aseg = a[ab : ab + 2 * m]
     for k in range(m):
-        store(o, k, S.abs_(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.abs_(a[ao + 2 * k]))
+        store(oseg, k, S.abs_(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.abs_(a[ab + 2 * k]))
 
 
 @_loop(PARALLEL)
@@ -101,13 +102,12 @@ def abs_2p(o, a, ao, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0
-        m = min(k1 - k0, (a.size - ab) // 2)
+        oseg, ab, count = o[k0:k1], ao + 2 * k0, k1 - k0
+        m = min(count, (a.size - ab) // 2)
         aseg = a[ab : ab + 2 * m]
         for k in range(m):
             store(oseg, k, S.abs_(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.abs_(a[ab + 2 * k]))
 
 
@@ -162,12 +162,13 @@ def negative_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @_loop(SERIAL)
 def negative_2(o, a, ao, n, mask):
-    m = min(n, (a.size - ao) // 2)
-    aseg = a[ao : ao + 2 * m]
+    oseg, ab, count = o, ao, n
+    m = min(count, (a.size - ab) // 2)
+    aseg = a[ab : ab + 2 * m]
     for k in range(m):
-        store(o, k, S.negative(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.negative(a[ao + 2 * k]))
+        store(oseg, k, S.negative(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.negative(a[ab + 2 * k]))
 
 
 @_loop(PARALLEL)
@@ -176,13 +177,12 @@ def negative_2p(o, a, ao, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0
-        m = min(k1 - k0, (a.size - ab) // 2)
+        oseg, ab, count = o[k0:k1], ao + 2 * k0, k1 - k0
+        m = min(count, (a.size - ab) // 2)
         aseg = a[ab : ab + 2 * m]
         for k in range(m):
             store(oseg, k, S.negative(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.negative(a[ab + 2 * k]))
 
 
@@ -237,12 +237,13 @@ def positive_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @_loop(SERIAL)
 def positive_2(o, a, ao, n, mask):
-    m = min(n, (a.size - ao) // 2)
-    aseg = a[ao : ao + 2 * m]
+    oseg, ab, count = o, ao, n
+    m = min(count, (a.size - ab) // 2)
+    aseg = a[ab : ab + 2 * m]
     for k in range(m):
-        store(o, k, S.positive(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.positive(a[ao + 2 * k]))
+        store(oseg, k, S.positive(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.positive(a[ab + 2 * k]))
 
 
 @_loop(PARALLEL)
@@ -251,13 +252,12 @@ def positive_2p(o, a, ao, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0
-        m = min(k1 - k0, (a.size - ab) // 2)
+        oseg, ab, count = o[k0:k1], ao + 2 * k0, k1 - k0
+        m = min(count, (a.size - ab) // 2)
         aseg = a[ab : ab + 2 * m]
         for k in range(m):
             store(oseg, k, S.positive(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.positive(a[ab + 2 * k]))
 
 
@@ -312,12 +312,13 @@ def square_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @_loop(SERIAL)
 def square_2(o, a, ao, n, mask):
-    m = min(n, (a.size - ao) // 2)
-    aseg = a[ao : ao + 2 * m]
+    oseg, ab, count = o, ao, n
+    m = min(count, (a.size - ab) // 2)
+    aseg = a[ab : ab + 2 * m]
     for k in range(m):
-        store(o, k, S.square(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.square(a[ao + 2 * k]))
+        store(oseg, k, S.square(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.square(a[ab + 2 * k]))
 
 
 @_loop(PARALLEL)
@@ -326,13 +327,12 @@ def square_2p(o, a, ao, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0
-        m = min(k1 - k0, (a.size - ab) // 2)
+        oseg, ab, count = o[k0:k1], ao + 2 * k0, k1 - k0
+        m = min(count, (a.size - ab) // 2)
         aseg = a[ab : ab + 2 * m]
         for k in range(m):
             store(oseg, k, S.square(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.square(a[ab + 2 * k]))
 
 
@@ -387,12 +387,13 @@ def sign_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @_loop(SERIAL)
 def sign_2(o, a, ao, n, mask):
-    m = min(n, (a.size - ao) // 2)
-    aseg = a[ao : ao + 2 * m]
+    oseg, ab, count = o, ao, n
+    m = min(count, (a.size - ab) // 2)
+    aseg = a[ab : ab + 2 * m]
     for k in range(m):
-        store(o, k, S.sign(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.sign(a[ao + 2 * k]))
+        store(oseg, k, S.sign(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.sign(a[ab + 2 * k]))
 
 
 @_loop(PARALLEL)
@@ -401,13 +402,12 @@ def sign_2p(o, a, ao, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0
-        m = min(k1 - k0, (a.size - ab) // 2)
+        oseg, ab, count = o[k0:k1], ao + 2 * k0, k1 - k0
+        m = min(count, (a.size - ab) // 2)
         aseg = a[ab : ab + 2 * m]
         for k in range(m):
             store(oseg, k, S.sign(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.sign(a[ab + 2 * k]))
 
 
@@ -462,12 +462,13 @@ def reciprocal_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @_loop(SERIAL)
 def reciprocal_2(o, a, ao, n, mask):
-    m = min(n, (a.size - ao) // 2)
-    aseg = a[ao : ao + 2 * m]
+    oseg, ab, count = o, ao, n
+    m = min(count, (a.size - ab) // 2)
+    aseg = a[ab : ab + 2 * m]
     for k in range(m):
-        store(o, k, S.reciprocal(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.reciprocal(a[ao + 2 * k]))
+        store(oseg, k, S.reciprocal(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.reciprocal(a[ab + 2 * k]))
 
 
 @_loop(PARALLEL)
@@ -476,13 +477,12 @@ def reciprocal_2p(o, a, ao, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0
-        m = min(k1 - k0, (a.size - ab) // 2)
+        oseg, ab, count = o[k0:k1], ao + 2 * k0, k1 - k0
+        m = min(count, (a.size - ab) // 2)
         aseg = a[ab : ab + 2 * m]
         for k in range(m):
             store(oseg, k, S.reciprocal(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.reciprocal(a[ab + 2 * k]))
 
 
@@ -945,12 +945,13 @@ def sqrt_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @_loop(SERIAL)
 def sqrt_2(o, a, ao, n, mask):
-    m = min(n, (a.size - ao) // 2)
-    aseg = a[ao : ao + 2 * m]
+    oseg, ab, count = o, ao, n
+    m = min(count, (a.size - ab) // 2)
+    aseg = a[ab : ab + 2 * m]
     for k in range(m):
-        store(o, k, S.sqrt(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.sqrt(a[ao + 2 * k]))
+        store(oseg, k, S.sqrt(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.sqrt(a[ab + 2 * k]))
 
 
 @_loop(PARALLEL)
@@ -959,13 +960,12 @@ def sqrt_2p(o, a, ao, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0
-        m = min(k1 - k0, (a.size - ab) // 2)
+        oseg, ab, count = o[k0:k1], ao + 2 * k0, k1 - k0
+        m = min(count, (a.size - ab) // 2)
         aseg = a[ab : ab + 2 * m]
         for k in range(m):
             store(oseg, k, S.sqrt(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.sqrt(a[ab + 2 * k]))
 
 
@@ -1833,12 +1833,13 @@ def floor_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @_loop(SERIAL)
 def floor_2(o, a, ao, n, mask):
-    m = min(n, (a.size - ao) // 2)
-    aseg = a[ao : ao + 2 * m]
+    oseg, ab, count = o, ao, n
+    m = min(count, (a.size - ab) // 2)
+    aseg = a[ab : ab + 2 * m]
     for k in range(m):
-        store(o, k, S.floor(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.floor(a[ao + 2 * k]))
+        store(oseg, k, S.floor(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.floor(a[ab + 2 * k]))
 
 
 @_loop(PARALLEL)
@@ -1847,13 +1848,12 @@ def floor_2p(o, a, ao, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0
-        m = min(k1 - k0, (a.size - ab) // 2)
+        oseg, ab, count = o[k0:k1], ao + 2 * k0, k1 - k0
+        m = min(count, (a.size - ab) // 2)
         aseg = a[ab : ab + 2 * m]
         for k in range(m):
             store(oseg, k, S.floor(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.floor(a[ab + 2 * k]))
 
 
@@ -1908,12 +1908,13 @@ def ceil_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @_loop(SERIAL)
 def ceil_2(o, a, ao, n, mask):
-    m = min(n, (a.size - ao) // 2)
-    aseg = a[ao : ao + 2 * m]
+    oseg, ab, count = o, ao, n
+    m = min(count, (a.size - ab) // 2)
+    aseg = a[ab : ab + 2 * m]
     for k in range(m):
-        store(o, k, S.ceil(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.ceil(a[ao + 2 * k]))
+        store(oseg, k, S.ceil(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.ceil(a[ab + 2 * k]))
 
 
 @_loop(PARALLEL)
@@ -1922,13 +1923,12 @@ def ceil_2p(o, a, ao, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0
-        m = min(k1 - k0, (a.size - ab) // 2)
+        oseg, ab, count = o[k0:k1], ao + 2 * k0, k1 - k0
+        m = min(count, (a.size - ab) // 2)
         aseg = a[ab : ab + 2 * m]
         for k in range(m):
             store(oseg, k, S.ceil(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.ceil(a[ab + 2 * k]))
 
 
@@ -1983,12 +1983,13 @@ def trunc_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @_loop(SERIAL)
 def trunc_2(o, a, ao, n, mask):
-    m = min(n, (a.size - ao) // 2)
-    aseg = a[ao : ao + 2 * m]
+    oseg, ab, count = o, ao, n
+    m = min(count, (a.size - ab) // 2)
+    aseg = a[ab : ab + 2 * m]
     for k in range(m):
-        store(o, k, S.trunc(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.trunc(a[ao + 2 * k]))
+        store(oseg, k, S.trunc(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.trunc(a[ab + 2 * k]))
 
 
 @_loop(PARALLEL)
@@ -1997,13 +1998,12 @@ def trunc_2p(o, a, ao, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0
-        m = min(k1 - k0, (a.size - ab) // 2)
+        oseg, ab, count = o[k0:k1], ao + 2 * k0, k1 - k0
+        m = min(count, (a.size - ab) // 2)
         aseg = a[ab : ab + 2 * m]
         for k in range(m):
             store(oseg, k, S.trunc(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.trunc(a[ab + 2 * k]))
 
 
@@ -2058,12 +2058,13 @@ def round_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @_loop(SERIAL)
 def round_2(o, a, ao, n, mask):
-    m = min(n, (a.size - ao) // 2)
-    aseg = a[ao : ao + 2 * m]
+    oseg, ab, count = o, ao, n
+    m = min(count, (a.size - ab) // 2)
+    aseg = a[ab : ab + 2 * m]
     for k in range(m):
-        store(o, k, S.round_(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.round_(a[ao + 2 * k]))
+        store(oseg, k, S.round_(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.round_(a[ab + 2 * k]))
 
 
 @_loop(PARALLEL)
@@ -2072,13 +2073,12 @@ def round_2p(o, a, ao, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0
-        m = min(k1 - k0, (a.size - ab) // 2)
+        oseg, ab, count = o[k0:k1], ao + 2 * k0, k1 - k0
+        m = min(count, (a.size - ab) // 2)
         aseg = a[ab : ab + 2 * m]
         for k in range(m):
             store(oseg, k, S.round_(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.round_(a[ab + 2 * k]))
 
 
@@ -2133,12 +2133,13 @@ def signbit_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @_loop(SERIAL)
 def signbit_2(o, a, ao, n, mask):
-    m = min(n, (a.size - ao) // 2)
-    aseg = a[ao : ao + 2 * m]
+    oseg, ab, count = o, ao, n
+    m = min(count, (a.size - ab) // 2)
+    aseg = a[ab : ab + 2 * m]
     for k in range(m):
-        store(o, k, S.signbit(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.signbit(a[ao + 2 * k]))
+        store(oseg, k, S.signbit(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.signbit(a[ab + 2 * k]))
 
 
 @_loop(PARALLEL)
@@ -2147,13 +2148,12 @@ def signbit_2p(o, a, ao, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0
-        m = min(k1 - k0, (a.size - ab) // 2)
+        oseg, ab, count = o[k0:k1], ao + 2 * k0, k1 - k0
+        m = min(count, (a.size - ab) // 2)
         aseg = a[ab : ab + 2 * m]
         for k in range(m):
             store(oseg, k, S.signbit(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.signbit(a[ab + 2 * k]))
 
 
@@ -2208,12 +2208,13 @@ def isnan_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @_loop(SERIAL)
 def isnan_2(o, a, ao, n, mask):
-    m = min(n, (a.size - ao) // 2)
-    aseg = a[ao : ao + 2 * m]
+    oseg, ab, count = o, ao, n
+    m = min(count, (a.size - ab) // 2)
+    aseg = a[ab : ab + 2 * m]
     for k in range(m):
-        store(o, k, S.isnan(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.isnan(a[ao + 2 * k]))
+        store(oseg, k, S.isnan(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.isnan(a[ab + 2 * k]))
 
 
 @_loop(PARALLEL)
@@ -2222,13 +2223,12 @@ def isnan_2p(o, a, ao, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0
-        m = min(k1 - k0, (a.size - ab) // 2)
+        oseg, ab, count = o[k0:k1], ao + 2 * k0, k1 - k0
+        m = min(count, (a.size - ab) // 2)
         aseg = a[ab : ab + 2 * m]
         for k in range(m):
             store(oseg, k, S.isnan(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.isnan(a[ab + 2 * k]))
 
 
@@ -2283,12 +2283,13 @@ def isinf_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @_loop(SERIAL)
 def isinf_2(o, a, ao, n, mask):
-    m = min(n, (a.size - ao) // 2)
-    aseg = a[ao : ao + 2 * m]
+    oseg, ab, count = o, ao, n
+    m = min(count, (a.size - ab) // 2)
+    aseg = a[ab : ab + 2 * m]
     for k in range(m):
-        store(o, k, S.isinf(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.isinf(a[ao + 2 * k]))
+        store(oseg, k, S.isinf(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.isinf(a[ab + 2 * k]))
 
 
 @_loop(PARALLEL)
@@ -2297,13 +2298,12 @@ def isinf_2p(o, a, ao, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0
-        m = min(k1 - k0, (a.size - ab) // 2)
+        oseg, ab, count = o[k0:k1], ao + 2 * k0, k1 - k0
+        m = min(count, (a.size - ab) // 2)
         aseg = a[ab : ab + 2 * m]
         for k in range(m):
             store(oseg, k, S.isinf(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.isinf(a[ab + 2 * k]))
 
 
@@ -2358,12 +2358,13 @@ def isfinite_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @_loop(SERIAL)
 def isfinite_2(o, a, ao, n, mask):
-    m = min(n, (a.size - ao) // 2)
-    aseg = a[ao : ao + 2 * m]
+    oseg, ab, count = o, ao, n
+    m = min(count, (a.size - ab) // 2)
+    aseg = a[ab : ab + 2 * m]
     for k in range(m):
-        store(o, k, S.isfinite(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.isfinite(a[ao + 2 * k]))
+        store(oseg, k, S.isfinite(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.isfinite(a[ab + 2 * k]))
 
 
 @_loop(PARALLEL)
@@ -2372,13 +2373,12 @@ def isfinite_2p(o, a, ao, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0
-        m = min(k1 - k0, (a.size - ab) // 2)
+        oseg, ab, count = o[k0:k1], ao + 2 * k0, k1 - k0
+        m = min(count, (a.size - ab) // 2)
         aseg = a[ab : ab + 2 * m]
         for k in range(m):
             store(oseg, k, S.isfinite(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.isfinite(a[ab + 2 * k]))
 
 
@@ -2433,12 +2433,13 @@ def conj_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @_loop(SERIAL)
 def conj_2(o, a, ao, n, mask):
-    m = min(n, (a.size - ao) // 2)
-    aseg = a[ao : ao + 2 * m]
+    oseg, ab, count = o, ao, n
+    m = min(count, (a.size - ab) // 2)
+    aseg = a[ab : ab + 2 * m]
     for k in range(m):
-        store(o, k, S.conj(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.conj(a[ao + 2 * k]))
+        store(oseg, k, S.conj(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.conj(a[ab + 2 * k]))
 
 
 @_loop(PARALLEL)
@@ -2447,13 +2448,12 @@ def conj_2p(o, a, ao, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0
-        m = min(k1 - k0, (a.size - ab) // 2)
+        oseg, ab, count = o[k0:k1], ao + 2 * k0, k1 - k0
+        m = min(count, (a.size - ab) // 2)
         aseg = a[ab : ab + 2 * m]
         for k in range(m):
             store(oseg, k, S.conj(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.conj(a[ab + 2 * k]))
 
 
@@ -2554,12 +2554,13 @@ def imag_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @_loop(SERIAL)
 def imag_2(o, a, ao, n, mask):
-    m = min(n, (a.size - ao) // 2)
-    aseg = a[ao : ao + 2 * m]
+    oseg, ab, count = o, ao, n
+    m = min(count, (a.size - ab) // 2)
+    aseg = a[ab : ab + 2 * m]
     for k in range(m):
-        store(o, k, S.imag(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.imag(a[ao + 2 * k]))
+        store(oseg, k, S.imag(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.imag(a[ab + 2 * k]))
 
 
 @_loop(PARALLEL)
@@ -2568,13 +2569,12 @@ def imag_2p(o, a, ao, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0
-        m = min(k1 - k0, (a.size - ab) // 2)
+        oseg, ab, count = o[k0:k1], ao + 2 * k0, k1 - k0
+        m = min(count, (a.size - ab) // 2)
         aseg = a[ab : ab + 2 * m]
         for k in range(m):
             store(oseg, k, S.imag(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.imag(a[ab + 2 * k]))
 
 
@@ -2629,12 +2629,13 @@ def logical_not_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg):
 
 @_loop(SERIAL)
 def logical_not_2(o, a, ao, n, mask):
-    m = min(n, (a.size - ao) // 2)
-    aseg = a[ao : ao + 2 * m]
+    oseg, ab, count = o, ao, n
+    m = min(count, (a.size - ab) // 2)
+    aseg = a[ab : ab + 2 * m]
     for k in range(m):
-        store(o, k, S.logical_not(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.logical_not(a[ao + 2 * k]))
+        store(oseg, k, S.logical_not(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.logical_not(a[ab + 2 * k]))
 
 
 @_loop(PARALLEL)
@@ -2643,13 +2644,12 @@ def logical_not_2p(o, a, ao, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0
-        m = min(k1 - k0, (a.size - ab) // 2)
+        oseg, ab, count = o[k0:k1], ao + 2 * k0, k1 - k0
+        m = min(count, (a.size - ab) // 2)
         aseg = a[ab : ab + 2 * m]
         for k in range(m):
             store(oseg, k, S.logical_not(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.logical_not(a[ab + 2 * k]))
 
 
@@ -2704,12 +2704,13 @@ def bitwise_invert_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, n0, n1, n2, seg
 
 @_loop(SERIAL)
 def bitwise_invert_2(o, a, ao, n, mask):
-    m = min(n, (a.size - ao) // 2)
-    aseg = a[ao : ao + 2 * m]
+    oseg, ab, count = o, ao, n
+    m = min(count, (a.size - ab) // 2)
+    aseg = a[ab : ab + 2 * m]
     for k in range(m):
-        store(o, k, S.bitwise_invert(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.bitwise_invert(a[ao + 2 * k]))
+        store(oseg, k, S.bitwise_invert(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.bitwise_invert(a[ab + 2 * k]))
 
 
 @_loop(PARALLEL)
@@ -2718,13 +2719,12 @@ def bitwise_invert_2p(o, a, ao, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0
-        m = min(k1 - k0, (a.size - ab) // 2)
+        oseg, ab, count = o[k0:k1], ao + 2 * k0, k1 - k0
+        m = min(count, (a.size - ab) // 2)
         aseg = a[ab : ab + 2 * m]
         for k in range(m):
             store(oseg, k, S.bitwise_invert(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.bitwise_invert(a[ab + 2 * k]))
 
 
@@ -2816,27 +2816,28 @@ def add_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0, 
 
 @_loop(SERIAL)
 def add_2(o, a, ao, ap, b, bo, bp, n, mask):
-    m = min(n, (a.size - ao) // 2) if ap else n
-    m = min(m, (b.size - bo) // 2) if bp else m
+    oseg, ab, bb, count = o, ao, bo, n
+    m = min(count, (a.size - ab) // 2) if ap else count
+    m = min(m, (b.size - bb) // 2) if bp else m
     if ap and bp:
-        aseg = a[ao : ao + 2 * m]
-        bseg = b[bo : bo + 2 * m]
+        aseg = a[ab : ab + 2 * m]
+        bseg = b[bb : bb + 2 * m]
         for k in range(m):
             x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
             y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
-            store(o, k, S.add(x, y))
+            store(oseg, k, S.add(x, y))
     elif ap:
-        aseg = a[ao : ao + 2 * m]
-        y = b[bo]
+        aseg = a[ab : ab + 2 * m]
+        y = b[bb]
         for k in range(m):
-            store(o, k, S.add(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+            store(oseg, k, S.add(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
     else:
-        bseg = b[bo : bo + 2 * m]
-        x = a[ao]
+        bseg = b[bb : bb + 2 * m]
+        x = a[ab]
         for k in range(m):
-            store(o, k, S.add(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.add(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+            store(oseg, k, S.add(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.add(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(PARALLEL)
@@ -2845,10 +2846,8 @@ def add_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0 * ap
-        bb = bo + 2 * k0 * bp
-        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        oseg, ab, bb, count = o[k0:k1], ao + 2 * k0 * ap, bo + 2 * k0 * bp, k1 - k0
+        m = min(count, (a.size - ab) // 2) if ap else count
         m = min(m, (b.size - bb) // 2) if bp else m
         if ap and bp:
             aseg = a[ab : ab + 2 * m]
@@ -2867,7 +2866,7 @@ def add_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
             x = a[ab]
             for k in range(m):
                 store(oseg, k, S.add(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.add(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
@@ -2989,27 +2988,28 @@ def subtract_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
 
 @_loop(SERIAL)
 def subtract_2(o, a, ao, ap, b, bo, bp, n, mask):
-    m = min(n, (a.size - ao) // 2) if ap else n
-    m = min(m, (b.size - bo) // 2) if bp else m
+    oseg, ab, bb, count = o, ao, bo, n
+    m = min(count, (a.size - ab) // 2) if ap else count
+    m = min(m, (b.size - bb) // 2) if bp else m
     if ap and bp:
-        aseg = a[ao : ao + 2 * m]
-        bseg = b[bo : bo + 2 * m]
+        aseg = a[ab : ab + 2 * m]
+        bseg = b[bb : bb + 2 * m]
         for k in range(m):
             x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
             y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
-            store(o, k, S.subtract(x, y))
+            store(oseg, k, S.subtract(x, y))
     elif ap:
-        aseg = a[ao : ao + 2 * m]
-        y = b[bo]
+        aseg = a[ab : ab + 2 * m]
+        y = b[bb]
         for k in range(m):
-            store(o, k, S.subtract(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+            store(oseg, k, S.subtract(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
     else:
-        bseg = b[bo : bo + 2 * m]
-        x = a[ao]
+        bseg = b[bb : bb + 2 * m]
+        x = a[ab]
         for k in range(m):
-            store(o, k, S.subtract(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.subtract(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+            store(oseg, k, S.subtract(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.subtract(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(PARALLEL)
@@ -3018,10 +3018,8 @@ def subtract_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0 * ap
-        bb = bo + 2 * k0 * bp
-        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        oseg, ab, bb, count = o[k0:k1], ao + 2 * k0 * ap, bo + 2 * k0 * bp, k1 - k0
+        m = min(count, (a.size - ab) // 2) if ap else count
         m = min(m, (b.size - bb) // 2) if bp else m
         if ap and bp:
             aseg = a[ab : ab + 2 * m]
@@ -3040,7 +3038,7 @@ def subtract_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
             x = a[ab]
             for k in range(m):
                 store(oseg, k, S.subtract(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.subtract(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
@@ -3162,27 +3160,28 @@ def multiply_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
 
 @_loop(SERIAL)
 def multiply_2(o, a, ao, ap, b, bo, bp, n, mask):
-    m = min(n, (a.size - ao) // 2) if ap else n
-    m = min(m, (b.size - bo) // 2) if bp else m
+    oseg, ab, bb, count = o, ao, bo, n
+    m = min(count, (a.size - ab) // 2) if ap else count
+    m = min(m, (b.size - bb) // 2) if bp else m
     if ap and bp:
-        aseg = a[ao : ao + 2 * m]
-        bseg = b[bo : bo + 2 * m]
+        aseg = a[ab : ab + 2 * m]
+        bseg = b[bb : bb + 2 * m]
         for k in range(m):
             x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
             y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
-            store(o, k, S.multiply(x, y))
+            store(oseg, k, S.multiply(x, y))
     elif ap:
-        aseg = a[ao : ao + 2 * m]
-        y = b[bo]
+        aseg = a[ab : ab + 2 * m]
+        y = b[bb]
         for k in range(m):
-            store(o, k, S.multiply(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+            store(oseg, k, S.multiply(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
     else:
-        bseg = b[bo : bo + 2 * m]
-        x = a[ao]
+        bseg = b[bb : bb + 2 * m]
+        x = a[ab]
         for k in range(m):
-            store(o, k, S.multiply(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.multiply(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+            store(oseg, k, S.multiply(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.multiply(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(PARALLEL)
@@ -3191,10 +3190,8 @@ def multiply_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0 * ap
-        bb = bo + 2 * k0 * bp
-        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        oseg, ab, bb, count = o[k0:k1], ao + 2 * k0 * ap, bo + 2 * k0 * bp, k1 - k0
+        m = min(count, (a.size - ab) // 2) if ap else count
         m = min(m, (b.size - bb) // 2) if bp else m
         if ap and bp:
             aseg = a[ab : ab + 2 * m]
@@ -3213,7 +3210,7 @@ def multiply_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
             x = a[ab]
             for k in range(m):
                 store(oseg, k, S.multiply(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.multiply(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
@@ -3335,27 +3332,28 @@ def divide_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n
 
 @_loop(SERIAL)
 def divide_2(o, a, ao, ap, b, bo, bp, n, mask):
-    m = min(n, (a.size - ao) // 2) if ap else n
-    m = min(m, (b.size - bo) // 2) if bp else m
+    oseg, ab, bb, count = o, ao, bo, n
+    m = min(count, (a.size - ab) // 2) if ap else count
+    m = min(m, (b.size - bb) // 2) if bp else m
     if ap and bp:
-        aseg = a[ao : ao + 2 * m]
-        bseg = b[bo : bo + 2 * m]
+        aseg = a[ab : ab + 2 * m]
+        bseg = b[bb : bb + 2 * m]
         for k in range(m):
             x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
             y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
-            store(o, k, S.divide(x, y))
+            store(oseg, k, S.divide(x, y))
     elif ap:
-        aseg = a[ao : ao + 2 * m]
-        y = b[bo]
+        aseg = a[ab : ab + 2 * m]
+        y = b[bb]
         for k in range(m):
-            store(o, k, S.divide(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+            store(oseg, k, S.divide(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
     else:
-        bseg = b[bo : bo + 2 * m]
-        x = a[ao]
+        bseg = b[bb : bb + 2 * m]
+        x = a[ab]
         for k in range(m):
-            store(o, k, S.divide(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.divide(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+            store(oseg, k, S.divide(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.divide(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(PARALLEL)
@@ -3364,10 +3362,8 @@ def divide_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0 * ap
-        bb = bo + 2 * k0 * bp
-        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        oseg, ab, bb, count = o[k0:k1], ao + 2 * k0 * ap, bo + 2 * k0 * bp, k1 - k0
+        m = min(count, (a.size - ab) // 2) if ap else count
         m = min(m, (b.size - bb) // 2) if bp else m
         if ap and bp:
             aseg = a[ab : ab + 2 * m]
@@ -3386,7 +3382,7 @@ def divide_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
             x = a[ab]
             for k in range(m):
                 store(oseg, k, S.divide(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.divide(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
@@ -3778,27 +3774,28 @@ def maximum_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, 
 
 @_loop(SERIAL)
 def maximum_2(o, a, ao, ap, b, bo, bp, n, mask):
-    m = min(n, (a.size - ao) // 2) if ap else n
-    m = min(m, (b.size - bo) // 2) if bp else m
+    oseg, ab, bb, count = o, ao, bo, n
+    m = min(count, (a.size - ab) // 2) if ap else count
+    m = min(m, (b.size - bb) // 2) if bp else m
     if ap and bp:
-        aseg = a[ao : ao + 2 * m]
-        bseg = b[bo : bo + 2 * m]
+        aseg = a[ab : ab + 2 * m]
+        bseg = b[bb : bb + 2 * m]
         for k in range(m):
             x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
             y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
-            store(o, k, S.maximum(x, y))
+            store(oseg, k, S.maximum(x, y))
     elif ap:
-        aseg = a[ao : ao + 2 * m]
-        y = b[bo]
+        aseg = a[ab : ab + 2 * m]
+        y = b[bb]
         for k in range(m):
-            store(o, k, S.maximum(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+            store(oseg, k, S.maximum(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
     else:
-        bseg = b[bo : bo + 2 * m]
-        x = a[ao]
+        bseg = b[bb : bb + 2 * m]
+        x = a[ab]
         for k in range(m):
-            store(o, k, S.maximum(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.maximum(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+            store(oseg, k, S.maximum(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.maximum(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(PARALLEL)
@@ -3807,10 +3804,8 @@ def maximum_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0 * ap
-        bb = bo + 2 * k0 * bp
-        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        oseg, ab, bb, count = o[k0:k1], ao + 2 * k0 * ap, bo + 2 * k0 * bp, k1 - k0
+        m = min(count, (a.size - ab) // 2) if ap else count
         m = min(m, (b.size - bb) // 2) if bp else m
         if ap and bp:
             aseg = a[ab : ab + 2 * m]
@@ -3829,7 +3824,7 @@ def maximum_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
             x = a[ab]
             for k in range(m):
                 store(oseg, k, S.maximum(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.maximum(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
@@ -3921,27 +3916,28 @@ def minimum_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, 
 
 @_loop(SERIAL)
 def minimum_2(o, a, ao, ap, b, bo, bp, n, mask):
-    m = min(n, (a.size - ao) // 2) if ap else n
-    m = min(m, (b.size - bo) // 2) if bp else m
+    oseg, ab, bb, count = o, ao, bo, n
+    m = min(count, (a.size - ab) // 2) if ap else count
+    m = min(m, (b.size - bb) // 2) if bp else m
     if ap and bp:
-        aseg = a[ao : ao + 2 * m]
-        bseg = b[bo : bo + 2 * m]
+        aseg = a[ab : ab + 2 * m]
+        bseg = b[bb : bb + 2 * m]
         for k in range(m):
             x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
             y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
-            store(o, k, S.minimum(x, y))
+            store(oseg, k, S.minimum(x, y))
     elif ap:
-        aseg = a[ao : ao + 2 * m]
-        y = b[bo]
+        aseg = a[ab : ab + 2 * m]
+        y = b[bb]
         for k in range(m):
-            store(o, k, S.minimum(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+            store(oseg, k, S.minimum(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
     else:
-        bseg = b[bo : bo + 2 * m]
-        x = a[ao]
+        bseg = b[bb : bb + 2 * m]
+        x = a[ab]
         for k in range(m):
-            store(o, k, S.minimum(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.minimum(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+            store(oseg, k, S.minimum(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.minimum(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(PARALLEL)
@@ -3950,10 +3946,8 @@ def minimum_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0 * ap
-        bb = bo + 2 * k0 * bp
-        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        oseg, ab, bb, count = o[k0:k1], ao + 2 * k0 * ap, bo + 2 * k0 * bp, k1 - k0
+        m = min(count, (a.size - ab) // 2) if ap else count
         m = min(m, (b.size - bb) // 2) if bp else m
         if ap and bp:
             aseg = a[ab : ab + 2 * m]
@@ -3972,7 +3966,7 @@ def minimum_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
             x = a[ab]
             for k in range(m):
                 store(oseg, k, S.minimum(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.minimum(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
@@ -4064,27 +4058,28 @@ def logaddexp_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
 
 @_loop(SERIAL)
 def logaddexp_2(o, a, ao, ap, b, bo, bp, n, mask):
-    m = min(n, (a.size - ao) // 2) if ap else n
-    m = min(m, (b.size - bo) // 2) if bp else m
+    oseg, ab, bb, count = o, ao, bo, n
+    m = min(count, (a.size - ab) // 2) if ap else count
+    m = min(m, (b.size - bb) // 2) if bp else m
     if ap and bp:
-        aseg = a[ao : ao + 2 * m]
-        bseg = b[bo : bo + 2 * m]
+        aseg = a[ab : ab + 2 * m]
+        bseg = b[bb : bb + 2 * m]
         for k in range(m):
             x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
             y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
-            store(o, k, S.logaddexp(x, y))
+            store(oseg, k, S.logaddexp(x, y))
     elif ap:
-        aseg = a[ao : ao + 2 * m]
-        y = b[bo]
+        aseg = a[ab : ab + 2 * m]
+        y = b[bb]
         for k in range(m):
-            store(o, k, S.logaddexp(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+            store(oseg, k, S.logaddexp(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
     else:
-        bseg = b[bo : bo + 2 * m]
-        x = a[ao]
+        bseg = b[bb : bb + 2 * m]
+        x = a[ab]
         for k in range(m):
-            store(o, k, S.logaddexp(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.logaddexp(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+            store(oseg, k, S.logaddexp(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.logaddexp(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(PARALLEL)
@@ -4093,10 +4088,8 @@ def logaddexp_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0 * ap
-        bb = bo + 2 * k0 * bp
-        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        oseg, ab, bb, count = o[k0:k1], ao + 2 * k0 * ap, bo + 2 * k0 * bp, k1 - k0
+        m = min(count, (a.size - ab) // 2) if ap else count
         m = min(m, (b.size - bb) // 2) if bp else m
         if ap and bp:
             aseg = a[ab : ab + 2 * m]
@@ -4115,7 +4108,7 @@ def logaddexp_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
             x = a[ab]
             for k in range(m):
                 store(oseg, k, S.logaddexp(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.logaddexp(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
@@ -4207,27 +4200,28 @@ def hypot_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0
 
 @_loop(SERIAL)
 def hypot_2(o, a, ao, ap, b, bo, bp, n, mask):
-    m = min(n, (a.size - ao) // 2) if ap else n
-    m = min(m, (b.size - bo) // 2) if bp else m
+    oseg, ab, bb, count = o, ao, bo, n
+    m = min(count, (a.size - ab) // 2) if ap else count
+    m = min(m, (b.size - bb) // 2) if bp else m
     if ap and bp:
-        aseg = a[ao : ao + 2 * m]
-        bseg = b[bo : bo + 2 * m]
+        aseg = a[ab : ab + 2 * m]
+        bseg = b[bb : bb + 2 * m]
         for k in range(m):
             x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
             y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
-            store(o, k, S.hypot(x, y))
+            store(oseg, k, S.hypot(x, y))
     elif ap:
-        aseg = a[ao : ao + 2 * m]
-        y = b[bo]
+        aseg = a[ab : ab + 2 * m]
+        y = b[bb]
         for k in range(m):
-            store(o, k, S.hypot(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+            store(oseg, k, S.hypot(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
     else:
-        bseg = b[bo : bo + 2 * m]
-        x = a[ao]
+        bseg = b[bb : bb + 2 * m]
+        x = a[ab]
         for k in range(m):
-            store(o, k, S.hypot(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.hypot(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+            store(oseg, k, S.hypot(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.hypot(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(PARALLEL)
@@ -4236,10 +4230,8 @@ def hypot_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0 * ap
-        bb = bo + 2 * k0 * bp
-        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        oseg, ab, bb, count = o[k0:k1], ao + 2 * k0 * ap, bo + 2 * k0 * bp, k1 - k0
+        m = min(count, (a.size - ab) // 2) if ap else count
         m = min(m, (b.size - bb) // 2) if bp else m
         if ap and bp:
             aseg = a[ab : ab + 2 * m]
@@ -4258,7 +4250,7 @@ def hypot_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
             x = a[ab]
             for k in range(m):
                 store(oseg, k, S.hypot(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.hypot(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
@@ -4350,27 +4342,28 @@ def atan2_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0
 
 @_loop(SERIAL)
 def atan2_2(o, a, ao, ap, b, bo, bp, n, mask):
-    m = min(n, (a.size - ao) // 2) if ap else n
-    m = min(m, (b.size - bo) // 2) if bp else m
+    oseg, ab, bb, count = o, ao, bo, n
+    m = min(count, (a.size - ab) // 2) if ap else count
+    m = min(m, (b.size - bb) // 2) if bp else m
     if ap and bp:
-        aseg = a[ao : ao + 2 * m]
-        bseg = b[bo : bo + 2 * m]
+        aseg = a[ab : ab + 2 * m]
+        bseg = b[bb : bb + 2 * m]
         for k in range(m):
             x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
             y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
-            store(o, k, S.atan2(x, y))
+            store(oseg, k, S.atan2(x, y))
     elif ap:
-        aseg = a[ao : ao + 2 * m]
-        y = b[bo]
+        aseg = a[ab : ab + 2 * m]
+        y = b[bb]
         for k in range(m):
-            store(o, k, S.atan2(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+            store(oseg, k, S.atan2(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
     else:
-        bseg = b[bo : bo + 2 * m]
-        x = a[ao]
+        bseg = b[bb : bb + 2 * m]
+        x = a[ab]
         for k in range(m):
-            store(o, k, S.atan2(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.atan2(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+            store(oseg, k, S.atan2(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.atan2(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(PARALLEL)
@@ -4379,10 +4372,8 @@ def atan2_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0 * ap
-        bb = bo + 2 * k0 * bp
-        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        oseg, ab, bb, count = o[k0:k1], ao + 2 * k0 * ap, bo + 2 * k0 * bp, k1 - k0
+        m = min(count, (a.size - ab) // 2) if ap else count
         m = min(m, (b.size - bb) // 2) if bp else m
         if ap and bp:
             aseg = a[ab : ab + 2 * m]
@@ -4401,7 +4392,7 @@ def atan2_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
             x = a[ab]
             for k in range(m):
                 store(oseg, k, S.atan2(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.atan2(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
@@ -4493,27 +4484,28 @@ def copysign_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
 
 @_loop(SERIAL)
 def copysign_2(o, a, ao, ap, b, bo, bp, n, mask):
-    m = min(n, (a.size - ao) // 2) if ap else n
-    m = min(m, (b.size - bo) // 2) if bp else m
+    oseg, ab, bb, count = o, ao, bo, n
+    m = min(count, (a.size - ab) // 2) if ap else count
+    m = min(m, (b.size - bb) // 2) if bp else m
     if ap and bp:
-        aseg = a[ao : ao + 2 * m]
-        bseg = b[bo : bo + 2 * m]
+        aseg = a[ab : ab + 2 * m]
+        bseg = b[bb : bb + 2 * m]
         for k in range(m):
             x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
             y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
-            store(o, k, S.copysign(x, y))
+            store(oseg, k, S.copysign(x, y))
     elif ap:
-        aseg = a[ao : ao + 2 * m]
-        y = b[bo]
+        aseg = a[ab : ab + 2 * m]
+        y = b[bb]
         for k in range(m):
-            store(o, k, S.copysign(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+            store(oseg, k, S.copysign(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
     else:
-        bseg = b[bo : bo + 2 * m]
-        x = a[ao]
+        bseg = b[bb : bb + 2 * m]
+        x = a[ab]
         for k in range(m):
-            store(o, k, S.copysign(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.copysign(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+            store(oseg, k, S.copysign(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.copysign(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(PARALLEL)
@@ -4522,10 +4514,8 @@ def copysign_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0 * ap
-        bb = bo + 2 * k0 * bp
-        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        oseg, ab, bb, count = o[k0:k1], ao + 2 * k0 * ap, bo + 2 * k0 * bp, k1 - k0
+        m = min(count, (a.size - ab) // 2) if ap else count
         m = min(m, (b.size - bb) // 2) if bp else m
         if ap and bp:
             aseg = a[ab : ab + 2 * m]
@@ -4544,7 +4534,7 @@ def copysign_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
             x = a[ab]
             for k in range(m):
                 store(oseg, k, S.copysign(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.copysign(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
@@ -4636,27 +4626,28 @@ def nextafter_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
 
 @_loop(SERIAL)
 def nextafter_2(o, a, ao, ap, b, bo, bp, n, mask):
-    m = min(n, (a.size - ao) // 2) if ap else n
-    m = min(m, (b.size - bo) // 2) if bp else m
+    oseg, ab, bb, count = o, ao, bo, n
+    m = min(count, (a.size - ab) // 2) if ap else count
+    m = min(m, (b.size - bb) // 2) if bp else m
     if ap and bp:
-        aseg = a[ao : ao + 2 * m]
-        bseg = b[bo : bo + 2 * m]
+        aseg = a[ab : ab + 2 * m]
+        bseg = b[bb : bb + 2 * m]
         for k in range(m):
             x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
             y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
-            store(o, k, S.nextafter(x, y))
+            store(oseg, k, S.nextafter(x, y))
     elif ap:
-        aseg = a[ao : ao + 2 * m]
-        y = b[bo]
+        aseg = a[ab : ab + 2 * m]
+        y = b[bb]
         for k in range(m):
-            store(o, k, S.nextafter(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+            store(oseg, k, S.nextafter(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
     else:
-        bseg = b[bo : bo + 2 * m]
-        x = a[ao]
+        bseg = b[bb : bb + 2 * m]
+        x = a[ab]
         for k in range(m):
-            store(o, k, S.nextafter(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.nextafter(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+            store(oseg, k, S.nextafter(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.nextafter(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(PARALLEL)
@@ -4665,10 +4656,8 @@ def nextafter_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0 * ap
-        bb = bo + 2 * k0 * bp
-        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        oseg, ab, bb, count = o[k0:k1], ao + 2 * k0 * ap, bo + 2 * k0 * bp, k1 - k0
+        m = min(count, (a.size - ab) // 2) if ap else count
         m = min(m, (b.size - bb) // 2) if bp else m
         if ap and bp:
             aseg = a[ab : ab + 2 * m]
@@ -4687,7 +4676,7 @@ def nextafter_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
             x = a[ab]
             for k in range(m):
                 store(oseg, k, S.nextafter(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.nextafter(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
@@ -4779,27 +4768,28 @@ def equal_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0
 
 @_loop(SERIAL)
 def equal_2(o, a, ao, ap, b, bo, bp, n, mask):
-    m = min(n, (a.size - ao) // 2) if ap else n
-    m = min(m, (b.size - bo) // 2) if bp else m
+    oseg, ab, bb, count = o, ao, bo, n
+    m = min(count, (a.size - ab) // 2) if ap else count
+    m = min(m, (b.size - bb) // 2) if bp else m
     if ap and bp:
-        aseg = a[ao : ao + 2 * m]
-        bseg = b[bo : bo + 2 * m]
+        aseg = a[ab : ab + 2 * m]
+        bseg = b[bb : bb + 2 * m]
         for k in range(m):
             x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
             y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
-            store(o, k, S.equal(x, y))
+            store(oseg, k, S.equal(x, y))
     elif ap:
-        aseg = a[ao : ao + 2 * m]
-        y = b[bo]
+        aseg = a[ab : ab + 2 * m]
+        y = b[bb]
         for k in range(m):
-            store(o, k, S.equal(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+            store(oseg, k, S.equal(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
     else:
-        bseg = b[bo : bo + 2 * m]
-        x = a[ao]
+        bseg = b[bb : bb + 2 * m]
+        x = a[ab]
         for k in range(m):
-            store(o, k, S.equal(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.equal(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+            store(oseg, k, S.equal(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.equal(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(PARALLEL)
@@ -4808,10 +4798,8 @@ def equal_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0 * ap
-        bb = bo + 2 * k0 * bp
-        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        oseg, ab, bb, count = o[k0:k1], ao + 2 * k0 * ap, bo + 2 * k0 * bp, k1 - k0
+        m = min(count, (a.size - ab) // 2) if ap else count
         m = min(m, (b.size - bb) // 2) if bp else m
         if ap and bp:
             aseg = a[ab : ab + 2 * m]
@@ -4830,7 +4818,7 @@ def equal_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
             x = a[ab]
             for k in range(m):
                 store(oseg, k, S.equal(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.equal(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
@@ -4922,27 +4910,28 @@ def not_equal_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2
 
 @_loop(SERIAL)
 def not_equal_2(o, a, ao, ap, b, bo, bp, n, mask):
-    m = min(n, (a.size - ao) // 2) if ap else n
-    m = min(m, (b.size - bo) // 2) if bp else m
+    oseg, ab, bb, count = o, ao, bo, n
+    m = min(count, (a.size - ab) // 2) if ap else count
+    m = min(m, (b.size - bb) // 2) if bp else m
     if ap and bp:
-        aseg = a[ao : ao + 2 * m]
-        bseg = b[bo : bo + 2 * m]
+        aseg = a[ab : ab + 2 * m]
+        bseg = b[bb : bb + 2 * m]
         for k in range(m):
             x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
             y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
-            store(o, k, S.not_equal(x, y))
+            store(oseg, k, S.not_equal(x, y))
     elif ap:
-        aseg = a[ao : ao + 2 * m]
-        y = b[bo]
+        aseg = a[ab : ab + 2 * m]
+        y = b[bb]
         for k in range(m):
-            store(o, k, S.not_equal(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+            store(oseg, k, S.not_equal(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
     else:
-        bseg = b[bo : bo + 2 * m]
-        x = a[ao]
+        bseg = b[bb : bb + 2 * m]
+        x = a[ab]
         for k in range(m):
-            store(o, k, S.not_equal(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.not_equal(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+            store(oseg, k, S.not_equal(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.not_equal(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(PARALLEL)
@@ -4951,10 +4940,8 @@ def not_equal_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0 * ap
-        bb = bo + 2 * k0 * bp
-        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        oseg, ab, bb, count = o[k0:k1], ao + 2 * k0 * ap, bo + 2 * k0 * bp, k1 - k0
+        m = min(count, (a.size - ab) // 2) if ap else count
         m = min(m, (b.size - bb) // 2) if bp else m
         if ap and bp:
             aseg = a[ab : ab + 2 * m]
@@ -4973,7 +4960,7 @@ def not_equal_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
             x = a[ab]
             for k in range(m):
                 store(oseg, k, S.not_equal(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.not_equal(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
@@ -5065,27 +5052,28 @@ def less_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, n0,
 
 @_loop(SERIAL)
 def less_2(o, a, ao, ap, b, bo, bp, n, mask):
-    m = min(n, (a.size - ao) // 2) if ap else n
-    m = min(m, (b.size - bo) // 2) if bp else m
+    oseg, ab, bb, count = o, ao, bo, n
+    m = min(count, (a.size - ab) // 2) if ap else count
+    m = min(m, (b.size - bb) // 2) if bp else m
     if ap and bp:
-        aseg = a[ao : ao + 2 * m]
-        bseg = b[bo : bo + 2 * m]
+        aseg = a[ab : ab + 2 * m]
+        bseg = b[bb : bb + 2 * m]
         for k in range(m):
             x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
             y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
-            store(o, k, S.less(x, y))
+            store(oseg, k, S.less(x, y))
     elif ap:
-        aseg = a[ao : ao + 2 * m]
-        y = b[bo]
+        aseg = a[ab : ab + 2 * m]
+        y = b[bb]
         for k in range(m):
-            store(o, k, S.less(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+            store(oseg, k, S.less(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
     else:
-        bseg = b[bo : bo + 2 * m]
-        x = a[ao]
+        bseg = b[bb : bb + 2 * m]
+        x = a[ab]
         for k in range(m):
-            store(o, k, S.less(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.less(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+            store(oseg, k, S.less(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.less(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(PARALLEL)
@@ -5094,10 +5082,8 @@ def less_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0 * ap
-        bb = bo + 2 * k0 * bp
-        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        oseg, ab, bb, count = o[k0:k1], ao + 2 * k0 * ap, bo + 2 * k0 * bp, k1 - k0
+        m = min(count, (a.size - ab) // 2) if ap else count
         m = min(m, (b.size - bb) // 2) if bp else m
         if ap and bp:
             aseg = a[ab : ab + 2 * m]
@@ -5116,7 +5102,7 @@ def less_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
             x = a[ab]
             for k in range(m):
                 store(oseg, k, S.less(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.less(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
@@ -5208,27 +5194,28 @@ def less_equal_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
 
 @_loop(SERIAL)
 def less_equal_2(o, a, ao, ap, b, bo, bp, n, mask):
-    m = min(n, (a.size - ao) // 2) if ap else n
-    m = min(m, (b.size - bo) // 2) if bp else m
+    oseg, ab, bb, count = o, ao, bo, n
+    m = min(count, (a.size - ab) // 2) if ap else count
+    m = min(m, (b.size - bb) // 2) if bp else m
     if ap and bp:
-        aseg = a[ao : ao + 2 * m]
-        bseg = b[bo : bo + 2 * m]
+        aseg = a[ab : ab + 2 * m]
+        bseg = b[bb : bb + 2 * m]
         for k in range(m):
             x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
             y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
-            store(o, k, S.less_equal(x, y))
+            store(oseg, k, S.less_equal(x, y))
     elif ap:
-        aseg = a[ao : ao + 2 * m]
-        y = b[bo]
+        aseg = a[ab : ab + 2 * m]
+        y = b[bb]
         for k in range(m):
-            store(o, k, S.less_equal(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+            store(oseg, k, S.less_equal(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
     else:
-        bseg = b[bo : bo + 2 * m]
-        x = a[ao]
+        bseg = b[bb : bb + 2 * m]
+        x = a[ab]
         for k in range(m):
-            store(o, k, S.less_equal(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.less_equal(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+            store(oseg, k, S.less_equal(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.less_equal(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(PARALLEL)
@@ -5237,10 +5224,8 @@ def less_equal_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0 * ap
-        bb = bo + 2 * k0 * bp
-        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        oseg, ab, bb, count = o[k0:k1], ao + 2 * k0 * ap, bo + 2 * k0 * bp, k1 - k0
+        m = min(count, (a.size - ab) // 2) if ap else count
         m = min(m, (b.size - bb) // 2) if bp else m
         if ap and bp:
             aseg = a[ab : ab + 2 * m]
@@ -5259,7 +5244,7 @@ def less_equal_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
             x = a[ab]
             for k in range(m):
                 store(oseg, k, S.less_equal(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.less_equal(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
@@ -5351,27 +5336,28 @@ def greater_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2, 
 
 @_loop(SERIAL)
 def greater_2(o, a, ao, ap, b, bo, bp, n, mask):
-    m = min(n, (a.size - ao) // 2) if ap else n
-    m = min(m, (b.size - bo) // 2) if bp else m
+    oseg, ab, bb, count = o, ao, bo, n
+    m = min(count, (a.size - ab) // 2) if ap else count
+    m = min(m, (b.size - bb) // 2) if bp else m
     if ap and bp:
-        aseg = a[ao : ao + 2 * m]
-        bseg = b[bo : bo + 2 * m]
+        aseg = a[ab : ab + 2 * m]
+        bseg = b[bb : bb + 2 * m]
         for k in range(m):
             x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
             y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
-            store(o, k, S.greater(x, y))
+            store(oseg, k, S.greater(x, y))
     elif ap:
-        aseg = a[ao : ao + 2 * m]
-        y = b[bo]
+        aseg = a[ab : ab + 2 * m]
+        y = b[bb]
         for k in range(m):
-            store(o, k, S.greater(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+            store(oseg, k, S.greater(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
     else:
-        bseg = b[bo : bo + 2 * m]
-        x = a[ao]
+        bseg = b[bb : bb + 2 * m]
+        x = a[ab]
         for k in range(m):
-            store(o, k, S.greater(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.greater(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+            store(oseg, k, S.greater(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.greater(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(PARALLEL)
@@ -5380,10 +5366,8 @@ def greater_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0 * ap
-        bb = bo + 2 * k0 * bp
-        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        oseg, ab, bb, count = o[k0:k1], ao + 2 * k0 * ap, bo + 2 * k0 * bp, k1 - k0
+        m = min(count, (a.size - ab) // 2) if ap else count
         m = min(m, (b.size - bb) // 2) if bp else m
         if ap and bp:
             aseg = a[ab : ab + 2 * m]
@@ -5402,7 +5386,7 @@ def greater_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
             x = a[ab]
             for k in range(m):
                 store(oseg, k, S.greater(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.greater(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
@@ -5494,27 +5478,28 @@ def greater_equal_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1,
 
 @_loop(SERIAL)
 def greater_equal_2(o, a, ao, ap, b, bo, bp, n, mask):
-    m = min(n, (a.size - ao) // 2) if ap else n
-    m = min(m, (b.size - bo) // 2) if bp else m
+    oseg, ab, bb, count = o, ao, bo, n
+    m = min(count, (a.size - ab) // 2) if ap else count
+    m = min(m, (b.size - bb) // 2) if bp else m
     if ap and bp:
-        aseg = a[ao : ao + 2 * m]
-        bseg = b[bo : bo + 2 * m]
+        aseg = a[ab : ab + 2 * m]
+        bseg = b[bb : bb + 2 * m]
         for k in range(m):
             x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
             y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
-            store(o, k, S.greater_equal(x, y))
+            store(oseg, k, S.greater_equal(x, y))
     elif ap:
-        aseg = a[ao : ao + 2 * m]
-        y = b[bo]
+        aseg = a[ab : ab + 2 * m]
+        y = b[bb]
         for k in range(m):
-            store(o, k, S.greater_equal(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+            store(oseg, k, S.greater_equal(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
     else:
-        bseg = b[bo : bo + 2 * m]
-        x = a[ao]
+        bseg = b[bb : bb + 2 * m]
+        x = a[ab]
         for k in range(m):
-            store(o, k, S.greater_equal(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.greater_equal(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+            store(oseg, k, S.greater_equal(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.greater_equal(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(PARALLEL)
@@ -5523,10 +5508,8 @@ def greater_equal_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0 * ap
-        bb = bo + 2 * k0 * bp
-        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        oseg, ab, bb, count = o[k0:k1], ao + 2 * k0 * ap, bo + 2 * k0 * bp, k1 - k0
+        m = min(count, (a.size - ab) // 2) if ap else count
         m = min(m, (b.size - bb) // 2) if bp else m
         if ap and bp:
             aseg = a[ab : ab + 2 * m]
@@ -5545,7 +5528,7 @@ def greater_equal_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
             x = a[ab]
             for k in range(m):
                 store(oseg, k, S.greater_equal(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.greater_equal(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
@@ -5637,27 +5620,28 @@ def logical_and_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
 
 @_loop(SERIAL)
 def logical_and_2(o, a, ao, ap, b, bo, bp, n, mask):
-    m = min(n, (a.size - ao) // 2) if ap else n
-    m = min(m, (b.size - bo) // 2) if bp else m
+    oseg, ab, bb, count = o, ao, bo, n
+    m = min(count, (a.size - ab) // 2) if ap else count
+    m = min(m, (b.size - bb) // 2) if bp else m
     if ap and bp:
-        aseg = a[ao : ao + 2 * m]
-        bseg = b[bo : bo + 2 * m]
+        aseg = a[ab : ab + 2 * m]
+        bseg = b[bb : bb + 2 * m]
         for k in range(m):
             x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
             y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
-            store(o, k, S.logical_and(x, y))
+            store(oseg, k, S.logical_and(x, y))
     elif ap:
-        aseg = a[ao : ao + 2 * m]
-        y = b[bo]
+        aseg = a[ab : ab + 2 * m]
+        y = b[bb]
         for k in range(m):
-            store(o, k, S.logical_and(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+            store(oseg, k, S.logical_and(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
     else:
-        bseg = b[bo : bo + 2 * m]
-        x = a[ao]
+        bseg = b[bb : bb + 2 * m]
+        x = a[ab]
         for k in range(m):
-            store(o, k, S.logical_and(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.logical_and(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+            store(oseg, k, S.logical_and(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.logical_and(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(PARALLEL)
@@ -5666,10 +5650,8 @@ def logical_and_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0 * ap
-        bb = bo + 2 * k0 * bp
-        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        oseg, ab, bb, count = o[k0:k1], ao + 2 * k0 * ap, bo + 2 * k0 * bp, k1 - k0
+        m = min(count, (a.size - ab) // 2) if ap else count
         m = min(m, (b.size - bb) // 2) if bp else m
         if ap and bp:
             aseg = a[ab : ab + 2 * m]
@@ -5688,7 +5670,7 @@ def logical_and_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
             x = a[ab]
             for k in range(m):
                 store(oseg, k, S.logical_and(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.logical_and(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
@@ -5780,27 +5762,28 @@ def logical_or_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
 
 @_loop(SERIAL)
 def logical_or_2(o, a, ao, ap, b, bo, bp, n, mask):
-    m = min(n, (a.size - ao) // 2) if ap else n
-    m = min(m, (b.size - bo) // 2) if bp else m
+    oseg, ab, bb, count = o, ao, bo, n
+    m = min(count, (a.size - ab) // 2) if ap else count
+    m = min(m, (b.size - bb) // 2) if bp else m
     if ap and bp:
-        aseg = a[ao : ao + 2 * m]
-        bseg = b[bo : bo + 2 * m]
+        aseg = a[ab : ab + 2 * m]
+        bseg = b[bb : bb + 2 * m]
         for k in range(m):
             x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
             y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
-            store(o, k, S.logical_or(x, y))
+            store(oseg, k, S.logical_or(x, y))
     elif ap:
-        aseg = a[ao : ao + 2 * m]
-        y = b[bo]
+        aseg = a[ab : ab + 2 * m]
+        y = b[bb]
         for k in range(m):
-            store(o, k, S.logical_or(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+            store(oseg, k, S.logical_or(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
     else:
-        bseg = b[bo : bo + 2 * m]
-        x = a[ao]
+        bseg = b[bb : bb + 2 * m]
+        x = a[ab]
         for k in range(m):
-            store(o, k, S.logical_or(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.logical_or(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+            store(oseg, k, S.logical_or(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.logical_or(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(PARALLEL)
@@ -5809,10 +5792,8 @@ def logical_or_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0 * ap
-        bb = bo + 2 * k0 * bp
-        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        oseg, ab, bb, count = o[k0:k1], ao + 2 * k0 * ap, bo + 2 * k0 * bp, k1 - k0
+        m = min(count, (a.size - ab) // 2) if ap else count
         m = min(m, (b.size - bb) // 2) if bp else m
         if ap and bp:
             aseg = a[ab : ab + 2 * m]
@@ -5831,7 +5812,7 @@ def logical_or_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
             x = a[ab]
             for k in range(m):
                 store(oseg, k, S.logical_or(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.logical_or(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
@@ -5923,27 +5904,28 @@ def logical_xor_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
 
 @_loop(SERIAL)
 def logical_xor_2(o, a, ao, ap, b, bo, bp, n, mask):
-    m = min(n, (a.size - ao) // 2) if ap else n
-    m = min(m, (b.size - bo) // 2) if bp else m
+    oseg, ab, bb, count = o, ao, bo, n
+    m = min(count, (a.size - ab) // 2) if ap else count
+    m = min(m, (b.size - bb) // 2) if bp else m
     if ap and bp:
-        aseg = a[ao : ao + 2 * m]
-        bseg = b[bo : bo + 2 * m]
+        aseg = a[ab : ab + 2 * m]
+        bseg = b[bb : bb + 2 * m]
         for k in range(m):
             x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
             y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
-            store(o, k, S.logical_xor(x, y))
+            store(oseg, k, S.logical_xor(x, y))
     elif ap:
-        aseg = a[ao : ao + 2 * m]
-        y = b[bo]
+        aseg = a[ab : ab + 2 * m]
+        y = b[bb]
         for k in range(m):
-            store(o, k, S.logical_xor(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+            store(oseg, k, S.logical_xor(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
     else:
-        bseg = b[bo : bo + 2 * m]
-        x = a[ao]
+        bseg = b[bb : bb + 2 * m]
+        x = a[ab]
         for k in range(m):
-            store(o, k, S.logical_xor(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.logical_xor(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+            store(oseg, k, S.logical_xor(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.logical_xor(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(PARALLEL)
@@ -5952,10 +5934,8 @@ def logical_xor_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0 * ap
-        bb = bo + 2 * k0 * bp
-        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        oseg, ab, bb, count = o[k0:k1], ao + 2 * k0 * ap, bo + 2 * k0 * bp, k1 - k0
+        m = min(count, (a.size - ab) // 2) if ap else count
         m = min(m, (b.size - bb) // 2) if bp else m
         if ap and bp:
             aseg = a[ab : ab + 2 * m]
@@ -5974,7 +5954,7 @@ def logical_xor_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
             x = a[ab]
             for k in range(m):
                 store(oseg, k, S.logical_xor(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.logical_xor(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
@@ -6066,27 +6046,28 @@ def bitwise_and_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
 
 @_loop(SERIAL)
 def bitwise_and_2(o, a, ao, ap, b, bo, bp, n, mask):
-    m = min(n, (a.size - ao) // 2) if ap else n
-    m = min(m, (b.size - bo) // 2) if bp else m
+    oseg, ab, bb, count = o, ao, bo, n
+    m = min(count, (a.size - ab) // 2) if ap else count
+    m = min(m, (b.size - bb) // 2) if bp else m
     if ap and bp:
-        aseg = a[ao : ao + 2 * m]
-        bseg = b[bo : bo + 2 * m]
+        aseg = a[ab : ab + 2 * m]
+        bseg = b[bb : bb + 2 * m]
         for k in range(m):
             x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
             y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
-            store(o, k, S.bitwise_and(x, y))
+            store(oseg, k, S.bitwise_and(x, y))
     elif ap:
-        aseg = a[ao : ao + 2 * m]
-        y = b[bo]
+        aseg = a[ab : ab + 2 * m]
+        y = b[bb]
         for k in range(m):
-            store(o, k, S.bitwise_and(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+            store(oseg, k, S.bitwise_and(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
     else:
-        bseg = b[bo : bo + 2 * m]
-        x = a[ao]
+        bseg = b[bb : bb + 2 * m]
+        x = a[ab]
         for k in range(m):
-            store(o, k, S.bitwise_and(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.bitwise_and(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+            store(oseg, k, S.bitwise_and(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.bitwise_and(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(PARALLEL)
@@ -6095,10 +6076,8 @@ def bitwise_and_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0 * ap
-        bb = bo + 2 * k0 * bp
-        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        oseg, ab, bb, count = o[k0:k1], ao + 2 * k0 * ap, bo + 2 * k0 * bp, k1 - k0
+        m = min(count, (a.size - ab) // 2) if ap else count
         m = min(m, (b.size - bb) // 2) if bp else m
         if ap and bp:
             aseg = a[ab : ab + 2 * m]
@@ -6117,7 +6096,7 @@ def bitwise_and_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
             x = a[ab]
             for k in range(m):
                 store(oseg, k, S.bitwise_and(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.bitwise_and(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
@@ -6239,27 +6218,28 @@ def bitwise_or_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs
 
 @_loop(SERIAL)
 def bitwise_or_2(o, a, ao, ap, b, bo, bp, n, mask):
-    m = min(n, (a.size - ao) // 2) if ap else n
-    m = min(m, (b.size - bo) // 2) if bp else m
+    oseg, ab, bb, count = o, ao, bo, n
+    m = min(count, (a.size - ab) // 2) if ap else count
+    m = min(m, (b.size - bb) // 2) if bp else m
     if ap and bp:
-        aseg = a[ao : ao + 2 * m]
-        bseg = b[bo : bo + 2 * m]
+        aseg = a[ab : ab + 2 * m]
+        bseg = b[bb : bb + 2 * m]
         for k in range(m):
             x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
             y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
-            store(o, k, S.bitwise_or(x, y))
+            store(oseg, k, S.bitwise_or(x, y))
     elif ap:
-        aseg = a[ao : ao + 2 * m]
-        y = b[bo]
+        aseg = a[ab : ab + 2 * m]
+        y = b[bb]
         for k in range(m):
-            store(o, k, S.bitwise_or(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+            store(oseg, k, S.bitwise_or(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
     else:
-        bseg = b[bo : bo + 2 * m]
-        x = a[ao]
+        bseg = b[bb : bb + 2 * m]
+        x = a[ab]
         for k in range(m):
-            store(o, k, S.bitwise_or(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.bitwise_or(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+            store(oseg, k, S.bitwise_or(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.bitwise_or(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(PARALLEL)
@@ -6268,10 +6248,8 @@ def bitwise_or_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0 * ap
-        bb = bo + 2 * k0 * bp
-        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        oseg, ab, bb, count = o[k0:k1], ao + 2 * k0 * ap, bo + 2 * k0 * bp, k1 - k0
+        m = min(count, (a.size - ab) // 2) if ap else count
         m = min(m, (b.size - bb) // 2) if bp else m
         if ap and bp:
             aseg = a[ab : ab + 2 * m]
@@ -6290,7 +6268,7 @@ def bitwise_or_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
             x = a[ab]
             for k in range(m):
                 store(oseg, k, S.bitwise_or(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.bitwise_or(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
@@ -6412,27 +6390,28 @@ def bitwise_xor_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, b
 
 @_loop(SERIAL)
 def bitwise_xor_2(o, a, ao, ap, b, bo, bp, n, mask):
-    m = min(n, (a.size - ao) // 2) if ap else n
-    m = min(m, (b.size - bo) // 2) if bp else m
+    oseg, ab, bb, count = o, ao, bo, n
+    m = min(count, (a.size - ab) // 2) if ap else count
+    m = min(m, (b.size - bb) // 2) if bp else m
     if ap and bp:
-        aseg = a[ao : ao + 2 * m]
-        bseg = b[bo : bo + 2 * m]
+        aseg = a[ab : ab + 2 * m]
+        bseg = b[bb : bb + 2 * m]
         for k in range(m):
             x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
             y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
-            store(o, k, S.bitwise_xor(x, y))
+            store(oseg, k, S.bitwise_xor(x, y))
     elif ap:
-        aseg = a[ao : ao + 2 * m]
-        y = b[bo]
+        aseg = a[ab : ab + 2 * m]
+        y = b[bb]
         for k in range(m):
-            store(o, k, S.bitwise_xor(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+            store(oseg, k, S.bitwise_xor(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
     else:
-        bseg = b[bo : bo + 2 * m]
-        x = a[ao]
+        bseg = b[bb : bb + 2 * m]
+        x = a[ab]
         for k in range(m):
-            store(o, k, S.bitwise_xor(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.bitwise_xor(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+            store(oseg, k, S.bitwise_xor(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.bitwise_xor(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(PARALLEL)
@@ -6441,10 +6420,8 @@ def bitwise_xor_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0 * ap
-        bb = bo + 2 * k0 * bp
-        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        oseg, ab, bb, count = o[k0:k1], ao + 2 * k0 * ap, bo + 2 * k0 * bp, k1 - k0
+        m = min(count, (a.size - ab) // 2) if ap else count
         m = min(m, (b.size - bb) // 2) if bp else m
         if ap and bp:
             aseg = a[ab : ab + 2 * m]
@@ -6463,7 +6440,7 @@ def bitwise_xor_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
             x = a[ab]
             for k in range(m):
                 store(oseg, k, S.bitwise_xor(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.bitwise_xor(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
@@ -6585,27 +6562,28 @@ def bitwise_left_shift_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0,
 
 @_loop(SERIAL)
 def bitwise_left_shift_2(o, a, ao, ap, b, bo, bp, n, mask):
-    m = min(n, (a.size - ao) // 2) if ap else n
-    m = min(m, (b.size - bo) // 2) if bp else m
+    oseg, ab, bb, count = o, ao, bo, n
+    m = min(count, (a.size - ab) // 2) if ap else count
+    m = min(m, (b.size - bb) // 2) if bp else m
     if ap and bp:
-        aseg = a[ao : ao + 2 * m]
-        bseg = b[bo : bo + 2 * m]
+        aseg = a[ab : ab + 2 * m]
+        bseg = b[bb : bb + 2 * m]
         for k in range(m):
             x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
             y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
-            store(o, k, S.bitwise_left_shift(x, y))
+            store(oseg, k, S.bitwise_left_shift(x, y))
     elif ap:
-        aseg = a[ao : ao + 2 * m]
-        y = b[bo]
+        aseg = a[ab : ab + 2 * m]
+        y = b[bb]
         for k in range(m):
-            store(o, k, S.bitwise_left_shift(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+            store(oseg, k, S.bitwise_left_shift(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
     else:
-        bseg = b[bo : bo + 2 * m]
-        x = a[ao]
+        bseg = b[bb : bb + 2 * m]
+        x = a[ab]
         for k in range(m):
-            store(o, k, S.bitwise_left_shift(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.bitwise_left_shift(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+            store(oseg, k, S.bitwise_left_shift(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.bitwise_left_shift(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(PARALLEL)
@@ -6614,10 +6592,8 @@ def bitwise_left_shift_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0 * ap
-        bb = bo + 2 * k0 * bp
-        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        oseg, ab, bb, count = o[k0:k1], ao + 2 * k0 * ap, bo + 2 * k0 * bp, k1 - k0
+        m = min(count, (a.size - ab) // 2) if ap else count
         m = min(m, (b.size - bb) // 2) if bp else m
         if ap and bp:
             aseg = a[ab : ab + 2 * m]
@@ -6636,7 +6612,7 @@ def bitwise_left_shift_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
             x = a[ab]
             for k in range(m):
                 store(oseg, k, S.bitwise_left_shift(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.bitwise_left_shift(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
@@ -6728,27 +6704,28 @@ def bitwise_right_shift_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0
 
 @_loop(SERIAL)
 def bitwise_right_shift_2(o, a, ao, ap, b, bo, bp, n, mask):
-    m = min(n, (a.size - ao) // 2) if ap else n
-    m = min(m, (b.size - bo) // 2) if bp else m
+    oseg, ab, bb, count = o, ao, bo, n
+    m = min(count, (a.size - ab) // 2) if ap else count
+    m = min(m, (b.size - bb) // 2) if bp else m
     if ap and bp:
-        aseg = a[ao : ao + 2 * m]
-        bseg = b[bo : bo + 2 * m]
+        aseg = a[ab : ab + 2 * m]
+        bseg = b[bb : bb + 2 * m]
         for k in range(m):
             x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
             y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
-            store(o, k, S.bitwise_right_shift(x, y))
+            store(oseg, k, S.bitwise_right_shift(x, y))
     elif ap:
-        aseg = a[ao : ao + 2 * m]
-        y = b[bo]
+        aseg = a[ab : ab + 2 * m]
+        y = b[bb]
         for k in range(m):
-            store(o, k, S.bitwise_right_shift(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
+            store(oseg, k, S.bitwise_right_shift(S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask), y))
     else:
-        bseg = b[bo : bo + 2 * m]
-        x = a[ao]
+        bseg = b[bb : bb + 2 * m]
+        x = a[ab]
         for k in range(m):
-            store(o, k, S.bitwise_right_shift(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-    for k in range(m, n):
-        store(o, k, S.bitwise_right_shift(a[ao + 2 * k * ap], b[bo + 2 * k * bp]))
+            store(oseg, k, S.bitwise_right_shift(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
+    for k in range(m, count):
+        store(oseg, k, S.bitwise_right_shift(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
 @_loop(PARALLEL)
@@ -6757,10 +6734,8 @@ def bitwise_right_shift_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
     for t in prange(parts):
         k0 = min(t * chunk, n)
         k1 = min(k0 + chunk, n)
-        oseg = o[k0:k1]
-        ab = ao + 2 * k0 * ap
-        bb = bo + 2 * k0 * bp
-        m = min(k1 - k0, (a.size - ab) // 2) if ap else k1 - k0
+        oseg, ab, bb, count = o[k0:k1], ao + 2 * k0 * ap, bo + 2 * k0 * bp, k1 - k0
+        m = min(count, (a.size - ab) // 2) if ap else count
         m = min(m, (b.size - bb) // 2) if bp else m
         if ap and bp:
             aseg = a[ab : ab + 2 * m]
@@ -6779,7 +6754,7 @@ def bitwise_right_shift_2p(o, a, ao, ap, b, bo, bp, n, mask, parts):
             x = a[ab]
             for k in range(m):
                 store(oseg, k, S.bitwise_right_shift(x, S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)))
-        for k in range(m, k1 - k0):
+        for k in range(m, count):
             store(oseg, k, S.bitwise_right_shift(a[ab + 2 * k * ap], b[bb + 2 * k * bp]))
 
 
