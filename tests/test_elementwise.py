@@ -313,7 +313,8 @@ def test_clip_and_where_of_stepped_vectors_match_numpy(dtype, monkeypatch):
     call with their steps (clip between scalar bounds: its selects with the step,
     ``clip_scalars_step_s``): NumPy's values (NaN bounds, zeros tied with zero bounds as
     minimum(maximum(x, lo), hi) gives them) on the plan's first call and its repeats.  From the
-    parallel size, where copies the operands laid out otherwise into the output's layout."""
+    parallel size, where copies the operands laid out otherwise into the output's layout; a
+    condition and two vectors all at step 2 are read as pairs (``where_2``, ``where_2p``)."""
     import strided.backends.cpu as cpu
     from strided.backends.cpu import kernels
 
@@ -384,7 +385,17 @@ def test_clip_and_where_of_stepped_vectors_match_numpy(dtype, monkeypatch):
         np.testing.assert_array_equal(np.asarray(got), want)
     got = xp.where(c[:big], s[::2][:big], 3)  # (a dense condition, a Python scalar)
     np.testing.assert_array_equal(np.asarray(got), np.where(cond[:big], src[::2][:big], 3))
-    assert staged == [3, 2, 1]
+    # (all three at step 2: read as pairs, where_2p, nothing staged)
+    assert staged == [2, 1]
+    assert any(str(sig[0].dtype) == dtype for sig in kernels.G.where_2p.signatures)
+    # the serial pair loop, from 1024 elements, the last element ending its buffer or not
+    for size in (2 * 1500, 2 * 1500 - 1):
+        m = (size - 1) // 2
+        sv, cv = xp.asarray(src[:size].copy()), xp.asarray(cond[:size].copy())  # (own buffers)
+        got = xp.where(cv[::2][-m:], sv[1::2][-m:], sv[::2][-m:])
+        want = np.where(cond[:size][::2][-m:], src[:size][1::2][-m:], src[:size][::2][-m:])
+        np.testing.assert_array_equal(np.asarray(got), want)
+    assert any(str(sig[0].dtype) == dtype for sig in kernels.G.where_2.signatures)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

@@ -428,6 +428,38 @@ def {name}_2p(o, a, ao, n, mask, parts):
     + textwrap.indent(_PAIRS_UNARY_BODY, "        ")
 )
 
+# where of a condition and two vectors all at step 2: the pairs read as above, a vector select
+_WHERE_PAIRS_BODY = """
+m = min(count, (c.size - cb) // 2, (a.size - ab) // 2, (b.size - bb) // 2)
+cseg = c[cb : cb + 2 * m]
+aseg = a[ab : ab + 2 * m]
+bseg = b[bb : bb + 2 * m]
+for k in range(m):
+    x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+    y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+    oseg[k] = x if S.first_of_pair(cseg[2 * k], cseg[2 * k + 1], mask) else y
+for k in range(m, count):
+    oseg[k] = a[ab + 2 * k] if c[cb + 2 * k] else b[bb + 2 * k]
+"""
+WHERE_PAIRS = (
+    """
+
+@njit(**SERIAL)
+def where_2(o, c, co, a, ao, b, bo, n, mask):
+    oseg, cb, ab, bb, count = o, co, ao, bo, n"""
+    + textwrap.indent(_WHERE_PAIRS_BODY, "    ")
+    + """
+
+@njit(**PARALLEL)
+def where_2p(o, c, co, a, ao, b, bo, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg, cb, ab, bb, count = o[k0:k1], co + 2 * k0, ao + 2 * k0, bo + 2 * k0, k1 - k0"""
+    + textwrap.indent(_WHERE_PAIRS_BODY, "        ")
+)
+
 # The in-place loops of the ops in the backend's INPLACE_OPS (x += y, x *= 2 written into x):
 # one array read and written vectorises where `_s` with an output that is also its input would
 # not (LLVM's overlap check fails: 1M float64 *= 150 -> ~110 us).
@@ -1052,6 +1084,7 @@ def generate() -> str:
     for name, row in (("where", WHERE), ("clip", CLIP)):
         parts.append(row)
         parts.append(TERNARY_LOOPS.format(name=name))
+    parts.append(WHERE_PAIRS)
     for name, (combine, init) in REDUCE.items():
         row = (ROW_CALL if name in ROW_REDUCE else ROW_LOOP).format(name=name)
         init_inner = "a[base]" if init == "first" else "ident"

@@ -33,7 +33,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = 'd209f848881f3b7e'
+SOURCE_HASH = '1280959b1148254b'
 
 
 @_loop(SERIAL)
@@ -6973,6 +6973,40 @@ def clip_p(o, oo, os0, os1, os2, a, ao, as0, as1, as2, b, bo, bs0, bs1, bs2,
             o, oo + i * os0 + j * os1, os2, a, ao + i * as0 + j * as1, as2,
             b, bo + i * bs0 + j * bs1, bs2, c, co + i * cs0 + j * cs1, cs2, k0, min(k0 + seg, n2),
         )
+
+
+@_loop(SERIAL)
+def where_2(o, c, co, a, ao, b, bo, n, mask):
+    oseg, cb, ab, bb, count = o, co, ao, bo, n
+    m = min(count, (c.size - cb) // 2, (a.size - ab) // 2, (b.size - bb) // 2)
+    cseg = c[cb : cb + 2 * m]
+    aseg = a[ab : ab + 2 * m]
+    bseg = b[bb : bb + 2 * m]
+    for k in range(m):
+        x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+        y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+        oseg[k] = x if S.first_of_pair(cseg[2 * k], cseg[2 * k + 1], mask) else y
+    for k in range(m, count):
+        oseg[k] = a[ab + 2 * k] if c[cb + 2 * k] else b[bb + 2 * k]
+
+
+@_loop(PARALLEL)
+def where_2p(o, c, co, a, ao, b, bo, n, mask, parts):
+    chunk = (n + parts - 1) // parts
+    for t in prange(parts):
+        k0 = min(t * chunk, n)
+        k1 = min(k0 + chunk, n)
+        oseg, cb, ab, bb, count = o[k0:k1], co + 2 * k0, ao + 2 * k0, bo + 2 * k0, k1 - k0
+        m = min(count, (c.size - cb) // 2, (a.size - ab) // 2, (b.size - bb) // 2)
+        cseg = c[cb : cb + 2 * m]
+        aseg = a[ab : ab + 2 * m]
+        bseg = b[bb : bb + 2 * m]
+        for k in range(m):
+            x = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+            y = S.first_of_pair(bseg[2 * k], bseg[2 * k + 1], mask)
+            oseg[k] = x if S.first_of_pair(cseg[2 * k], cseg[2 * k + 1], mask) else y
+        for k in range(m, count):
+            oseg[k] = a[ab + 2 * k] if c[cb + 2 * k] else b[bb + 2 * k]
 
 
 @njit(**ROW)
