@@ -396,6 +396,15 @@ def test_clip_and_where_of_stepped_vectors_match_numpy(dtype, monkeypatch):
         want = np.where(cond[:size][::2][-m:], src[:size][1::2][-m:], src[:size][::2][-m:])
         np.testing.assert_array_equal(np.asarray(got), want)
     assert any(str(sig[0].dtype) == dtype for sig in kernels.G.where_2.signatures)
+    for size in (2 * 1500, 2 * 1500 - 1):  # clip between scalar bounds at step 2: clip_scalars_2
+        m = (size - 1) // 2
+        sv = xp.asarray(src[:size].copy())
+        for lo, hi in bounds:
+            for part in (np.s_[::2], np.s_[1::2]):
+                got = np.asarray(xp.clip(sv[part][-m:], lo, hi))
+                want = np.clip(src[:size][part][-m:], lo, hi).astype(dtype)
+                np.testing.assert_array_equal(got, want)
+    assert any(str(sig[1].dtype) == dtype for sig in kernels.G.clip_scalars_2.signatures)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

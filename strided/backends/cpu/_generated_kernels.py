@@ -33,7 +33,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '1280959b1148254b'
+SOURCE_HASH = '0491dc5af529e490'
 
 
 @_loop(SERIAL)
@@ -6933,6 +6933,25 @@ def clip_scalars_s(o, a, ao, n, lo, hi):
     else:
         for k in range(n):
             oseg[k] = S.minimum(S.maximum(aseg[k], lo), hi)
+
+
+@_loop(SERIAL)
+def clip_scalars_2(o, a, ao, n, lo, hi, mask):
+    # clip_scalars_s of a vector at step 2, its pairs read as the pair loops read them (a vector
+    # loop); the last element, whose pair may pass the buffer's end, on its own
+    m = min(n, (a.size - ao) // 2)
+    aseg = a[ao : ao + 2 * m]
+    if lo == lo and hi == hi:
+        for k in range(m):
+            v = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+            v = lo if lo >= v else v
+            o[k] = hi if hi <= v else v
+    else:
+        for k in range(m):
+            v = S.first_of_pair(aseg[2 * k], aseg[2 * k + 1], mask)
+            o[k] = S.minimum(S.maximum(v, lo), hi)
+    for k in range(m, n):
+        o[k] = S.minimum(S.maximum(a[ao + 2 * k], lo), hi)
 
 
 @_loop(SERIAL)
