@@ -309,6 +309,28 @@ def test_vectors_at_step_2_are_read_as_pairs(n, dtype, monkeypatch):
                 assert any(str(sig[1].dtype) == src.dtype.name for sig in loop.signatures), name
 
 
+@pytest.mark.parametrize("n", [kernels.PARALLEL_THRESHOLD + 5, 1500, 7])
+def test_a_broadcast_element_at_step_2_is_not_read_as_pairs(n):
+    """A one-element operand whose stride is 2 (``x[::2][:1]``) broadcast against vectors at
+    step 2 (a binary op, where's condition or value, clip's bound) is one element, not a vector
+    of pairs: NumPy's values at the parallel size, from 1024 elements and below; clip of a 0-d
+    array with a (1,)-shaped bound (the conformance suite's case)."""
+    src = np.arange(2 * n + 4, dtype=np.float32)
+    s = xp.asarray(src)
+    one, one_n = s[::2][:1], src[::2][:1]
+    assert one._strides == (2,)
+    x, xn = s[1::2][:n], src[1::2][:n]
+    np.testing.assert_array_equal(np.asarray(x + one), xn + one_n)
+    np.testing.assert_array_equal(np.asarray(one * x), one_n * xn)
+    np.testing.assert_array_equal(np.asarray(xp.where(x > 5, x, one)), np.where(xn > 5, xn, one_n))
+    got = xp.where(s[::2][:1] > 0, x, s[::2][:n])
+    np.testing.assert_array_equal(np.asarray(got), np.where(one_n > 0, xn, src[::2][:n]))
+    np.testing.assert_array_equal(np.asarray(xp.clip(x, one, 50)), np.clip(xn, one_n, 50))
+    zero_d = xp.asarray(np.uint8(0))
+    got = xp.clip(zero_d, min=xp.asarray(np.array([0], np.uint8)))
+    np.testing.assert_array_equal(np.asarray(got), np.array([0], np.uint8))
+
+
 def test_staged_operands_reuse_one_buffer_per_thread_and_operand():
     """Staging buffers are kept per thread and operand slot (a fresh one each call paid its page
     faults), never shared by two operands of a call or by two threads; large ones are not kept."""

@@ -196,7 +196,7 @@ def _pairs_run(name: str, out, inputs) -> bool:
     dtype = None
     for a in inputs:
         if type(a) not in _PY_SCALARS:
-            if a._strides != (2,):
+            if a._strides != (2,) or a._shape != out._shape:  # (none broadcast)
                 return False
             dtype = a._dtype
     if dtype is None or not _has_pairs(name, dtype):
@@ -1675,11 +1675,11 @@ def fill_cpu(out, value):
     _k().fill(_out(out), shape, value)
 
 
-def _pairs_of_where(args) -> bool:
-    """Whether where's operands are all vectors at step 2 of a real dtype (or bool), which
-    ``where_2``/``where_2p`` read as pairs."""
+def _pairs_of_where(args, shape: tuple) -> bool:
+    """Whether where's operands are all vectors of ``shape`` (none broadcast) at step 2 of a
+    real dtype (or bool), which ``where_2``/``where_2p`` read as pairs."""
     for a in args:
-        if type(a) in _PY_SCALARS or a._strides != (2,) or len(a._shape) != 1:
+        if type(a) in _PY_SCALARS or a._strides != (2,) or a._shape != shape:
             return False
     return args[1]._dtype.kind != "complex floating"
 
@@ -1688,7 +1688,7 @@ def _where_pairs(out, cond, x1, x2) -> bool:
     """A large where of a condition and two vectors all at step 2 into the dense vector
     ``out`` through ``where_2p`` (1M float32: 0.68 -> ~0.2 ms, NumPy 3.6); False, nothing
     written, otherwise."""
-    if out._offset or out._strides != (1,) or not _pairs_of_where((cond, x1, x2)):
+    if out._offset or out._strides != (1,) or not _pairs_of_where((cond, x1, x2), out._shape):
         return False
     k = _k()
     n = out._shape[0]
@@ -1733,17 +1733,24 @@ def clip_cpu(out, x, lo, hi):
 def _clip_dense(out_shape, out_dtype, args, params):
     """For a small dense x (C or another order, which the result follows: clip's plan follows
     its input's layout) between two Python-scalar bounds: ``fn(x, lo, hi) -> buffer``, one call
-    of the compiled loop over memory order with the bounds passed by value (as x's dtype)."""
+    of the compiled loop over memory order with the bounds passed by value (as x's dtype); for
+    a vector at a step, with bounds that are scalars or vectors of its shape, one call of a loop
+    taking the steps."""
     x, lo, hi = args
     total = _size(out_shape)
     if not 0 < total < PARALLEL_THRESHOLD:
         return None
     np_dtype, empty = out_dtype.numpy, np.empty
     scalar = np_dtype.type
-    if len(out_shape) == 1 and x._strides != (1,):
-        # a vector at a step (x[::2]): between scalar bounds, clip_scalars_s's selects with the
-        # step (4096 float32 x[::2]: 8.9 -> ~3.5 us); other bounds, the clip loop with steps
-        scalars = tuple(type(a) in _PY_SCALARS for a in args)
+    scalars = tuple(type(a) in _PY_SCALARS for a in args)
+    if (
+        len(out_shape) == 1
+        and x._strides != (1,)
+        and all(is_scalar or a._shape == out_shape for a, is_scalar in zip(args, scalars))
+    ):
+        # a vector at a step (x[::2]; bounds that are scalars or vectors of its shape, not
+        # broadcast): between scalar bounds, clip_scalars_s's selects with the step (4096
+        # float32 x[::2]: 8.9 -> ~3.5 us); other bounds, the clip loop with steps
         if not (scalars[1] and scalars[2]):
             steps = tuple(0 if s else a._strides[0] for a, s in zip(args, scalars))
             return _flat_loop("clip", total, np_dtype, scalars, steps)
@@ -1808,7 +1815,7 @@ def _where_dense(out_shape, out_dtype, args, params):
     if not 0 < total < PARALLEL_THRESHOLD:
         return None
     scalars = tuple(type(a) in _PY_SCALARS for a in args)
-    if len(out_shape) == 1 and total >= _PAIRS_MIN and _pairs_of_where(args):
+    if len(out_shape) == 1 and total >= _PAIRS_MIN and _pairs_of_where(args, out_shape):
         # all three at step 2: where_2 reads them as pairs (4096 float32: ~5.3 -> ~3 us)
         empty, np_dtype = np.empty, out_dtype.numpy
         entry = None
