@@ -30,16 +30,16 @@ PARALLEL_THRESHOLD = 1 << 16
 #: elements per parallel task: large enough to amortise scheduling, small enough to balance
 SEGMENT = 1 << 14
 
-_SERIAL = {}
-_PARALLEL = {}
+_LOOPS: dict = {}  # op name -> (serial loop, parallel loop or None)
 
 
 def _loops(name: str):
-    s = _SERIAL.get(name)
-    if s is None:
-        s = _SERIAL[name] = getattr(G, f"{name}_s")
-        _PARALLEL[name] = getattr(G, f"{name}_p", None)
-    return s, _PARALLEL[name]
+    """The serial and parallel map loops of op ``name`` (the pair stored in one step: threads
+    making their first call of an op at once each see both or neither)."""
+    loops = _LOOPS.get(name)
+    if loops is None:
+        loops = _LOOPS[name] = (getattr(G, f"{name}_s"), getattr(G, f"{name}_p", None))
+    return loops
 
 
 def _size(shape) -> int:
