@@ -187,23 +187,31 @@ def _has_pairs(name: str, dtype) -> bool:
     return known and dtype.kind != "complex floating"
 
 
+def _step_2_dtype(inputs, shape: tuple):
+    """The dtype of the arrays among ``inputs`` where every one is a vector of ``shape`` (none
+    broadcast) at step 2, which the pair loops read; None otherwise or with no array (Python
+    scalars pass)."""
+    dtype = None
+    for a in inputs:
+        if type(a) not in _PY_SCALARS:
+            if a._strides != (2,) or a._shape != shape:
+                return None
+            dtype = a._dtype
+    return dtype
+
+
 def _pairs_run(name: str, out, inputs) -> bool:
     """A large op of vectors at step 2 (and Python scalars) into a dense vector ``out``, through
     the parallel loop that reads each such operand as pairs (``{name}_2p``: one pass, vectorised
     loads).  False, nothing written, for other layouts, ops or dtypes."""
     if out._offset or out._strides != (1,):
         return False
-    dtype = None
-    for a in inputs:
-        if type(a) not in _PY_SCALARS:
-            if a._strides != (2,) or a._shape != out._shape:  # (none broadcast)
-                return False
-            dtype = a._dtype
+    dtype = _step_2_dtype(inputs, out._shape)
     if dtype is None or not _has_pairs(name, dtype):
         return False
     k = _k()
     n = out._shape[0]
-    parts = min(_ix().LAUNCHED_THREADS, max(1, n // k.SEGMENT))
+    parts = k.thread_parts(n)
     loop = getattr(k.G, f"{name}_2p")
     if len(inputs) == 1:
         x = inputs[0]
@@ -1678,10 +1686,10 @@ def fill_cpu(out, value):
 def _pairs_of_where(args, shape: tuple) -> bool:
     """Whether where's operands are all vectors of ``shape`` (none broadcast) at step 2 of a
     real dtype (or bool), which ``where_2``/``where_2p`` read as pairs."""
-    for a in args:
-        if type(a) in _PY_SCALARS or a._strides != (2,) or a._shape != shape:
-            return False
-    return args[1]._dtype.kind != "complex floating"
+    if any(type(a) in _PY_SCALARS for a in args):
+        return False
+    dtype = _step_2_dtype(args, shape)  # (x2's: the values')
+    return dtype is not None and dtype.kind != "complex floating"
 
 
 def _where_pairs(out, cond, x1, x2) -> bool:
@@ -1692,7 +1700,7 @@ def _where_pairs(out, cond, x1, x2) -> bool:
         return False
     k = _k()
     n = out._shape[0]
-    parts = min(_ix().LAUNCHED_THREADS, max(1, n // k.SEGMENT))
+    parts = k.thread_parts(n)
     args = (out._buf, cond._buf, cond._offset, x1._buf, x1._offset, x2._buf, x2._offset, n, 0,
             parts)  # fmt: skip
     k.call_compiled(k.G.where_2p, (k.G.where_2p, out._buf.dtype), args)
@@ -1755,30 +1763,20 @@ def _clip_dense(out_shape, out_dtype, args, params):
             steps = tuple(0 if s else a._strides[0] for a, s in zip(args, scalars))
             return _flat_loop("clip", total, np_dtype, scalars, steps)
         step = x._strides[0]
+        # at step 2 (from _PAIRS_MIN), its pairs read as the pair loops read them, the mask 0
+        # in the step's place (4096 float32: 4.1 -> ~2.3 us)
+        pairs = step == 2 and total >= _PAIRS_MIN and out_dtype.kind != "complex floating"
+        name, third = ("clip_scalars_2", 0) if pairs else ("clip_scalars_step_s", step)
         stepped_entry = None
-        if step == 2 and total >= _PAIRS_MIN and out_dtype.kind != "complex floating":
-            # at step 2, its pairs read as the pair loops read them (4096 float32: 4.1 -> ~2.3)
-
-            def pairs(x, lo, hi):
-                nonlocal stepped_entry
-                buf = empty(total, np_dtype)
-                if stepped_entry is None:
-                    k = _k()
-                    args = (buf, x._buf, x._offset, total, scalar(lo), scalar(hi), 0)
-                    stepped_entry = k.compiled_entry(k.G.clip_scalars_2, args)
-                stepped_entry(buf, x._buf, x._offset, total, lo, hi, 0)
-                return buf
-
-            return pairs
 
         def stepped(x, lo, hi):
             nonlocal stepped_entry
             buf = empty(total, np_dtype)
             if stepped_entry is None:
                 k = _k()
-                args = (buf, x._buf, x._offset, step, total, scalar(lo), scalar(hi))
-                stepped_entry = k.compiled_entry(k.G.clip_scalars_step_s, args)
-            stepped_entry(buf, x._buf, x._offset, step, total, lo, hi)
+                args = (buf, x._buf, x._offset, third, total, scalar(lo), scalar(hi))
+                stepped_entry = k.compiled_entry(getattr(k.G, name), args)
+            stepped_entry(buf, x._buf, x._offset, third, total, lo, hi)
             return buf
 
         return stepped

@@ -602,9 +602,10 @@ def clip_scalars_s(o, a, ao, n, lo, hi):
 
 
 @njit(**SERIAL)
-def clip_scalars_2(o, a, ao, n, lo, hi, mask):
+def clip_scalars_2(o, a, ao, mask, n, lo, hi):
     # clip_scalars_s of a vector at step 2, its pairs read as the pair loops read them (a vector
-    # loop); the last element, whose pair may pass the buffer's end, on its own
+    # loop); the last element, whose pair may pass the buffer's end, on its own (the arguments
+    # in clip_scalars_step_s's order, mask 0 where it has the step)
     m = min(n, (a.size - ao) // 2)
     aseg = a[ao : ao + 2 * m]
     if lo == lo and hi == hi:

@@ -13,7 +13,7 @@ compiles once per dtype.
 from __future__ import annotations
 
 import numpy as np
-from numba import get_num_threads
+from numba import config, get_num_threads
 
 from ..._layout import dense_order, simplify, split_outer
 from . import _generated_kernels as G
@@ -29,6 +29,13 @@ argreduce = G.argreduce
 PARALLEL_THRESHOLD = 1 << 16
 #: elements per parallel task: large enough to amortise scheduling, small enough to balance
 SEGMENT = 1 << 14
+
+
+def thread_parts(n: int) -> int:
+    """Chunks of a parallel loop over ``n`` elements: one per SEGMENT, at most one per thread
+    numba launched, at least one."""
+    return max(1, min(config.NUMBA_NUM_THREADS, n // SEGMENT))
+
 
 _LOOPS: dict = {}  # op name -> (serial loop, parallel loop or None)
 
@@ -149,7 +156,7 @@ def _repeat_copy(operands, entry, small: bool) -> bool:
     if small:
         call_compiled(ix.repeat_runs, (ix.repeat_runs, ob.dtype), tuple(args))
     else:
-        args.append(max(1, min(ix.LAUNCHED_THREADS, n2 // SEGMENT)))
+        args.append(thread_parts(n2))
         call_compiled(ix.repeat_runs_p, (ix.repeat_runs_p, ob.dtype), tuple(args))
     return True
 
