@@ -11,7 +11,7 @@ import numpy as np
 from .. import _dtypes as dt
 from .._array import Array
 from .._device import CPU, Device, as_device
-from ..dispatch import Plan, _observers, _own_allocator, declare
+from ..dispatch import _INSTALLED_EMPTY, _LAYOUTS, EMPTY, Plan, _observers, _own_allocator, declare
 from . import elementwise as _ew
 from . import manipulation as _man
 from .core import FILL, astype_to, check_scalar_fits, copy_of, empty_on, run, scalar_array
@@ -55,6 +55,11 @@ ARANGE = declare("arange", "creation", rule=_arange_rule)
 LINSPACE = declare("linspace", "creation", rule=_linspace_rule)
 
 
+# Each creation function takes PyTorch's ``requires_grad=`` keyword itself and ends in
+# ``out.requires_grad_() if requires_grad else out`` (a leaf that records when asked): a wrapper
+# around the functions costs ~0.5 us a call in frames and argument repacking, a helper ~0.06.
+
+
 def _output_and_kernel(prim, shape: tuple, dtype: dt.DType, device: Device):
     """A fresh output of ``shape`` and ``prim``'s kernel on its device (one that does nothing on
     meta), for the creation functions to call directly: the primitive's rule would only repeat
@@ -75,19 +80,19 @@ def _full(shape: tuple, fill_value, dtype: dt.DType, device: Device) -> Array:
     # the buffer made and filled in one step where the backend offers it (zeros by NumPy's
     # calloc: 4096 float32 0.4 us against an empty buffer and a fill's 0.65; no output Array
     # and kernel frame around a fill), unless a test wrapped the allocator
-    filled = getattr(FULL.kernels.get(device.type), "filled", None)
-    if filled is not None and _own_allocator(device):
+    kind = device.type
+    filled = getattr(FULL.kernels.get(kind), "filled", None)
+    if filled is not None and EMPTY.kernels.get(kind) is _INSTALLED_EMPTY.get(kind):
+        layout = _LAYOUTS.get(shape)
+        if layout is not None:
+            # a shape made before: its strides and size known, the array made here rather
+            # than in allocate's frame (ones(4096) ~0.15 us less)
+            buf = filled(layout[1], dtype, fill_value)
+            return Array._new(buf, shape, layout[0], 0, dtype, device)
         return empty_on(shape, dtype, device, None, filled, fill_value)
     out, kernel = _output_and_kernel(FULL, shape, dtype, device)
     kernel(out, fill_value=fill_value)
     return out
-
-
-def _leaf(out: Array, requires_grad: bool) -> Array:
-    """PyTorch's ``requires_grad=`` keyword of the creation functions: ``out`` as a leaf that
-    records when asked.  (A keyword of each function rather than a wrapper around it: the
-    wrapper's frame and argument repacking cost ~0.5 us per call.)"""
-    return out.requires_grad_() if requires_grad else out
 
 
 def _shape_arg(shape, op: str) -> tuple[int, ...]:
@@ -117,8 +122,9 @@ def _dtype_arg(dtype, default: dt.DType) -> dt.DType:
 
 def empty(shape, *, dtype=None, device=None, requires_grad: bool = False) -> Array:
     """An uninitialised array of ``shape`` (default dtype float64)."""
-    d = _dtype_arg(dtype, dt.default_float)
-    return _leaf(empty_on(_shape_arg(shape, "empty"), d, as_device(device)), requires_grad)
+    d = dt.default_float if dtype is None else dt.as_dtype(dtype)
+    out = empty_on(_shape_arg(shape, "empty"), d, as_device(device))
+    return out.requires_grad_() if requires_grad else out
 
 
 def full(shape, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Array:
@@ -131,22 +137,26 @@ def full(shape, fill_value, *, dtype=None, device=None, requires_grad: bool = Fa
         dtype = dt.as_dtype(dtype)
         check_scalar_fits("full", fill_value, dtype)
     out = _full(_shape_arg(shape, "full"), fill_value, dtype, as_device(device))
-    return _leaf(out, requires_grad)
+    return out.requires_grad_() if requires_grad else out
 
 
 def zeros(shape, *, dtype=None, device=None, requires_grad: bool = False) -> Array:
     """An array of zeros (default dtype float64)."""
-    d = _dtype_arg(dtype, dt.default_float)
-    return _leaf(_full(_shape_arg(shape, "zeros"), 0, d, as_device(device)), requires_grad)
+    d = dt.default_float if dtype is None else dt.as_dtype(dtype)
+    out = _full(_shape_arg(shape, "zeros"), 0, d, as_device(device))
+    return out.requires_grad_() if requires_grad else out
 
 
 def ones(shape, *, dtype=None, device=None, requires_grad: bool = False) -> Array:
     """An array of ones (default dtype float64)."""
-    d = _dtype_arg(dtype, dt.default_float)
-    return _leaf(_full(_shape_arg(shape, "ones"), 1, d, as_device(device)), requires_grad)
+    d = dt.default_float if dtype is None else dt.as_dtype(dtype)
+    out = _full(_shape_arg(shape, "ones"), 1, d, as_device(device))
+    return out.requires_grad_() if requires_grad else out
 
 
 def _like(x: Array, dtype, device, op: str) -> tuple[dt.DType, Device]:
+    if dtype is None and device is None and x.__class__ is Array:
+        return x._dtype, x._device  # (the common call: nothing to parse)
     if not isinstance(x, Array):
         raise TypeError(f"{op}: expected a strided array, got {type(x).__name__}")
     return (x._dtype if dtype is None else dt.as_dtype(dtype)), (
@@ -157,19 +167,22 @@ def _like(x: Array, dtype, device, op: str) -> tuple[dt.DType, Device]:
 def empty_like(x: Array, /, *, dtype=None, device=None, requires_grad: bool = False) -> Array:
     """An uninitialised array with ``x``'s shape (and dtype/device unless given)."""
     d, dev = _like(x, dtype, device, "empty_like")
-    return _leaf(empty_on(x._shape, d, dev), requires_grad)
+    out = empty_on(x._shape, d, dev)
+    return out.requires_grad_() if requires_grad else out
 
 
 def zeros_like(x: Array, /, *, dtype=None, device=None, requires_grad: bool = False) -> Array:
     """Zeros with ``x``'s shape (and dtype/device unless given)."""
     d, dev = _like(x, dtype, device, "zeros_like")
-    return _leaf(_full(x._shape, 0, d, dev), requires_grad)
+    out = _full(x._shape, 0, d, dev)
+    return out.requires_grad_() if requires_grad else out
 
 
 def ones_like(x: Array, /, *, dtype=None, device=None, requires_grad: bool = False) -> Array:
     """Ones with ``x``'s shape (and dtype/device unless given)."""
     d, dev = _like(x, dtype, device, "ones_like")
-    return _leaf(_full(x._shape, 1, d, dev), requires_grad)
+    out = _full(x._shape, 1, d, dev)
+    return out.requires_grad_() if requires_grad else out
 
 
 def full_like(
@@ -178,7 +191,8 @@ def full_like(
     """``fill_value`` with ``x``'s shape (and dtype/device unless given)."""
     d, dev = _like(x, dtype, device, "full_like")
     check_scalar_fits("full_like", fill_value, d)
-    return _leaf(_full(x._shape, fill_value, d, dev), requires_grad)
+    out = _full(x._shape, fill_value, d, dev)
+    return out.requires_grad_() if requires_grad else out
 
 
 def arange(
@@ -191,7 +205,7 @@ def arange(
         # plain ints (arange(n)): the exact count, no float division
         d = dt.default_int if dtype is None else dt.as_dtype(dtype)
         out = _arange(max(0, -((start - stop) // step)), start, step, d, device)
-        return _leaf(out, requires_grad)
+        return out.requires_grad_() if requires_grad else out
     for v in (start, stop, step):
         if isinstance(v, complex) or not isinstance(v, (int, float, np.number)):
             raise TypeError(f"arange: start, stop and step must be real numbers, got {v!r}")
@@ -203,7 +217,7 @@ def arange(
     else:
         dtype = dt.as_dtype(dtype)
     out = _arange(max(0, math.ceil((stop - start) / step)), start, step, dtype, device)
-    return _leaf(out, requires_grad)
+    return out.requires_grad_() if requires_grad else out
 
 
 def _arange(n: int, start, step, dtype: dt.DType, device) -> Array:
@@ -237,7 +251,7 @@ def linspace(
     else:
         out, kernel = _output_and_kernel(LINSPACE, (num,), dtype, device)
         kernel(out, start=start, stop=stop, endpoint=endpoint)
-    return _leaf(out, requires_grad)
+    return out.requires_grad_() if requires_grad else out
 
 
 def eye(
@@ -258,12 +272,13 @@ def eye(
     if eye_of is not None and _own_allocator(device):
         # the backend's zeros with the diagonal written in one step (64 x 64: 3.5 -> ~2 us)
         buf = eye_of(n_rows * n_cols, dtype, start_row * n_cols + start_col, n_cols + 1, length)
-        return _leaf(Array._new(buf, shape, (n_cols or 1, 1), 0, dtype, device), requires_grad)
+        out = Array._new(buf, shape, (n_cols or 1, 1), 0, dtype, device)
+        return out.requires_grad_() if requires_grad else out
     out = _full(shape, 0, dtype, device)
     if length > 0:
         diag = out._view((length,), (n_cols + 1,), start_row * n_cols + start_col)
         run(FILL, diag, 1)
-    return _leaf(out, requires_grad)
+    return out.requires_grad_() if requires_grad else out
 
 
 def asarray(obj, /, *, dtype=None, device=None, copy=None, requires_grad: bool = False) -> Array:
