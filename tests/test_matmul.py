@@ -297,3 +297,24 @@ def test_blocks_of_a_wider_matrix_go_to_blas_with_their_leading_dimension(dtype,
             got = np.asarray(xp.matmul(sx, sy))
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
         assert routes == ["_blas_matmul"], routes
+
+
+def test_blas_calls_are_quiet_and_leave_the_callers_error_state():
+    """BLAS's floating-point flags stay inside the call (no warning, nor an error under the
+    caller's ``errstate(all="raise")``), and the caller's error state holds afterwards, also
+    after a call that failed."""
+    from strided.backends.cpu import _blas_dot, _blas_matmul
+
+    a = np.ones((64, 64))
+    a[0, 0], a[3, 3] = np.inf, -np.inf
+    want_state = np.geterr()
+    with np.errstate(all="raise"):
+        got = np.asarray(xp.asarray(a) @ xp.asarray(a))
+        with pytest.raises(FloatingPointError):
+            np.add(np.array(np.inf), np.array(-np.inf))  # the caller's state, back
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(got, a @ a)
+    for call in (_blas_dot, _blas_matmul):
+        with pytest.raises(ValueError):
+            call(np.ones((2, 3)), np.ones((2, 3)), np.empty((2, 3)))
+        assert np.geterr() == want_state
