@@ -197,6 +197,40 @@ def test_narrow_integer_scans_accumulate_in_the_default_integer(dtype, name):
 
 
 @pytest.mark.parametrize("d", ["float32", "float64", "complex128"])
+def test_var_and_std_of_vectors_at_a_step_match_numpy(d):
+    """A short vector at a step (``x[::2]``, ``x[1::-3]``) is copied to unit stride in a scratch
+    buffer before the moment loop: the values of NumPy for each step, offset and length (one
+    scratch buffer serves calls of several lengths and dtypes in turn)."""
+    rng = np.random.default_rng(5)
+    v = (rng.standard_normal(3001) * 2 + 1).astype(d)
+    if d == "complex128":
+        v = v + 1j * rng.standard_normal(3001)
+    rtol = 1e-4 if d == "float32" else 1e-11
+    s = xp.asarray(v)
+    for key in (slice(None, None, 2), slice(1, None, 2), slice(None, None, -3), slice(7, 40, 5)):
+        for correction in (0, 1):
+            want = np.var(v[key], ddof=correction)
+            got = np.asarray(xp.var(s[key], correction=correction))
+            np.testing.assert_allclose(got, want, rtol=rtol)
+            got = np.asarray(xp.std(s[key], correction=correction))
+            np.testing.assert_allclose(got, np.sqrt(want), rtol=rtol)
+
+
+def test_scratch_buffers_follow_the_length_and_dtype_asked_for():
+    from strided.backends.cpu import _scratch
+
+    a = _scratch(100, np.dtype(np.float64), 7)
+    assert a.shape == (100,) and a.dtype == np.float64
+    assert _scratch(100, np.dtype(np.float64), 7) is a  # the same view again
+    assert _scratch(60, np.dtype(np.float64), 7).shape == (60,)  # shorter, the same dtype
+    b = _scratch(30, np.dtype(np.float32), 7)
+    assert b.shape == (30,) and b.dtype == np.float32
+    c = _scratch(1000, np.dtype(np.float64), 7)
+    assert c.shape == (1000,) and c.dtype == np.float64
+    assert _scratch(5, np.dtype(np.int8), 8).shape == (5,)  # another slot: its own buffer
+
+
+@pytest.mark.parametrize("d", ["float32", "float64", "complex128"])
 def test_var_paths_match_numpy_and_do_not_depend_on_threads(d):
     """var's kernel paths: dense runs reduced serially, many runs shared among threads (one row
     each), one long run cut into fixed segments, dense columns (the reduced axis outermost), a
