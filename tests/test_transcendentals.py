@@ -789,6 +789,15 @@ def test_stepped_operands_of_simd_ops_are_staged_through_unit_strides(dtype, mon
         "sign": ((sb[::-1].T[:, ::2],), np.sign),
         "floor_divide": ((sa[:, 1::2], sb.T[:, ::2]), np.floor_divide),
         "remainder": ((sb.T[::2], 0.75), np.remainder),
+        # the _vmath functions with a second pass over their operand
+        "exp": ((sb[:, ::2],), np.exp),
+        "log": ((sa[::2],), np.log),
+        "log1p": ((sa[:, 1::2],), np.log1p),
+        "log2": ((sa[::-1, ::2],), np.log2),
+        "log10": ((sa.T[::2],), np.log10),
+        "sin": ((sb.T[::2],), np.sin),
+        "cos": ((sb[:, ::2],), np.cos),
+        "tan": ((sb.T[:, 1::2],), np.tan),
     }
     assert set(cases) == set(cpu._STAGED_OPS)
     for name, (args, numpy_fn) in cases.items():
@@ -828,7 +837,9 @@ def test_stepped_vectors_of_simd_ops_are_staged_in_the_stepped_loop(dtype, monke
     cases = [("sqrt", (x,)), ("reciprocal", (y,)), ("sign", (x,)),
              ("pow", (x, y)), ("atan2", (y, dense_vec)), ("hypot", (0.5, x)),
              ("logaddexp", (y, 2.0)), ("floor_divide", (x, y)),
-             ("remainder", (0.75, y))]  # fmt: skip
+             ("remainder", (0.75, y)), ("exp", (y,)), ("log", (x,)), ("log1p", (y,)),
+             ("log2", (x,)), ("log10", (y,)), ("sin", (x,)), ("cos", (y,)),
+             ("tan", (x,))]  # fmt: skip
     assert {c[0] for c in cases} == set(cpu._STAGED_OPS)
     monkeypatch.setattr(cpu, "_copy_call", spy)
     for name, args in cases:
