@@ -59,3 +59,31 @@ def test_asarray_of_c_contiguous_numpy_arrays_shares_their_memory():
         np.testing.assert_array_equal(np.asarray(x), a)
         x[...] = -1
         assert (a == -1).all()
+
+
+def test_numpy_view_of_every_layout_shares_the_arrays_memory():
+    """The backend's NumPy view of an array: C-ordered at an offset (the cached layout's slice
+    of the buffer), 0-d, empty, transposed, stepped and reversed views; each equals the array and
+    shares its memory (a write through the view lands in the array)."""
+    from strided.backends.cpu._memory import numpy_view
+
+    base = np.arange(60.0).reshape(3, 4, 5)
+    s = xp.asarray(base.copy())
+    views = {
+        "whole": (s, base),
+        "at an offset": (s[1:], base[1:]),
+        "a row": (s[2, 1], base[2, 1]),
+        "0-d": (s[1, 2, 3], base[1, 2, 3]),
+        "empty": (s[:, :0], base[:, :0]),
+        "transposed": (xp.permute_dims(s, (2, 0, 1)), np.transpose(base, (2, 0, 1))),
+        "stepped": (s[:, ::2, 1::3], base[:, ::2, 1::3]),
+        "reversed": (s[::-1, :, ::-1], base[::-1, :, ::-1]),
+    }
+    for name, (view, want) in views.items():
+        got = numpy_view(view)
+        assert got.shape == want.shape, name
+        np.testing.assert_array_equal(got, want, err_msg=name)
+        if got.size:
+            got[(0,) * got.ndim] = -7.0
+            assert float(view[(0,) * got.ndim]) == -7.0, name
+            got[(0,) * got.ndim] = want[(0,) * got.ndim]

@@ -90,7 +90,7 @@ def _fresh(out) -> np.ndarray:
 
 
 def _workers(out, axes) -> int:
-    size = out.size
+    size = out._buf.size  # (an output fresh from the dispatcher: all of its buffer)
     if size < PARALLEL_THRESHOLD:
         return 1
     lines = size
@@ -239,7 +239,7 @@ def _public(out, name: str, x, axes, norm, c2r: bool = False) -> None:
 def _module(out, x, axes, norm, public: str, c2r: bool = False):
     """scipy.fft's compiled module for a kernel to call, or None where nothing is left to do:
     ``out`` is empty, or the module is unusable and the public function ``public`` filled it."""
-    if out.size == 0:
+    if out._buf.size == 0:
         return None
     pp = _compiled()
     if pp is False:
