@@ -7,7 +7,6 @@ import numpy as np
 from ..._layout import span_view
 from ..._shapes import contiguous_strides, prod
 
-
 _C_LAYOUTS: dict = {}  # shape -> (C-order strides, size): the common layout, found in one lookup
 
 
