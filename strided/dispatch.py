@@ -452,14 +452,35 @@ def allocator(device: Device, dtype: dt.DType) -> Callable[[int], object]:
     return for_dtype(dtype) if for_dtype is not None else functools.partial(empty, dtype=dtype)
 
 
-def _cast(x, dtype: dt.DType, follow: bool = False):
+#: kinds of primitive whose kernels only read their inputs while they write the output: a large
+#: cast input of theirs may live in memory the backend lends for the call (``temporary``)
+_TEMPORARY_KINDS = frozenset(("unary", "binary", "where", "clip"))
+_TEMPORARY_MIN = 1 << 16  # elements: smaller casts come from the allocator cheaply
+
+
+def _cast(x, dtype: dt.DType, follow: bool = False, slot: int | None = None):
     """``x`` converted to ``dtype`` through the ``copy`` primitive (Python scalars pass); with
-    ``follow``, laid out in memory like ``x`` where ``x`` is dense."""
+    ``follow``, laid out in memory like ``x`` where ``x`` is dense.  With ``slot`` (the input's
+    position, for a kernel of :data:`_TEMPORARY_KINDS`), a large result goes to memory the
+    backend keeps for that slot between calls (its ``empty`` kernel's ``temporary``): the cast
+    is dropped when the kernel returns, and a fresh buffer each call was freed beside the output,
+    which glibc then handed back to the system, so every call paid page faults for both (1M
+    int16 ``exp`` in a long-running process: ~2.3 ms against ~0.5)."""
     if not isinstance(x, Array) or x._dtype is dtype:
         return x
     strides = dense_order(x._shape, x._strides) if follow else None
-    out = allocate(x._shape, dtype, x._device, strides)
-    COPY.kernels[x._device.type](out, x)
+    device = x._device
+    if slot is not None:
+        temporary = getattr(EMPTY.kernels.get(device.type), "temporary", None)
+        size = prod(x._shape)
+        if temporary is not None and size >= _TEMPORARY_MIN and _own_allocator(device):
+            if strides is None:
+                strides = contiguous_strides(x._shape)
+            out = Array._new(temporary(size, dtype, slot), x._shape, strides, 0, dtype, device)
+            COPY.kernels[device.type](out, x)
+            return out
+    out = allocate(x._shape, dtype, device, strides)
+    COPY.kernels[device.type](out, x)
     return out
 
 
@@ -500,7 +521,7 @@ def _run(prim: Primitive, plan: Plan):
             inputs = plan.inputs
             casts = plan.casts
             if casts is not None:
-                inputs = _cast_inputs(inputs, casts, follow)
+                inputs = _cast_inputs(inputs, casts, follow, prim.kind in _TEMPORARY_KINDS)
             prim.kernel(side.type)(out, *inputs, **plan.params)
         return out if plan.finish is None else plan.finish(out)
     # several outputs: a list of (shape, dtype); the kernel fills the tuple of them
@@ -588,10 +609,15 @@ def _needs_cast(args, casts) -> bool:
     )
 
 
-def _cast_inputs(inputs, casts, follow: bool = False):
+def _cast_inputs(inputs, casts, follow: bool = False, lent: bool = False):
+    """``inputs`` cast as ``casts`` says (one dtype for all, or one per input, None: as it is);
+    with ``lent``, large casts in the backend's temporary memory, one slot per position."""
     if isinstance(casts, dt.DType):
-        return [_cast(a, casts, follow) for a in inputs]
-    return [a if c is None else _cast(a, c, follow) for a, c in zip(inputs, casts)]
+        casts = (casts,) * len(inputs)
+    return [
+        a if c is None else _cast(a, c, follow, i if lent else None)
+        for i, (a, c) in enumerate(zip(inputs, casts))
+    ]
 
 
 def _in_graph_args(args) -> bool:

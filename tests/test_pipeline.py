@@ -384,3 +384,56 @@ def test_a_memoized_plan_still_records_a_tracked_call():
             expected(want)
             np.testing.assert_allclose(np.asarray(leaf.grad), want)
         assert fn(plain)._ag is None
+
+
+def test_large_casts_of_elementwise_inputs_use_the_backends_lent_memory(monkeypatch):
+    """A large input cast for an elementwise kernel (int16 for exp and divide, float32 beside
+    float64, the values of where and clip) lives in the backend's temporary memory, one slot per
+    input position: the results are NumPy's, and bit for bit those of the same calls with
+    fresh buffers (a wrapped allocator); a second call leaves the first result alone, and two
+    casts in one call do not share memory.  Small casts and other kinds of primitive (matmul)
+    take fresh buffers."""
+    import strided.backends.cpu as cpu
+
+    lent = []
+
+    def spy(size, dtype, slot, f=cpu._temporary_cpu):
+        lent.append((size, dtype.name, slot))
+        return f(size, dtype, slot)
+
+    monkeypatch.setattr(cpu.empty_cpu, "temporary", spy)
+    n = dispatch._TEMPORARY_MIN + 5
+    rng = np.random.default_rng(11)
+    i16 = rng.integers(-300, 300, n).astype(np.int16)
+    j16 = rng.integers(1, 50, n).astype(np.int16)
+    f32 = rng.standard_normal(n).astype(np.float32)
+    f64 = rng.standard_normal(n)
+    cond = rng.random(n) > 0.5
+    si, sj, s32, s64, sc = (xp.asarray(a) for a in (i16, j16, f32, f64, cond))
+    calls = [  # (call, inputs it casts, NumPy's values)
+        (lambda: xp.exp(si / 100), 1, np.exp(i16 / 100)),
+        (lambda: xp.divide(si, sj), 2, i16 / j16),
+        (lambda: s32 + s64, 1, f32 + f64),
+        (lambda: xp.where(sc, s32, s64), 1, np.where(cond, f32, f64)),
+        (lambda: xp.clip(s32, s64 - 1, s64 + 1), 1, np.clip(f32, f64 - 1, f64 + 1)),
+    ]
+    wrapped = dispatch.EMPTY.kernels["cpu"]
+    with monkeypatch.context() as m:  # fresh buffers: the allocator wrapped, nothing lent
+        m.setitem(dispatch.EMPTY.kernels, "cpu", lambda size, dtype: wrapped(size, dtype))
+        fresh = [np.asarray(call()) for call, _, _ in calls]
+    assert lent == []
+    for (call, casts, want), same in zip(calls, fresh):
+        lent.clear()
+        first = call()
+        assert len(lent) == casts and len({slot for _, _, slot in lent}) == casts
+        np.testing.assert_array_equal(np.asarray(first), same)
+        np.testing.assert_allclose(np.asarray(first), want, rtol=1e-6)
+        call()  # the same temporary memory again: the first result is its own
+        np.testing.assert_array_equal(np.asarray(first), same)
+    lent.clear()
+    small = xp.asarray(i16[:100])
+    np.testing.assert_allclose(np.asarray(xp.exp(small)), np.exp(i16[:100] / 1.0), rtol=1e-14)
+    m16, m64 = xp.reshape(si[: 256 * 256], (256, 256)), xp.reshape(s64[: 256 * 256], (256, 256))
+    want = np.asarray(m16).astype(np.float64) @ np.asarray(m64)
+    np.testing.assert_allclose(np.asarray(m16 @ m64), want, rtol=1e-12)
+    assert lent == []  # a small cast, and matmul's

@@ -1379,6 +1379,17 @@ def _empty_for_dtype(dtype):
 
 empty_cpu.for_dtype = _empty_for_dtype
 
+_CAST_SLOTS = 8  # the first scratch slot of the dispatcher's cast inputs (staging uses those below)
+
+
+def _temporary_cpu(size: int, dtype, slot: int) -> np.ndarray:
+    """``size`` elements of ``dtype`` for the dispatcher's cast of input ``slot`` of an
+    elementwise kernel, in this thread's scratch (see ``dispatch._cast``)."""
+    return _scratch(size, dtype.numpy, _CAST_SLOTS + slot)
+
+
+empty_cpu.temporary = _temporary_cpu
+
 
 def to_device_cpu(out, x):
     # cpu -> cpu only reaches here when two cpu Device objects differ in name alone
