@@ -3003,6 +3003,26 @@ def _small_key_sort(name: str, out, x, axis: int, descending: bool) -> None:
     _sort_rows_by(k, out, x, axis, halves=True)
 
 
+def _complex_sort_numpy(values: bool, out, x, axis: int, descending: bool) -> None:
+    """Complex sort or argsort (``values``): stable, lexicographic on the real then the imaginary
+    part, NaN last in each, by NumPy's stable argsort of the imaginary parts and then of the real
+    parts in that order (1M complex64: ~335 -> ~275 ms, NumPy's unstable sort with its own NaN
+    order 87; numba's merge sorts, which this replaces, also cost seconds of compiling).
+    Descending is the ascending sort of the reversed row, reversed."""
+    v = _rows_last(x, axis)
+    o = _rows_last(out, axis)
+    n = v.shape[-1]
+    w = v[..., ::-1] if descending else v
+    by_imag = np.argsort(w.imag, axis=-1, kind="stable")
+    real = np.take_along_axis(w.real, by_imag, axis=-1)
+    order = np.take_along_axis(by_imag, np.argsort(real, axis=-1, kind="stable"), axis=-1)
+    if values:
+        ordered = np.take_along_axis(w, order, axis=-1)
+        o[...] = ordered[..., ::-1] if descending else ordered
+    else:
+        o[...] = (n - 1 - order[..., ::-1]) if descending else order
+
+
 def _sort_kernel(name: str):
     values = name == "sort_rows"
     fast = _sort_numpy if values else _argsort_numpy
@@ -3010,7 +3030,9 @@ def _sort_kernel(name: str):
     radix_min = _RADIX_MIN if values else _RADIX_ARGSORT_MIN
 
     def kernel(out, x, *, axis, descending):
-        if x._dtype.kind != "complex floating" and x.size:
+        if x._dtype.kind == "complex floating" and x.size:
+            return _complex_sort_numpy(values, out, x, axis, descending)
+        if x.size:
             b = x._buf.dtype
             n = x._shape[axis]
             if b.itemsize <= 2 and b.kind in "biu" and n >= small_key_min[b.itemsize]:
@@ -3021,7 +3043,7 @@ def _sort_kernel(name: str):
                     return fast(out, x, axis=axis, descending=descending)
                 return _radix_sort(name, out, x, axis, descending)
             return fast(out, x, axis=axis, descending=descending)
-        k = getattr(_ix(), name + ("_complex" if x._dtype.kind == "complex floating" else ""))
+        k = getattr(_ix(), name)
         _sort_rows_by(
             lambda target, xo, xr, xa, rows, n: k(target, x._buf, xo, xr, xa, rows, n, descending),
             out, x, axis,

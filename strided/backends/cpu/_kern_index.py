@@ -1396,39 +1396,3 @@ def scatter_add_blocks(x, bases, v, t0, t1, s0, s1):
         for a in range(t0):
             for b in range(t1):
                 x[bases[i] + a * s0 + b * s1] += v[i * block + a * t1 + b]
-
-
-@njit(**_OPTS)
-def _lex_order(re, im):
-    """Stable lexicographic order by (real, imag), NumPy's order for complex numbers."""
-    by_imag = np.argsort(im, kind="mergesort")
-    by_real = np.argsort(re[by_imag], kind="mergesort")
-    return by_imag[by_real]
-
-
-@njit(**_OPTS)
-def argsort_rows_complex(o, x, xo, xr, xa, n_rows, n, descending):
-    """argsort_rows for complex input: lexicographic on (real, imag), stable."""
-    re = np.empty(n, dtype=np.float64)
-    im = np.empty(n, dtype=np.float64)
-    for r in range(n_rows):
-        for k in range(n):
-            v = x[xo + r * xr + ((n - 1 - k) if descending else k) * xa]
-            re[k] = v.real
-            im[k] = v.imag
-        order = _lex_order(re, im)
-        for k in range(n):
-            if descending:
-                o[r * n + k] = n - 1 - order[n - 1 - k]
-            else:
-                o[r * n + k] = order[k]
-
-
-@njit(**_OPTS)
-def sort_rows_complex(o, x, xo, xr, xa, n_rows, n, descending):
-    """sort_rows for complex input (lexicographic on real, then imaginary part)."""
-    idx = np.empty(n, dtype=np.int64)
-    for r in range(n_rows):
-        argsort_rows_complex(idx, x, xo + r * xr, 0, xa, 1, n, descending)
-        for k in range(n):
-            o[r * n + k] = x[xo + r * xr + idx[k] * xa]
