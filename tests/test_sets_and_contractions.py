@@ -207,6 +207,44 @@ def test_vecdot(d):
     ).shape == (5, 7)
 
 
+@pytest.mark.parametrize(
+    "dtype", [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64]
+)
+def test_isin_of_integers_in_a_small_range_looks_them_up_in_a_table(dtype, monkeypatch):
+    """Integers whose haystack (longer than the whole-compare limit) spans a small range are
+    looked up in a table of that range: NumPy's answer at the ends of the range, below and above
+    it, for negative ranges, a range at the top of uint64 (differences taken modulo 2**64) and
+    of int64, serially and over threads, and with invert; a wide range is searched instead."""
+    import strided.backends.cpu._kern_index as ix
+
+    tables = []
+    monkeypatch.setattr(ix, "isin_table", lambda *a, f=ix.isin_table: (tables.append(1), f(*a)))
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(np.dtype(dtype).itemsize)
+    width = min(400, (int(info.max) - int(info.min)) // 2)
+    for lo in sorted(
+        {int(info.min), int(info.max) - width + 1, (int(info.min) + int(info.max)) // 2}
+    ):
+        h = rng.integers(lo, lo + width, 300, dtype=dtype)
+        h[0], h[1] = lo, lo + width - 1  # the range's ends
+        for n in (1000, 70_001):
+            x = rng.integers(max(int(info.min), lo - 50), min(int(info.max), lo + width + 50), n,
+                             dtype=dtype, endpoint=True)  # fmt: skip
+            tables.clear()
+            got = np.asarray(xp.isin(xp.asarray(x), xp.asarray(h)))
+            np.testing.assert_array_equal(got, np.isin(x, h), err_msg=f"{lo} {n}")
+            got = np.asarray(xp.isin(xp.asarray(x), xp.asarray(h), invert=True))
+            np.testing.assert_array_equal(got, np.isin(x, h, invert=True))
+            assert len(tables) == 2
+    if info.max - info.min > 10**8:  # a haystack spread over a wide range: searched
+        h = np.linspace(info.min // 2, info.max // 2, 300).astype(dtype)
+        x = np.concatenate([h[::3], h[::7] + 1]).astype(dtype)
+        tables.clear()
+        np.testing.assert_array_equal(np.asarray(xp.isin(xp.asarray(x), xp.asarray(h))),
+                                      np.isin(x, h))  # fmt: skip
+        assert tables == []
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint8])
 @pytest.mark.parametrize("n", [1, 4096, 70_000])  # serial and threaded
 @pytest.mark.parametrize("k", [1, 20, 128, 129, 3000])  # compared whole (<= 128) or searched

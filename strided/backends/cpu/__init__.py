@@ -3086,12 +3086,27 @@ _SEARCH_SPLIT_STEPS = 12000
 _SEARCH_SPLIT_COUNTS = 150000
 
 
+#: isin's table of an integer haystack's range: at most this many entries per element of the
+#: haystack and the queries together (NumPy's bound is 6), or _ISIN_TABLE_MIN
+_ISIN_TABLE_PER_ELEMENT = 6
+_ISIN_TABLE_MIN = 1 << 16
+
+
 def isin_sorted_cpu(out, x, haystack):
     """out = whether each element of x is among the values of the sorted 1-D haystack (of x's
     dtype): one pass over x, the haystack compared whole when short, else searched."""
     v = _flat_dense(x)
     a = _flat_dense(haystack)
     o = out._buf[out._offset : out._offset + v.size].view(np.uint8)
+    if a.dtype.kind in "iu" and a.size > _ix()._SMALL_SORTED:
+        # integers of a small range (as NumPy's "table" kind): a table of the haystack's range
+        # and one lookup a query instead of a search (1M int32 queries in 1000 values: 4.9 ->
+        # ~0.7 ms, NumPy 2.4; 4096 of them 22 us, 28)
+        span = int(a[-1]) - int(a[0]) + 1
+        if span <= max(_ISIN_TABLE_PER_ELEMENT * (a.size + v.size), _ISIN_TABLE_MIN):
+            parts = _k().thread_parts(v.size) if v.size >= PARALLEL_THRESHOLD else 1
+            _ix().isin_table(o.view(np.bool_), a, v, parts)
+            return
     if v.size >= PARALLEL_THRESHOLD:
         _ix().isin_sorted_p(o, a, v)
         return

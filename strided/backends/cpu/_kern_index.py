@@ -911,6 +911,38 @@ def isin_sorted_p(o, a, v):
         _isin_block(o, a, v, i0, min(i0 + _QUERY_BLOCK, q), pos)
 
 
+@njit(**_OPTS)
+def isin_table(o, a, v, parts):
+    """o[i] = whether v[i] is among the values of the sorted 1-D integer a, through a table of
+    a's range (NumPy's "table" kind): one bool per value from a[0] to a[-1], then one lookup per
+    query, over ``parts`` runs of the queries on threads (1 below the parallel size).  The
+    caller checks that the range is small; differences are taken in int64 after the range test
+    (modular for uint64: exact there)."""
+    lo, hi = a[0], a[-1]
+    table = np.zeros(np.int64(hi) - np.int64(lo) + 1, np.bool_)
+    for j in range(a.shape[0]):
+        table[np.int64(a[j]) - np.int64(lo)] = True
+    q = v.shape[0]
+    if parts == 1:
+        _isin_table_run(o, table, lo, hi, v, 0, q)
+    else:
+        _isin_table_parts(o, table, lo, hi, v, q, parts)
+
+
+@njit(**_OPTS)
+def _isin_table_run(o, table, lo, hi, v, i0, i1):
+    for i in range(i0, i1):
+        x = v[i]
+        o[i] = x >= lo and x <= hi and table[np.int64(x) - np.int64(lo)]
+
+
+@njit(parallel=True, **_OPTS)
+def _isin_table_parts(o, table, lo, hi, v, q, parts):
+    chunk = (q + parts - 1) // parts
+    for p in prange(parts):
+        _isin_table_run(o, table, lo, hi, v, min(p * chunk, q), min(p * chunk + chunk, q))
+
+
 #: isin compares sorted arrays up to this long whole rather than searching them
 _SMALL_SORTED = 128
 #: searchsorted counts sorted arrays up to this long rather than searching them (4096 queries,
