@@ -470,6 +470,7 @@ def _cast(x, dtype: dt.DType, follow: bool = False, slot: int | None = None):
         return x
     strides = dense_order(x._shape, x._strides) if follow else None
     device = x._device
+    out = None
     if slot is not None:
         temporary = getattr(EMPTY.kernels.get(device.type), "temporary", None)
         size = prod(x._shape)
@@ -477,9 +478,8 @@ def _cast(x, dtype: dt.DType, follow: bool = False, slot: int | None = None):
             if strides is None:
                 strides = contiguous_strides(x._shape)
             out = Array._new(temporary(size, dtype, slot), x._shape, strides, 0, dtype, device)
-            COPY.kernels[device.type](out, x)
-            return out
-    out = allocate(x._shape, dtype, device, strides)
+    if out is None:
+        out = allocate(x._shape, dtype, device, strides)
     COPY.kernels[device.type](out, x)
     return out
 
