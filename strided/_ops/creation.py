@@ -116,10 +116,6 @@ def _shape_arg(shape, op: str) -> tuple[int, ...]:
     return shape
 
 
-def _dtype_arg(dtype, default: dt.DType) -> dt.DType:
-    return default if dtype is None else dt.as_dtype(dtype)
-
-
 def empty(shape, *, dtype=None, device=None, requires_grad: bool = False) -> Array:
     """An uninitialised array of ``shape`` (default dtype float64)."""
     d = dt.default_float if dtype is None else dt.as_dtype(dtype)
@@ -264,7 +260,8 @@ def eye(
     if not hasattr(k, "__index__"):
         raise TypeError(f"eye: k must be an integer, got {k!r}")
     k = operator.index(k)
-    dtype, device = _dtype_arg(dtype, dt.default_float), as_device(device)
+    dtype = dt.default_float if dtype is None else dt.as_dtype(dtype)
+    device = as_device(device)
     # the diagonal is a 1-D view with stride n_cols + 1: fill it, no kernel of its own
     start_row, start_col = (0, k) if k >= 0 else (-k, 0)
     length = min(n_rows - start_row, n_cols - start_col)

@@ -3096,7 +3096,8 @@ _ISIN_TABLE_MIN = 1 << 16
 
 def isin_sorted_cpu(out, x, haystack):
     """out = whether each element of x is among the values of the sorted 1-D haystack (of x's
-    dtype): one pass over x, the haystack compared whole when short, else searched."""
+    dtype): one pass over x, the haystack compared whole when short, looked up in a table of its
+    range when it holds integers of a small range, else searched."""
     v = _flat_dense(x)
     a = _flat_dense(haystack)
     o = out._buf[out._offset : out._offset + v.size].view(np.uint8)
