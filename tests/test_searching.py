@@ -202,23 +202,27 @@ def test_complex_sort_is_stable_and_lexicographic_with_nan_last(dtype, descendin
     """Complex sort and argsort: lexicographic on the real then the imaginary part, NaN last in
     each (NumPy's lexsort of the parts is the oracle), ties (signed zeros too) in input order,
     descending as the ascending order of the reversed row, reversed; along either axis of a
-    matrix and on a long vector."""
+    matrix (also stepped backwards, and one sorted in two halves) and on a long vector."""
     rng = np.random.default_rng(21)
     parts = np.array([-1.0, -0.0, 0.0, 2.0, np.inf, -np.inf, np.nan])
     m = np.empty((40, 33), dtype)  # (the parts set one by one: 1j * inf would make a NaN real)
     m.real, m.imag = rng.choice(parts, m.shape), rng.choice(parts, m.shape)
     m.real[3, :5], m.imag[3, :5] = [0.0, -0.0, 0.0, -0.0, 0.0], [1.0, 1.0, -0.0, 0.0, 1.0]
     long = (rng.integers(0, 5, 3000) + 1j * rng.integers(0, 3, 3000)).astype(dtype)
+    # stepped backwards along the rows, and large enough (>= 65,536) to be sorted in two halves
+    big = np.empty((256, 600), dtype)
+    big.real, big.imag = rng.choice(parts, big.shape), rng.integers(-2, 3, big.shape)
+    stepped = big[:, ::-2]
 
     def oracle(row):  # the stable positions, by the definition of the order
         w = row[::-1] if descending else row
         order = np.lexsort((w.imag, w.real))
         return len(row) - 1 - order[::-1] if descending else order
 
-    for arr, axis in ((m, 1), (m, 0), (long, 0)):
+    for arr, axis in ((m, 1), (m, 0), (long, 0), (stepped, 1), (stepped, 0)):
         rows = np.moveaxis(arr, axis, -1).reshape(-1, arr.shape[axis])
         want = np.stack([oracle(r) for r in rows])
-        s = xp.asarray(arr)
+        s = xp.asarray(big)[:, ::-2] if arr is stepped else xp.asarray(arr)
         got = np.asarray(xp.argsort(s, axis=axis, descending=descending))
         got = np.moveaxis(got, axis, -1).reshape(want.shape)
         np.testing.assert_array_equal(got, want)
