@@ -585,6 +585,67 @@ def test_dot_and_norm_of_stepped_vectors_read_spans(n, step, dtype):
         numba.set_num_threads(before)
 
 
+def _integer_or_complex(rng, shape, dtype):
+    if np.dtype(dtype).kind == "c":
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    info = np.iinfo(dtype)  # the whole range: products and sums wrap around
+    return rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
+
+
+#: vecdot layouts by DOT's loops: (shape, axis, step along the only axis of a vector or None)
+_DOT_SERIAL = [((300, 90), 0, None), ((1001, 7), 0, None), ((300, 5), 1, None),
+               ((40, 300), 1, None), ((4097,), 0, 2)]  # fmt: skip
+_DOT_PARALLEL = [((60, 1500), 0, None), ((70000, 3), 0, None), ((30000, 5), 1, None),
+                 ((70000,), 0, None), ((300001,), 0, -2)]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "dtype,layouts",
+    [(np.complex128, _DOT_SERIAL + _DOT_PARALLEL), (np.int32, _DOT_SERIAL),
+     (np.uint64, _DOT_SERIAL), (np.complex64, _DOT_SERIAL)],
+)  # fmt: skip
+def test_fused_dot_of_integers_and_complex_like_numpy(dtype, layouts):
+    """vecdot of integer and complex operands runs the fused dot too: x1 conjugated, integer
+    sums wrapping around in the operands' dtype (NumPy's vecdot, to the bit for integers),
+    over the loops' layouts (leading runs wide and narrow, short and long trailing runs, a
+    stepped vector; over threads for complex128 alone: each dtype compiles them, ~2 s each of
+    a cold make test), the same bits on one thread or two."""
+    import numba
+
+    from strided._ops.linalg import DOT
+
+    rng = np.random.default_rng(np.dtype(dtype).itemsize)
+    calls = []
+    kernel = DOT.kernels["cpu"]
+    DOT.kernels["cpu"] = lambda *args, **kw: (calls.append(1), kernel(*args, **kw))
+    before = numba.get_num_threads()
+    try:
+        for shape, axis, step in layouts:
+            buf_a = _integer_or_complex(rng, shape if step is None else (shape[0] * 2,), dtype)
+            buf_b = _integer_or_complex(rng, buf_a.shape, dtype)
+            pick = slice(None) if step is None else slice(None, None, step)
+            a, b = buf_a[pick], buf_b[pick]
+            sa, sb = xp.asarray(buf_a)[pick], xp.asarray(buf_b)[pick]
+            want = np.vecdot(a, b, axis=axis)
+            bits = []
+            for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+                numba.set_num_threads(threads)
+                got = np.asarray(xp.vecdot(sa, sb, axis=axis))
+                assert got.dtype == want.dtype
+                if np.dtype(dtype).kind == "c":  # rounding relative to the terms' magnitudes
+                    scale = np.vecdot(np.abs(a), np.abs(b), axis=axis)
+                    tol = 1e-5 if dtype == np.complex64 else 1e-13
+                    assert np.all(np.abs(got - want) <= tol * scale), (shape, axis, step)
+                else:
+                    np.testing.assert_array_equal(got, want, err_msg=f"{shape} {axis} {step}")
+                bits.append(got.tobytes())
+            assert bits[0] == bits[1], (shape, axis, step)
+    finally:
+        numba.set_num_threads(before)
+        DOT.kernels["cpu"] = kernel
+    assert len(calls) == 2 * len(layouts)
+
+
 def test_vector_norm_complex_keeps_precision():
     v = (np.arange(6) - 2.5 + 1j).astype(np.complex64)
     got = L.vector_norm(xp.asarray(v))

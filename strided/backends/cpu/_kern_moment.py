@@ -151,6 +151,16 @@ def _col_block(o, x, xo, kept, b, n, zero, rzero, count, dof, root):
 
 
 @njit(**_ROW)
+def _put_dot(o, i, d, root):
+    """o[i] = d, or its square root with ``root`` (stored apart, not one conditional expression:
+    its two arms would unify an integer sum with the float root, losing int64 bits)."""
+    if root:
+        o[i] = np.sqrt(d)
+    else:
+        o[i] = d
+
+
+@njit(**_ROW)
 def _dot(a, alo, b, blo, n, zero):
     """sum a[alo + k] b[blo + k] over k < n (a vectorised, reassociating loop, as sum's); a run
     with itself (a norm's) loads each element once: 1M float64 66 -> 49 us (BLAS ddot 64)."""
@@ -159,11 +169,11 @@ def _dot(a, alo, b, blo, n, zero):
     if alo == blo and a.ctypes.data == b.ctypes.data:
         for k in range(n):
             v = ra[k]
-            acc += v * v
+            acc += np.conj(v) * v
         return acc
     rb = b[blo : blo + n]
     for k in range(n):
-        acc += ra[k] * rb[k]
+        acc += np.conj(ra[k]) * rb[k]
     return acc
 
 
@@ -179,8 +189,8 @@ def _dot_short_rows(o, a, ao, b, bo, i0, i1, n, zero, root):
         pa, pb = ao + i * n, bo + i * n
         d = zero
         for k in range(n):
-            d += a[np.uint64(pa + k)] * b[np.uint64(pb + k)]
-        o[i] = np.sqrt(d) if root else d
+            d += np.conj(a[np.uint64(pa + k)]) * b[np.uint64(pb + k)]
+        _put_dot(o, i, d, root)
 
 
 @njit(**_OPTS)
@@ -192,7 +202,7 @@ def dot_rows(o, a, ao, b, bo, kept, n, zero, root):
         return
     for i in range(kept):
         d = _dot(a, ao + i * n, b, bo + i * n, n, zero)
-        o[i] = np.sqrt(d) if root else d
+        _put_dot(o, i, d, root)
 
 
 @njit(parallel=True, **_OPTS)
@@ -205,7 +215,7 @@ def dot_rows_p(o, a, ao, b, bo, kept, n, zero, root):
         return
     for i in prange(kept):
         d = _dot(a, ao + i * n, b, bo + i * n, n, zero)
-        o[i] = np.sqrt(d) if root else d
+        _put_dot(o, i, d, root)
 
 
 @njit(**_ROW)
@@ -223,13 +233,13 @@ def _dot_col_block(o, a, ao, b, bo, kept, blk, n, zero, root):
         ra = a[ao + r * kept + c0 : ao + r * kept + c0 + w]
         if same:
             for j in range(w):
-                acc[j] += ra[j] * ra[j]
+                acc[j] += np.conj(ra[j]) * ra[j]
         else:
             rb = b[bo + r * kept + c0 : bo + r * kept + c0 + w]
             for j in range(w):
-                acc[j] += ra[j] * rb[j]
+                acc[j] += np.conj(ra[j]) * rb[j]
     for j in range(w):
-        o[c0 + j] = np.sqrt(acc[j]) if root else acc[j]
+        _put_dot(o, c0 + j, acc[j], root)
 
 
 @njit(**_OPTS)
@@ -261,7 +271,7 @@ def _narrow_partial(acc, a, ao, b, bo, width, c0, c1):
         pa = ao + c * width
         pb = bo + c * width
         for i in range(width):
-            acc[i] += a[np.uint64(pa + i)] * b[np.uint64(pb + i)]
+            acc[i] += np.conj(a[np.uint64(pa + i)]) * b[np.uint64(pb + i)]
 
 
 @njit(**_ROW)
@@ -273,8 +283,8 @@ def _narrow_finish(o, acc, a, ao, b, bo, kept, n, reps, zero, root):
         for q in range(reps):
             d += acc[q * kept + j]
         for r in range((n // reps) * reps, n):
-            d += a[ao + r * kept + j] * b[bo + r * kept + j]
-        o[j] = np.sqrt(d) if root else d
+            d += np.conj(a[ao + r * kept + j]) * b[bo + r * kept + j]
+        _put_dot(o, j, d, root)
 
 
 @njit(**_OPTS)
@@ -328,9 +338,9 @@ def _dot_span(a, alo, b, blo, st, n, zero):
         ra = a[alo + lo : alo + lo + span_len]
         rb = b[blo + lo : blo + lo + span_len]
         for j in range(span_len):
-            acc += ra[j] * rb[j] if keep[j] else zero
+            acc += np.conj(ra[j]) * rb[j] if keep[j] else zero
     for k in range(full * V.SPAN_W, n):
-        acc += a[alo + k * st] * b[blo + k * st]
+        acc += np.conj(a[alo + k * st]) * b[blo + k * st]
     return acc
 
 
@@ -338,7 +348,7 @@ def _dot_span(a, alo, b, blo, st, n, zero):
 def dot_span(o, a, ao, b, bo, st, n, zero, root):
     """o[0] = the dot product of two runs of step ``st`` (its square root with ``root``)."""
     total = _dot_span(a, ao, b, bo, st, n, zero)
-    o[0] = np.sqrt(total) if root else total
+    _put_dot(o, 0, total, root)
 
 
 @njit(**_OPTS, parallel=True)
@@ -353,7 +363,7 @@ def dot_span_p(o, a, ao, b, bo, st, n, zero, root):
     total = zero
     for t in range(nseg):
         total += partial[t]
-    o[0] = np.sqrt(total) if root else total
+    _put_dot(o, 0, total, root)
 
 
 @njit(parallel=True, **_OPTS)
@@ -369,4 +379,4 @@ def dot_long_p(o, a, ao, b, bo, n, zero, root):
     total = zero
     for t in range(nseg):
         total += partial[t]
-    o[0] = np.sqrt(total) if root else total
+    _put_dot(o, 0, total, root)
