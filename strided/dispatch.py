@@ -555,9 +555,10 @@ def _spec(prim: Primitive, plan: Plan, args: tuple) -> tuple:
         if specialize is not None and _own_allocator(device):
             dense = specialize(shape, dtype, args, plan.params)
             # a dense kernel writing in its first input's memory order (``in_input_order``)
-            # serves only a plan whose result is laid out that way
+            # serves only a plan whose result is laid out that way; a C-ordered result takes
+            # the kernel's ``c_ordered`` variant where it has one
             if getattr(dense, "in_input_order", False) and args[0]._strides != strides:
-                dense = None
+                dense = getattr(dense, "c_ordered", None)
             if dense is not None:  # the arrays' strides (None for a Python scalar)
                 layout = tuple(getattr(a, "_strides", None) for a in args)
     size = prod(shape)

@@ -171,6 +171,32 @@ def test_fill_of_a_whole_buffer_or_a_vector_view_writes_exactly_its_elements(n):
             np.testing.assert_array_equal(np.asarray(x), want)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+def test_c_ordered_copy_of_a_transpose_matches_numpy(dtype):
+    """A dense array in another memory order (a transpose, a permutation) copied in C order
+    (``asarray(copy=True)``, ``reshape``) runs the copy's planned transposing lane, and
+    ``astype`` (order "K") keeps the input's order: NumPy's values and strides, twice (the
+    planned lane is kept per layout), and views of that layout at other offsets (matrices of
+    a stack) read their own elements."""
+    rng = np.random.default_rng(3)
+    stack = rng.integers(-1000, 1000, (3, 40, 24)).astype(dtype)
+    s = xp.asarray(stack)
+    for _ in range(2):
+        for i in range(3):
+            for got, want in (
+                (xp.asarray(s[i].mT, copy=True), stack[i].T.copy()),
+                (xp.reshape(s[i].mT, (-1,)), stack[i].T.reshape(-1)),
+                (xp.asarray(xp.permute_dims(s, (2, 0, 1)), copy=True),
+                 np.transpose(stack, (2, 0, 1)).copy()),
+            ):  # fmt: skip
+                np.testing.assert_array_equal(np.asarray(got), want)
+                itemsize = np.dtype(dtype).itemsize
+                assert got.strides == tuple(st // itemsize for st in want.strides)
+            kept = xp.astype(s[i].mT, s.dtype, copy=True)  # order "K": the transpose's layout
+            np.testing.assert_array_equal(np.asarray(kept), stack[i].T)
+            assert kept.strides == (1, 24)
+
+
 @pytest.mark.parametrize(
     "n", [1, 7, kernels.PARALLEL_THRESHOLD - 1, kernels.PARALLEL_THRESHOLD + 5]
 )

@@ -1635,12 +1635,20 @@ def _copy_dense(out_shape, out_dtype, args, params):
         return _flat_loop("copy", total, out_dtype.numpy)
     if dense_order(out_shape, x._strides) is not None:
         # a dense x in another order (a transpose): for a plan whose output follows it
-        # (astype's order "K"), one flat run in memory order; a C-ordered plan drops it
+        # (astype's order "K"), one flat run in memory order; a C-ordered plan (asarray's copy,
+        # reshape) takes the planned transposing loop below instead (64 x 64 float32 5.7 ->
+        # ~2.8 us, where the general path planned it on every call)
         fn = _flat_loop("copy", total, out_dtype.numpy)
         fn.in_input_order = True
+        fn.c_ordered = _copy_planned(out_shape, out_dtype, x, total)
         return fn
-    # another layout (a stepped slice, a broadcast, a transposed block): the output is C-ordered
-    # and the map plan one call, planned here once instead of on every call
+    return _copy_planned(out_shape, out_dtype, x, total)
+
+
+def _copy_planned(out_shape, out_dtype, x, total: int):
+    """``fn(x) -> output buffer`` of a C-ordered copy of x's layout (a stepped slice, a
+    broadcast, a transpose) whose map plan is one call, planned here once instead of on every
+    call; None where it takes more."""
     k = _k()
     plan = k._map_plan(out_shape, (_c_strides(out_shape), x._strides))
     if len(plan) != 1:
