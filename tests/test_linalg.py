@@ -646,6 +646,56 @@ def test_fused_dot_of_integers_and_complex_like_numpy(dtype, layouts):
     assert len(calls) == 2 * len(layouts)
 
 
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_norms_by_the_fused_dot_like_numpy(dtype):
+    """The 2-norm of a complex array runs the fused dot over its real and imaginary parts (a
+    trailing pair axis; columns of their own where the reduced axes are outermost; a copy for
+    other layouts): NumPy's values and real dtype over those layouts (also empty, transposed,
+    stepped and over threads), the same bits on one thread or two, matrix_norm too."""
+    import numba
+
+    from strided._ops.linalg import DOT
+
+    rng = np.random.default_rng(5)
+    cases = [((4096,), None), ((64, 64), 1), ((64, 64), 0), ((70000, 3), 0), ((300, 301), 1),
+             ((3, 4, 5), (0, 2)), ((2, 3, 5), (0, 1)), ((0, 4), 0), ((4, 0), 0), ((1000, 500), 0),
+             ((200001,), None)]  # fmt: skip
+    before = numba.get_num_threads()
+    rtol = 1e-5 if dtype == np.complex64 else 1e-13
+    try:  # (no spy on the kernel here: a wrapped kernel has no dense lane)
+        for shape, axis in cases:
+            x = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+            s = xp.asarray(x)
+            views = [(s, x), (s[1:], x[1:])]  # (the second at an offset, in the first's lane)
+            if len(shape) == 2:
+                views.append((s.mT, x.T))
+            elif len(shape) == 1:
+                views.append((s[::3], x[::3]))
+            for sv, v in views:
+                want = np.linalg.vector_norm(v, axis=axis)
+                bits = []
+                for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+                    numba.set_num_threads(threads)
+                    got = np.asarray(L.vector_norm(sv, axis=axis))
+                    assert got.dtype == want.dtype
+                    np.testing.assert_allclose(got, want, rtol=rtol, err_msg=f"{shape} {axis}")
+                    bits.append(got.tobytes())
+                assert bits[0] == bits[1], (shape, axis)
+            if len(shape) == 2:
+                got = np.asarray(L.matrix_norm(s, keepdims=True))
+                np.testing.assert_allclose(got, np.linalg.matrix_norm(x, keepdims=True), rtol=rtol)
+    finally:
+        numba.set_num_threads(before)
+    calls = []
+    kernel = DOT.kernels["cpu"]
+    DOT.kernels["cpu"] = lambda *args, **kw: (calls.append(1), kernel(*args, **kw))
+    try:
+        L.vector_norm(xp.asarray(np.ones((5, 6), dtype)), axis=0)
+    finally:
+        DOT.kernels["cpu"] = kernel
+    assert len(calls) == 1
+
+
 def test_vector_norm_complex_keeps_precision():
     v = (np.arange(6) - 2.5 + 1j).astype(np.complex64)
     got = L.vector_norm(xp.asarray(v))

@@ -60,11 +60,12 @@ def matmul(x1: Array, x2: Array, /) -> Array:
 
 def _dot_rule(x1: Array, x2: Array, /, *, axes: tuple, root: bool = False) -> Plan:
     """Dot products of two numeric arrays of one shape and dtype over ``axes`` (sorted), x1
-    conjugated, in that dtype (an integer product wraps around, as NumPy's vecdot), or the
-    square roots of real floating ones with ``root``: the kept dimensions in order.  The
-    callers check what the kernel needs."""
+    conjugated, in that dtype (an integer product wraps around, as NumPy's vecdot), or with
+    ``root`` the euclidean norms of a floating array (x1 is x2), in its real dtype: the kept
+    dimensions in order.  The callers check what the kernel needs."""
     shape = tuple(n for i, n in enumerate(x1._shape) if i not in axes)
-    return Plan(x1._device, (shape, x1._dtype), (x1, x2), None, {"axes": axes, "root": root})
+    out = dt.real_of(x1._dtype) if root else x1._dtype
+    return Plan(x1._device, (shape, out), (x1, x2), None, {"axes": axes, "root": root})
 
 
 #: sum(conj(x1) * x2) over axes in one pass, without the product's temporary (its square root
@@ -81,13 +82,16 @@ DOT.memoize(
 )
 
 
+_DOT_KINDS, _ROOT_KINDS = dt.NUMERIC_KINDS, dt.FLOAT_KINDS
+
+
 def fused_dot(a: Array, b: Array, axes: tuple, root: bool = False) -> Array | None:
     """``DOT(a, b, axes=axes, root=root)`` where it applies (numeric operands of one shape and
-    dtype, real floating for ``root``, that nothing records, on a device with the kernel), else
+    dtype, floating for ``root``, that nothing records, on a device with the kernel), else
     None."""
     if (
         a._dtype is b._dtype
-        and (a._dtype.kind == dt.REAL or (not root and a._dtype.kind in dt.NUMERIC_KINDS))
+        and (a._dtype.kind in _DOT_KINDS if not root else a._dtype.kind in _ROOT_KINDS)
         and a._shape == b._shape
         and a._device is b._device
         and a._device.type in DOT.kernels

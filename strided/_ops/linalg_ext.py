@@ -585,7 +585,7 @@ def _euclidean_norm(x: Array, /, *, axes: tuple, keepdims: bool) -> Array:
 
 
 #: (dtype, shape, device, axis) -> the sorted reduced axes of a 2-norm that the fused
-#: dot computes (a real floating array on a device with the kernel): the checks once per kind of
+#: dot computes (a floating array on a device with the kernel): the checks once per kind of
 #: call, then an untracked plain array's norm is one DOT with its root (4096 float32: 7.6 ->
 #: ~2.5 us)
 _FUSED_NORMS: dict = {}
@@ -626,7 +626,7 @@ def vector_norm(x: Array, /, *, axis=None, keepdims: bool = False, ord=2) -> Arr
     if ord == 0:
         return astype(count_nonzero(x, axis=axes, keepdims=keepdims), real)
     if ord == 2:
-        if key is not None and x._dtype.kind == dt.REAL and x._device.type in DOT.kernels:
+        if key is not None and x._dtype.kind in dt.FLOAT_KINDS and x._device.type in DOT.kernels:
             if len(_FUSED_NORMS) >= 1024:
                 _FUSED_NORMS.clear()
             _FUSED_NORMS[key] = tuple(sorted(axes))
