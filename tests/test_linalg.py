@@ -779,13 +779,13 @@ def test_outer_promotes_and_is_exact():
     np.testing.assert_array_equal(np.asarray(got), np.outer([1, 2, 3], [0.5, -1.0]))
 
 
-# -- the SciPy route: single precision, large matrices --------------------------------------------
-BIG = 130  # 130**3 >= SCIPY_MIN_WORK
+# -- the SciPy route: large matrices ---------------------------------------------------------------
+BIG = 130  # 130**3 > DIRECT_MAX_WORK
 
 
 @pytest.mark.parametrize("d", SINGLE, ids=lambda d: d.name)
 def test_large_single_precision_matrices_take_the_scipy_route(d):
-    assert BIG**3 >= cpu_linalg.SCIPY_MIN_WORK
+    assert BIG**3 > cpu_linalg.DIRECT_MAX_WORK
     rng = np.random.default_rng(9)
     a = _invertible(rng, (2, BIG, BIG), d)
     h = _hermitian(rng, (BIG, BIG), d)
@@ -1161,11 +1161,13 @@ def test_single_matrix_factorizations_shapes_triangles_and_failures(d, shape):
             fn(xp.asarray(singular))
 
 
-def test_single_matrices_with_non_finite_values_behave_as_numpy():
-    """NaN and inf matrices through the direct route: where LAPACK reports a failure the call
-    falls back to NumPy's gufunc, so each function raises or returns NaNs as NumPy does."""
-    nan = np.full((4, 4), np.nan)
-    inf = np.eye(4)
+@pytest.mark.parametrize("n", [4, 70])
+def test_single_matrices_with_non_finite_values_behave_as_numpy(n):
+    """NaN and inf matrices through the direct route (4 x 4) and SciPy's (70 x 70): where
+    LAPACK reports a failure the call falls back to NumPy's gufunc, so each function raises or
+    returns NaNs as NumPy does."""
+    nan = np.full((n, n), np.nan)
+    inf = np.eye(n)
     inf[1, 2] = np.inf
     for m in (nan, inf):
         for fn, ref in (
@@ -1175,6 +1177,9 @@ def test_single_matrices_with_non_finite_values_behave_as_numpy():
             (L.svdvals, lambda a: np.linalg.svd(a, compute_uv=False)),
             (lambda a: L.qr(a)[1], lambda a: np.linalg.qr(a)[1]),
             (lambda a: L.solve(a, a[:, :1]), lambda a: np.linalg.solve(a, a[:, :1])),
+            (L.eigvals, np.linalg.eigvals),
+            (L.det, np.linalg.det),
+            (lambda a: L.slogdet(a)[1], lambda a: np.linalg.slogdet(a)[1]),
         ):
             try:
                 with np.errstate(all="ignore"):
@@ -1241,16 +1246,16 @@ def test_diagonal_views_of_untracked_arrays_match_numpy_and_share_memory():
 
 
 @pytest.mark.parametrize("d", FLOATS, ids=lambda d: d.name)
-def test_spectral_drivers_route_by_precision_and_size(d):
-    """Eigen- and singular value problems of one 40 x 40 matrix go to LAPACK directly in single
-    precision and through NumPy in double (its build is faster from about 48 x 48); either way
-    NumPy's results."""
+def test_spectral_drivers_route_by_size(d):
+    """Eigen- and singular value problems of one 40 x 40 matrix go to LAPACK directly in any
+    precision, a 70 x 70 one through SciPy's drivers; either way NumPy's results."""
     rng = np.random.default_rng(13)
     g = _general(rng, (40, 40), d)
     h = (g + _ct(g)) / 2
-    single = d in SINGLE
-    assert cpu_linalg._direct(g, spectral=True) == single
-    assert cpu_linalg._direct(g) and cpu_linalg._direct(g[:30, :30], spectral=True)
+    assert cpu_linalg._direct(g) and not cpu_linalg._scipy_route(g)
+    big = _general(rng, (70, 70), d)
+    assert not cpu_linalg._direct(big) and cpu_linalg._scipy_route(big)
+    _close(L.svdvals(xp.asarray(big)), np.linalg.svd(big, compute_uv=False), d, 100)
     _check_eigh(h, L.eigh(xp.asarray(h)), d)
     _check_svd(g, L.svd(xp.asarray(g)), d, True)
     _close(L.svdvals(xp.asarray(g)), np.linalg.svd(g, compute_uv=False), d, 10)

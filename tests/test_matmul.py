@@ -263,10 +263,10 @@ def test_matrix_vector_products_like_numpy(dtype):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.complex128])
 def test_blocks_of_a_wider_matrix_go_to_blas_with_their_leading_dimension(dtype, monkeypatch):
-    """Blocks of a wider matrix (x[:70, :90]) and their transposes: BLAS reads them in place
-    with the leading dimension (NumPy's matmul: its dot would copy them), as products,
-    matrix-vector and vector-matrix products, non-finite values included without NumPy
-    warnings; NumPy's values."""
+    """Blocks of a wider matrix (x[:30, :32]) and their transposes, in products small enough
+    for one BLAS thread: BLAS reads them in place with the leading dimension (NumPy's matmul:
+    its dot would copy them), as products, matrix-vector and vector-matrix products,
+    non-finite values included without NumPy warnings; NumPy's values."""
     import strided.backends.cpu as cpu
 
     routes = []
@@ -281,11 +281,12 @@ def test_blocks_of_a_wider_matrix_go_to_blas_with_their_leading_dimension(dtype,
     big = rng.standard_normal((120, 130)).astype(dtype)
     big[5, 9] = np.inf
     s = xp.asarray(big)
-    a, sa = big[:70, :90], s[:70, :90]  # 70 x 90, rows 130 apart
-    at, sat = big[:90, :70].T, s[:90, :70].mT  # 70 x 90, the transpose of a block
-    b, sb = big[3:93, 7:77], s[3:93, 7:77]  # 90 x 70
-    v, sv = big[100, :90], s[100, :90]  # contiguous rows of the wider matrix
-    w, sw = big[110, :70], s[110, :70]
+    # (at most 32 x 30 x 32 multiply-adds: on one thread in OpenBLAS for complex products too)
+    a, sa = big[:30, :32], s[:30, :32]  # 30 x 32, rows 130 apart
+    at, sat = big[:32, :30].T, s[:32, :30].mT  # 30 x 32, the transpose of a block
+    b, sb = big[3:35, 7:37], s[3:35, 7:37]  # 32 x 30
+    v, sv = big[100, :32], s[100, :32]  # contiguous rows of the wider matrix
+    w, sw = big[110, :30], s[110, :30]
     cases = [(a, b, sa, sb), (at, b, sat, sb), (b, a, sb, sa), (b, at, sb, sat)]
     cases += [(a, v, sa, sv), (at, v, sat, sv), (w, a, sw, sa), (w, at, sw, sat)]
     for x, y, sx, sy in cases:
@@ -318,3 +319,56 @@ def test_blas_calls_are_quiet_and_leave_the_callers_error_state():
         with pytest.raises(ValueError):
             call(np.ones((2, 3)), np.ones((2, 3)), np.empty((2, 3)))
         assert np.geterr() == want_state
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex64])
+def test_threaded_products_and_lapack_run_in_scipys_blas_library(dtype, monkeypatch):
+    """Products that OpenBLAS runs on threads (matrices, a block of a wider matrix, a stack, a
+    matrix and a vector on either side, in a planned lane too) and the LAPACK calls of large
+    matrices (one, or a stack) go through SciPy's library, the one of strided's other BLAS
+    calls: NumPy's dot, matmul and linalg gufuncs are never called (two OpenBLAS thread pools
+    alternating slowed a loop of inv and a product 20x).  NumPy's values."""
+    import strided.backends.cpu as cpu
+    from strided.backends.cpu import _linalg as cpu_linalg
+
+    def refuse(*args, **kw):
+        raise AssertionError("NumPy's BLAS or LAPACK was called")
+
+    rng = np.random.default_rng(12)
+
+    def mk(shape):
+        r = rng.standard_normal(shape)
+        return (r + 1j * rng.standard_normal(shape) if dtype == np.complex64 else r).astype(dtype)
+
+    n = 140
+    big = mk((n + 10, n + 20))
+    m1, m2, vec = mk((n, n)), mk((n, n)), mk((n,))
+    stack1, stack2 = mk((3, 100, 110)), mk((3, 110, 100))
+    spd = (m1 @ m1.conj().T + n * np.eye(n)).astype(dtype)
+    pairs = [(m1, m2), (m1.T, m2), (big[:n, :n], m2), (m1, vec), (vec, m1), (stack1, stack2),
+             (stack1, mk((110,))), (mk((100,)), stack1)]  # fmt: skip
+    with np.errstate(all="ignore"):
+        want_products = [x @ y for x, y in pairs]
+        want_linalg = [np.linalg.inv(m1), np.linalg.solve(m1, m2), np.linalg.eigvalsh(spd),
+                       np.linalg.svd(m1, compute_uv=False), np.linalg.det(m1),
+                       np.linalg.slogdet(m1)[1], np.linalg.cholesky(spd),
+                       np.linalg.inv(np.stack([spd, spd]))]  # fmt: skip
+    for name in ("_blas_dot", "_blas_matmul"):
+        monkeypatch.setattr(cpu, name, refuse)
+    monkeypatch.setattr(cpu_linalg, "_numpy", refuse)
+    tol = 2e-3 if dtype == np.complex64 else 1e-9
+    for (x, y), want in zip(pairs, want_products):
+        sx = xp.asarray(big)[:n, :n] if x is pairs[2][0] else xp.asarray(x)
+        if x is pairs[1][0]:
+            sx = xp.asarray(m1).mT
+        for _ in range(2):  # (the second call through the planned lane)
+            got = np.asarray(xp.matmul(sx, xp.asarray(y)))
+            np.testing.assert_allclose(got, want, rtol=tol, atol=tol * n)
+    L = xp.linalg
+    s1, s2, sspd = xp.asarray(m1), xp.asarray(m2), xp.asarray(spd)
+    got_linalg = [L.inv(s1), L.solve(s1, s2), L.eigvalsh(sspd), L.svdvals(s1), L.det(s1),
+                  L.slogdet(s1)[1], L.cholesky(sspd), L.inv(xp.stack([sspd, sspd]))]  # fmt: skip
+    for got, want in zip(got_linalg, want_linalg):
+        got = np.asarray(got)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=100 * tol, atol=100 * tol)

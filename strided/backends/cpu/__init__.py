@@ -20,7 +20,7 @@ import numpy as np
 from ..._layout import dense_order
 from ..._layout import split_outer as _split_outer
 from ..._shapes import broadcast_strides, reshape_strides
-from . import _linalg
+from . import _blas, _linalg
 from ._memory import import_host, numpy_view
 
 #: spins of an idle GNU OpenMP thread before it sleeps (libgomp's default: 300,000)
@@ -1989,6 +1989,40 @@ def _blas_product(x: np.ndarray, y: np.ndarray):
     return _blas_matmul
 
 
+def _product(x: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:
+    """out = x @ y of float matrices, or a matrix and a vector (C-ordered ``out``, k > 0):
+    SciPy's BLAS where OpenBLAS runs it on threads (the library of strided's LAPACK and numba's
+    products: one thread pool, see ``_blas``), else NumPy's cheaper call."""
+    if not _blas.threaded_product(x, y, out):
+        _blas_product(x, y)(x, y, out)
+
+
+def _threaded_stack(a_shape: tuple, b_shape: tuple, dtype: np.dtype) -> bool:
+    """Whether each product of a stack of these shapes (matmul's, a vector on either side)
+    runs on OpenBLAS's threads."""
+    if not a_shape[-1]:
+        return False
+    if len(a_shape) > 1 and len(b_shape) > 1:
+        return _blas.threaded_gemm(a_shape[-2], a_shape[-1], b_shape[-1], dtype)
+    mat = a_shape if len(a_shape) > 1 else b_shape
+    return mat[-2] * mat[-1] >= _blas.THREADED_GEMV
+
+
+def _stack_product(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
+    """out = a @ b of stacks (NumPy views; matmul's broadcasting of the batch): NumPy's matmul
+    loop, or matrix by matrix through :func:`_product` where each product is threaded."""
+    if not _threaded_stack(a.shape, b.shape, out.dtype):
+        _blas_matmul(a, b, out)
+        return
+    batch = out.shape[: out.ndim - (a.ndim > 1) - (b.ndim > 1)]
+    a_b = np.broadcast_to(a, batch + a.shape[-2:]) if a.ndim > 1 else a
+    b_b = np.broadcast_to(b, batch + b.shape[-2:]) if b.ndim > 1 else b
+    for idx in np.ndindex(batch):
+        x = a_b[idx] if a.ndim > 1 else a
+        y = b_b[idx] if b.ndim > 1 else b
+        _product(x, y, out[idx])
+
+
 def _matrix_viewer(shape: tuple, st: tuple, rows: int, cols: int):
     """``view(buf, offset)`` making a (rows, cols) NumPy view of a dense 2-D matrix of this
     layout in row-major or column-major order (the transpose of a dense matrix, e.g. ``W.mT``
@@ -2138,6 +2172,8 @@ def _batched_numpy_dense(out_shape, out_dtype, a, b, batch_shape):
     view_a = _array_viewer(a._shape, a._strides, out_np)
     view_b = _array_viewer(b._shape, b._strides, out_np)
     matmul, empty, size = _blas_matmul, np.empty, _size(out_shape)
+    if _threaded_stack(a._shape, b._shape, out_np):
+        matmul = _stack_product  # (SciPy's BLAS matrix by matrix: see _product)
 
     def fn(a, b):
         buf = empty(size, out_np)
@@ -2170,7 +2206,10 @@ def _matmul_dense(out_shape, out_dtype, args, params):
         view_b = _matrix_viewer(b._shape, b._strides, k, n)
         if view_a is None or view_b is None:
             return None
-        dot = _blas_product(view_a(a._buf, a._offset), view_b(b._buf, b._offset))
+        if _blas.threaded_gemm(m, k, n, out_np):  # (SciPy's BLAS: see _product)
+            dot = _product
+        else:
+            dot = _blas_product(view_a(a._buf, a._offset), view_b(b._buf, b._offset))
 
         def blas(a, b):
             buf = empty(size, out_np)
@@ -2209,7 +2248,7 @@ def matmul_cpu(out, a, b, *, batch_shape):
         # one float matrix product of dense operands: BLAS through NumPy, straight into out
         am, bm = _row_major(a, m, k), _row_major(b, k, n)
         if am is not None and bm is not None and k:
-            _blas_product(am, bm)(am, bm, out._buf.reshape(m, n))
+            _product(am, bm, out._buf.reshape(m, n))
             return
     if not batch_shape and out._buf.dtype.kind in "fc" and len(a._shape) + len(b._shape) == 3:
         # a matrix times a vector, or a vector times a matrix: BLAS's gemv through NumPy's dot,
@@ -2221,8 +2260,7 @@ def matmul_cpu(out, a, b, *, batch_shape):
         if mat is not None and k and (vec._strides[0] == 1 or k == 1):
             v = vec._buf[vec._offset : vec._offset + k]
             o = out._buf[out._offset : out._offset + m]
-            product = _blas_product(mat, v)
-            product(mat, v, o) if vec is b else product(v, mat, o)
+            _product(mat, v, o) if vec is b else _product(v, mat, o)
             return
     if batch_shape and len(b._shape) == 2 and out._buf.dtype.kind in "fc":
         # a C-order stack times one matrix (x @ W): one product of all the stack's rows,
@@ -2239,13 +2277,13 @@ def matmul_cpu(out, a, b, *, batch_shape):
         ):
             am = a._buf[a._offset : a._offset + rows * k].reshape(rows, k)
             out_rows = out._buf[out._offset : out._offset + rows * n].reshape(rows, n)
-            _blas_product(am, bm)(am, bm, out_rows)
+            _product(am, bm, out_rows)
             return
     if _numpy_stack(out._buf.dtype, a, b, batch_shape):
         # a stack of float matrices: NumPy's matmul loop, a BLAS call a matrix with less
         # overhead than numba's np.dot (1000 8 x 8 float64: 143 -> 54 us, NumPy 47; 4 x 4
         # float32 in registers 78 -> 36, NumPy 30), writing into out's memory
-        _blas_matmul(numpy_view(a), numpy_view(b), numpy_view(out))
+        _stack_product(numpy_view(a), numpy_view(b), numpy_view(out))
         return
     # 1-D operands: a row of x1, a column of x2 (stride 0 on the added dimension)
     a_shape, a_strides = a._shape, a._strides

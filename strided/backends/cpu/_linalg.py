@@ -25,14 +25,17 @@ Which LAPACK route, measured on the 2-core development machine with ``benchmarks
   cholesky 20 vs 9, solve 34 vs 21, inv 87 vs 39, svd 445 vs 310), and single precision is
   computed in single precision, as PyTorch does.
 
-So NumPy's gufuncs run stacks of matrices; a single matrix with ``m * n * min(m, n)`` up to
-64**3 (32**3 for double-precision eigenvalue and singular value drivers) calls its LAPACK driver
-directly through SciPy's f2py wrappers (``_direct``), falling
-back to NumPy's gufunc on any nonzero ``info`` so that failures and non-finite input behave
-exactly as NumPy's; single-precision matrices with ``m * n * min(m, n)`` of at least 128**3 go
-matrix by matrix through SciPy's single-precision drivers, and ``inv`` of such large matrices in
-any precision (getrf + getri).
-``det``/``slogdet`` always use NumPy (its double-precision LU gives float32 a better result).
+So a single matrix with ``m * n * min(m, n)`` up to 64**3 calls its LAPACK driver directly
+through SciPy's f2py wrappers (``_direct``), falling back to NumPy's gufunc on any nonzero
+``info`` so that failures and non-finite input behave exactly as NumPy's; finite matrices past
+that size, alone or stacked, go matrix by matrix through SciPy's drivers in their own precision
+(``inv`` by getrf + getri; ``det``/``slogdet`` by getrf in double precision, as NumPy's gufunc,
+whose double-precision LU gives float32 a better result); NumPy's gufuncs run stacks of small
+matrices, non-finite ones and the failures.  Calls past the direct route run OpenBLAS's threads,
+and one library's pool serves them all: SciPy's, which strided's threaded matrix products use
+too (``_blas``; NumPy's and SciPy's pools alternating slowed loops of a decomposition and a
+product 10-20x).  (NumPy's double-precision eigenvalue and singular value drivers ran 3-8%
+faster than SciPy's from about 48 x 48: one library for all is worth more.)
 LAPACK failures become :class:`strided.linalg.LinAlgError` naming the function and, in a stack,
 the index of the first failing matrix.
 """
@@ -42,50 +45,54 @@ from __future__ import annotations
 import numpy as np
 
 from ..._errors import batched_linalg as _numpy
-from ..._errors import linalg_failure as _fail
 from ._memory import adopt, numpy_view
-
-#: single-precision problems at least this large (m * n * min(m, n)) use SciPy's drivers
-SCIPY_MIN_WORK = 128**3
 
 _SINGLE = (np.dtype(np.float32), np.dtype(np.complex64))
 
 
-#: a single matrix with m * n * min(m, n) up to this calls LAPACK directly (``_direct``)
+#: a single matrix with m * n * min(m, n) up to this calls LAPACK directly (``_direct``); larger
+#: ones, alone or stacked, go through SciPy's drivers (``_scipy_route``)
 DIRECT_MAX_WORK = 64**3
 
 
-#: the same for the eigenvalue and singular value drivers in double precision: from about
-#: 48 x 48 NumPy's (the same routines, its own OpenBLAS build) ran 3-8% faster here
-DIRECT_MAX_WORK_DOUBLE_SPECTRAL = 32**3
-
-
-def _direct(a: np.ndarray, spectral: bool = False) -> bool:
+def _direct(a: np.ndarray) -> bool:
     """Whether ``a`` is one nonempty matrix small enough for the direct LAPACK route (f2py
-    refuses empty arrays); ``spectral``: for an eigenvalue or singular value driver."""
+    refuses empty arrays)."""
     if a.ndim != 2:
         return False
     m, n = a.shape
-    limit = DIRECT_MAX_WORK
-    if spectral and a.dtype not in _SINGLE:
-        limit = DIRECT_MAX_WORK_DOUBLE_SPECTRAL
-    return 0 < m * n * min(m, n) <= limit
+    return 0 < m * n * min(m, n) <= DIRECT_MAX_WORK
 
 
-def _scipy_route(a: np.ndarray, any_precision: bool = False) -> bool:
+def _scipy_route(a: np.ndarray) -> bool:
+    """Whether ``a`` (one matrix or a stack) goes matrix by matrix through SciPy's drivers, in
+    its own precision: finite matrices past the direct route's size.  Their LAPACK calls run
+    OpenBLAS's threads, and SciPy's library is the one strided's other BLAS calls use
+    (``_blas``: NumPy's pool spinning beside SciPy's slowed loops of an ``svd`` or ``inv``
+    and a product 10-20x, from 64 x 64 complex64 and 120 x 120 float64).  Stacks of smaller
+    matrices go to NumPy's gufuncs, which loop in C (see :func:`_scipy_per_matrix` for
+    failures)."""
     m, n = a.shape[-2:]
-    return (any_precision or a.dtype in _SINGLE) and m * n * min(m, n) >= SCIPY_MIN_WORK
+    return m * n * min(m, n) > DIRECT_MAX_WORK
 
 
-def _per_matrix(op: str, fn, outs, *arrays) -> None:
-    """Write ``fn(matrices...)`` (a tuple of results) into ``outs`` for each matrix of the batch."""
-    for idx in np.ndindex(arrays[0].shape[:-2]):
-        try:
-            results = fn(*(a[idx] for a in arrays))
-        except np.linalg.LinAlgError as e:  # SciPy's LinAlgError is NumPy's
-            raise _fail(op, str(e), idx if arrays[0].ndim > 2 else None) from None
-        for o, r in zip(outs, results):
-            o[idx] = r
+def _scipy_per_matrix(outs, one, *arrays) -> bool:
+    """``one(matrices...)`` (a tuple of results) into the outputs ``outs`` for each matrix of
+    the stack: a single matrix's results taken over (``adopt``: no copy of a C-ordered view),
+    a stack's copied in.  False (the outputs' values undefined) when LAPACK reported a failure:
+    the caller then runs NumPy's gufunc, the same routines, which raises NumPy's error naming
+    the failing matrix or returns NaNs as NumPy does (non-finite input included)."""
+    try:
+        if arrays[0].ndim == 2:
+            _adopt_all(outs, one(*arrays))
+            return True
+        views = tuple(numpy_view(o) for o in outs)
+        for idx in np.ndindex(arrays[0].shape[:-2]):
+            for view, r in zip(views, one(*(a[idx] for a in arrays))):
+                view[idx] = r
+    except np.linalg.LinAlgError:
+        return False
+    return True
 
 
 _LAPACK: dict = {}
@@ -103,16 +110,25 @@ def _lapack(name: str, a: np.ndarray):
     return fn
 
 
+def _fortran(m: np.ndarray):
+    """(f, transposed): ``m.T`` when ``m`` is C-ordered (Fortran-ordered, so f2py reads it in
+    place: no transposing copy of a large matrix, ~4 ms of a 1000 x 1000 float64 cholesky's
+    ~11), else ``m`` itself."""
+    if m.flags.c_contiguous:
+        return m.T, True
+    return m, False
+
+
 def _check_info(what: str, info: int) -> None:
-    if info > 0:
+    """LinAlgError where LAPACK reports a failure (SciPy's route then leaves the matrix to
+    NumPy's gufunc): a positive ``info``, or a negative one (gesdd's answer to NaN input)."""
+    if info:
         raise np.linalg.LinAlgError(what)
-    if info < 0:  # a wrapper bug, never the user's input
-        raise RuntimeError(f"LAPACK: illegal value in argument {-info}")
 
 
 # -- kernels --------------------------------------------------------------------------------------
 def cholesky_cpu(out, x, *, upper):
-    a, o = numpy_view(x), numpy_view(out)
+    a = numpy_view(x)
     what = "the matrix is not positive definite"
     if _direct(a):
         c, info = _lapack("potrf", a)(a, lower=1, clean=1)
@@ -122,20 +138,28 @@ def cholesky_cpu(out, x, *, upper):
     if _scipy_route(a):
 
         def one(m):
-            # the lower triangle read whichever factor is asked for, as NumPy does
-            c, info = _lapack("potrf", m)(m, lower=1, clean=1)
+            # the lower triangle read whichever factor is asked for, as NumPy does: that of m
+            # is the upper one of m.T, whose factor U (U^H U = conj(m)) gives L = U.T
+            f, transposed = _fortran(m)
+            c, info = _lapack("potrf", m)(f, lower=int(not transposed), clean=1)
             _check_info(what, info)
-            return (np.conj(c.T) if upper else c,)
+            low = c.T if transposed else c
+            return (np.conj(low.T) if upper else low,)
 
-        _per_matrix("cholesky", one, (o,), a)
-        return
+        if _scipy_per_matrix((out,), one, a):
+            return
     low = _numpy("cholesky", what, np.linalg.cholesky, a)
     adopt(out, np.conj(np.swapaxes(low, -1, -2)) if upper else low)
 
 
-def _gesv(what: str):
+def _lu_solve(what: str):
+    """Solve one large system by getrf of m.T (read in place) and getrs of its transpose."""
+
     def one(m, b):
-        _, _, sol, info = _lapack("gesv", m)(m, b)
+        f, transposed = _fortran(m)
+        lu, piv, info = _lapack("getrf", m)(f)
+        _check_info(what, info)
+        sol, info = _lapack("getrs", m)(lu, piv, b, trans=int(transposed))
         _check_info(what, info)
         return (sol,)
 
@@ -143,14 +167,14 @@ def _gesv(what: str):
 
 
 def inv_cpu(out, x):
-    a, o = numpy_view(x), numpy_view(out)
+    a = numpy_view(x)
     what = "the matrix is singular"
     if _direct(a):
         r = _getri(a)
         if r is not None:
             adopt(out, r)
             return
-    if _scipy_route(a, any_precision=True):  # getrf + getri beats NumPy's solve(a, I)
+    if _scipy_route(a):  # (getrf + getri: faster than NumPy's solve(a, I) too)
 
         def one(m):
             r = _getri(m)
@@ -158,8 +182,8 @@ def inv_cpu(out, x):
                 raise np.linalg.LinAlgError(what)
             return (r,)
 
-        _per_matrix("inv", one, (o,), a)
-        return
+        if _scipy_per_matrix((out,), one, a):
+            return
     adopt(out, _numpy("inv", what, np.linalg.inv, a))
 
 
@@ -177,21 +201,52 @@ def _getri(a: np.ndarray) -> np.ndarray | None:
 
 def solve_cpu(out, x1, x2):
     # x1: (..., M, M) and x2: (..., M, K) with one (already broadcast) batch shape
-    a, b, o = numpy_view(x1), numpy_view(x2), numpy_view(out)
+    a, b = numpy_view(x1), numpy_view(x2)
     what = "the matrix is singular"
     if _direct(a) and b.size:
         _, _, sol, info = _lapack("gesv", a)(a, b)
         if not info:
             adopt(out, sol)
             return
-    if _scipy_route(a):
-        _per_matrix("solve", _gesv(what), (o,), a, b)
+    if _scipy_route(a) and b.size and _scipy_per_matrix((out,), _lu_solve(what), a, b):
         return
     adopt(out, _numpy("solve", what, np.linalg.solve, a, b))
 
 
+def _slogdet_lu(a: np.ndarray):
+    """(sign, log|det|) of the finite square ``a`` from SciPy's LU in double precision (as
+    NumPy's gufunc computes it, also for single precision input): the diagonal's magnitudes'
+    logs summed, its phases and the row swaps' signs multiplied."""
+    wide = np.complex128 if a.dtype.kind == "c" else np.float64
+    lu, piv, info = _lapack("getrf", np.empty(0, wide))(a.astype(wide).T)  # (F order: no copy)
+    diag = np.diagonal(lu)
+    swaps = np.count_nonzero(piv != np.arange(piv.size))
+    if info > 0:  # an exact zero pivot: singular
+        return (wide(0), -np.inf)
+    mag = np.abs(diag)
+    sign = np.prod(diag / mag) if a.dtype.kind == "c" else np.prod(np.sign(diag))
+    return (-sign if swaps % 2 else sign), np.sum(np.log(mag))
+
+
+def _slogdets(a: np.ndarray):
+    """(signs, logs) of a matrix or a stack of large ones by :func:`_slogdet_lu`."""
+    if a.ndim == 2:
+        return _slogdet_lu(a)
+    signs = np.empty(a.shape[:-2], np.complex128 if a.dtype.kind == "c" else np.float64)
+    logs = np.empty(a.shape[:-2])
+    for idx in np.ndindex(a.shape[:-2]):
+        signs[idx], logs[idx] = _slogdet_lu(a[idx])
+    return signs, logs
+
+
 def det_cpu(out, x):
-    numpy_view(out)[...] = _numpy("det", None, np.linalg.det, numpy_view(x))
+    a = numpy_view(x)
+    if _scipy_route(a) and np.isfinite(a).all():  # (NumPy's NaNs for the others)
+        sign, log = _slogdets(a)
+        with np.errstate(over="ignore", invalid="ignore"):  # (a determinant past the range)
+            numpy_view(out)[...] = sign * np.exp(log)  # (NumPy's det: from its slogdet too)
+        return
+    numpy_view(out)[...] = _numpy("det", None, np.linalg.det, a)
 
 
 def _adopt_all(outs: tuple, results) -> None:
@@ -202,14 +257,19 @@ def _adopt_all(outs: tuple, results) -> None:
 
 
 def slogdet_cpu(outs, x):
-    _adopt_all(outs, _numpy("slogdet", None, np.linalg.slogdet, numpy_view(x)))
+    a = numpy_view(x)
+    if _scipy_route(a) and np.isfinite(a).all():
+        sign, log = _slogdets(a)
+        numpy_view(outs[0])[...] = sign
+        numpy_view(outs[1])[...] = log
+        return
+    _adopt_all(outs, _numpy("slogdet", None, np.linalg.slogdet, a))
 
 
 def eigh_cpu(outs, x, *, compute_vectors):
     a = numpy_view(x)
-    o = tuple(numpy_view(r) for r in outs)
     op = "eigh" if compute_vectors else "eigvalsh"
-    if _direct(a, spectral=True):
+    if _direct(a):
         n = a.shape[-1]
         # the optimal workspace without a query (the wrapper's minimum, 2n + 1, makes the
         # eigenvalues-only reduction unblocked: 2-6x slower from n = 128)
@@ -220,16 +280,23 @@ def eigh_cpu(outs, x, *, compute_vectors):
             _adopt_all(outs, (w, v))  # (v is a placeholder without vectors: outs has one)
             return
     if _scipy_route(a):
-        from scipy.linalg import eigh
+        heevd = _lapack("heevd" if a.dtype.kind == "c" else "syevd", a)
+        n = a.shape[-1]
+        lwork = 1 + 6 * n + 2 * n * n if compute_vectors else n * 66 + 1
 
         def one(m):
-            r = eigh(
-                m, lower=True, eigvals_only=not compute_vectors, check_finite=False, driver="evd"
-            )
-            return r if compute_vectors else (r,)
+            # m's lower triangle is the upper one of m.T, the matrix conj(m): its eigenvalues,
+            # and its vectors conjugated
+            f, transposed = _fortran(m)
+            w, v, info = heevd(f, compute_v=int(compute_vectors), lower=int(not transposed),
+                               lwork=lwork)  # fmt: skip
+            _check_info("the eigenvalue computation did not converge", info)
+            if not compute_vectors:
+                return (w,)
+            return w, (np.conj(v) if transposed and v.dtype.kind == "c" else v)
 
-        _per_matrix(op, one, o, a)
-        return
+        if _scipy_per_matrix(outs, one, a):
+            return
     if compute_vectors:
         _adopt_all(outs, _numpy(op, None, np.linalg.eigh, a))
     else:
@@ -249,8 +316,8 @@ def eig_cpu(outs, x, *, compute_vectors):
             r = eig(m, right=compute_vectors, check_finite=False)
             return r if compute_vectors else (r,)
 
-        _per_matrix(op, one, o, a)
-        return
+        if _scipy_per_matrix(outs, one, a):
+            return
     if compute_vectors:
         w, v = _numpy(op, None, np.linalg.eig, a)
         o[0][...], o[1][...] = w, v  # real results of real input widen to complex
@@ -260,9 +327,8 @@ def eig_cpu(outs, x, *, compute_vectors):
 
 def svd_cpu(outs, x, *, full_matrices, compute_uv):
     a = numpy_view(x)
-    o = tuple(numpy_view(r) for r in outs)
     op = "svd" if compute_uv else "svdvals"
-    if _direct(a, spectral=True):
+    if _direct(a):
         u, s, vh, info = _lapack("gesdd", a)(
             a, compute_uv=int(compute_uv), full_matrices=int(full_matrices)
         )
@@ -270,14 +336,22 @@ def svd_cpu(outs, x, *, full_matrices, compute_uv):
             _adopt_all(outs, (u, s, vh) if compute_uv else (s,))
             return
     if _scipy_route(a):
-        from scipy.linalg import svd
+        gesdd = _lapack("gesdd", a)
 
         def one(m):
-            r = svd(m, full_matrices=full_matrices, compute_uv=compute_uv, check_finite=False)
-            return r if compute_uv else (r,)
+            # m.T = U S Vh read in place: m = Vh.T S U.T
+            f, transposed = _fortran(m)
+            work, info = _lapack("gesdd_lwork", m)(*f.shape, compute_uv=int(compute_uv),
+                                                    full_matrices=int(full_matrices))  # fmt: skip
+            u, s, vh, info = gesdd(f, compute_uv=int(compute_uv), full_matrices=int(full_matrices),
+                                   lwork=int(work.real))  # fmt: skip
+            _check_info("the singular value decomposition did not converge", info)
+            if not compute_uv:
+                return (s,)
+            return (vh.T, s, u.T) if transposed else (u, s, vh)
 
-        _per_matrix(op, one, o, a)
-        return
+        if _scipy_per_matrix(outs, one, a):
+            return
     if compute_uv:
         _adopt_all(outs, _numpy(op, None, np.linalg.svd, a, full_matrices=full_matrices))
     else:
@@ -286,19 +360,16 @@ def svd_cpu(outs, x, *, full_matrices, compute_uv):
 
 def qr_cpu(outs, x, *, mode):
     a = numpy_view(x)
-    o = tuple(numpy_view(r) for r in outs)
     if _direct(a) and _direct_qr(a, outs, mode):
         return
     if _scipy_route(a):
         from scipy.linalg import qr
 
-        _per_matrix(
-            "qr",
-            lambda m: qr(m, mode="economic" if mode == "reduced" else "full", check_finite=False),
-            o,
-            a,
-        )
-        return
+        def one(m):
+            return qr(m, mode="economic" if mode == "reduced" else "full", check_finite=False)
+
+        if _scipy_per_matrix(outs, one, a):
+            return
     _adopt_all(outs, _numpy("qr", None, np.linalg.qr, a, mode=mode))
 
 

@@ -1,0 +1,88 @@
+"""Matrix products that OpenBLAS runs on threads go through SciPy's BLAS.
+
+NumPy and SciPy each ship an OpenBLAS with a thread pool of its own.  After a threaded call a
+pool's threads spin for a while waiting for the next one, and on a machine with few cores the
+other library's threaded call then runs beside them.  strided's LAPACK calls and numba's
+``np.dot`` use SciPy's library; products through NumPy's made a loop alternating the two crawl
+(measured on 2 cores: ``inv`` of a 128 x 128 float64 matrix then a 128 x 128 product 0.5 ->
+12 ms a pair, a 64 x 64 complex64 ``svd`` then a product 0.6 -> 8.7 ms).  So products large
+enough to be threaded (OpenBLAS's own thresholds below) use SciPy's gemm and gemv through their
+f2py wrappers (~0.3 us more a call than NumPy's dot), writing into the result in place; smaller
+ones run on the calling thread in either library and stay with NumPy's cheaper call.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: OpenBLAS runs gemm on one thread while m * n * k is at most this (its interface's
+#: SMP_THRESHOLD_MIN, 65536 for real and 8192 for complex, times GEMM_MULTITHREAD_THRESHOLD 4;
+#: measured: a 48 x 48 complex64 product already woke NumPy's pool), gemv while m * n is below
+#: THREADED_GEMV (2304 times the same 4)
+THREADED_GEMM = 65536 * 4
+THREADED_GEMM_COMPLEX = 8192 * 4
+THREADED_GEMV = 2304 * 4
+
+
+def threaded_gemm(m: int, k: int, n: int, dtype: np.dtype) -> bool:
+    """Whether OpenBLAS runs an (m, k) by (k, n) product of ``dtype`` on its threads."""
+    return m * k * n > (THREADED_GEMM_COMPLEX if dtype.kind == "c" else THREADED_GEMM)
+
+
+_FUNCS: dict = {}  # (name, dtype) -> SciPy's f2py wrapper
+
+
+def _blas(name: str, dtype: np.dtype):
+    fn = _FUNCS.get((name, dtype))
+    if fn is None:
+        from scipy.linalg import get_blas_funcs
+
+        fn = _FUNCS[(name, dtype)] = get_blas_funcs(name, dtype=dtype)
+    return fn
+
+
+def _fortran(a: np.ndarray):
+    """(f, trans) with ``f`` Fortran-ordered and op(f) = a.T: the transpose itself when a is
+    C-ordered, else ``a`` marked to be transposed (a copy where it is neither)."""
+    if a.flags.c_contiguous:
+        return a.T, 0
+    if a.flags.f_contiguous:
+        return a, 1
+    return np.ascontiguousarray(a).T, 0
+
+
+def _gemv(mat: np.ndarray, vec: np.ndarray, out: np.ndarray, transposed: bool) -> None:
+    """out = mat @ vec (``transposed``: mat.T @ vec), all contiguous, by SciPy's gemv."""
+    if mat.flags.f_contiguous and not mat.flags.c_contiguous:
+        a, trans = mat, int(transposed)
+    else:  # (C-ordered, or copied so): its transpose is Fortran-ordered
+        a, trans = np.ascontiguousarray(mat).T, int(not transposed)
+    res = _blas("gemv", out.dtype)(1.0, a, vec, 0.0, out, trans=trans, overwrite_y=1)
+    if res.ctypes.data != out.ctypes.data:  # (f2py copied: not expected for these layouts)
+        out[...] = res
+
+
+def threaded_product(x: np.ndarray, y: np.ndarray, out: np.ndarray) -> bool:
+    """out = x @ y by SciPy's BLAS where OpenBLAS would run it on threads: x (m, k) or (k,), y
+    (k, n) or (k,), out the C-ordered result, of one float or complex dtype, k > 0.  Returns
+    False, doing nothing, for a product small enough for one thread (the caller's NumPy call
+    then runs it) or a vector that is not contiguous."""
+    if x.ndim == 2 and y.ndim == 2:
+        (m, k), n = x.shape, y.shape[1]
+        if not threaded_gemm(m, k, n, out.dtype):
+            return False
+        # out.T (Fortran-ordered) = y.T @ x.T: no copy of a C- or F-ordered operand
+        a, trans_a = _fortran(y)
+        b, trans_b = _fortran(x)
+        c = out.T
+        res = _blas("gemm", out.dtype)(
+            1.0, a, b, 0.0, c, trans_a=trans_a, trans_b=trans_b, overwrite_c=1
+        )
+        if res.ctypes.data != out.ctypes.data:  # (f2py copied: not expected for these layouts)
+            out[...] = res.T
+        return True
+    mat, vec = (x, y) if x.ndim == 2 else (y, x)
+    if mat.size < THREADED_GEMV or not vec.flags.c_contiguous or not out.flags.c_contiguous:
+        return False
+    _gemv(mat, vec, out, transposed=mat is y)
+    return True
