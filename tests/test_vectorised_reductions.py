@@ -382,3 +382,56 @@ def test_flat_argmax_of_large_stepped_matrices_reads_rows_in_place(dtype):
         for sl in views:
             assert int(xp.argmax(sb[sl])) == np.argmax(b[sl]), sl
             assert int(xp.argmin(sb[sl])) == np.argmin(b[sl]), sl
+
+
+@pytest.mark.parametrize(
+    "dtype,ops,shapes",
+    [
+        # over threads for float64 alone (each op and dtype compiles its loops)
+        (np.float64, ("sum", "prod", "max", "min", "count_nonzero", "mean"),
+         [(42, 3), (1000, 5), (203, 31), (300001, 3), (70003, 7)]),
+        (np.int32, ("sum", "max"), [(1001, 3), (130, 2)]),
+        (np.bool_, ("count_nonzero",), [(999, 4)]),
+    ],
+)  # fmt: skip
+def test_few_columns_reduced_over_their_rows_as_one_long_run(dtype, ops, shapes):
+    """A dense block of fewer than 32 columns reduced along its rows (axis 0 of a C matrix, or
+    the leading axes of a 3-D one) runs the narrow loops: the rows in chunks of about 64
+    elements, the rows after the last chunk added at the end.  NumPy's values (NaN propagated
+    by max and min), the same bits on one thread or two, and the plan is the narrow one."""
+    import numba
+
+    from strided.backends.cpu import kernels
+
+    rng = np.random.default_rng(31)
+    before = numba.get_num_threads()
+    try:
+        for shape in shapes:
+            if dtype == np.bool_:
+                a = rng.random(shape) > 0.4
+            elif dtype == np.int32:
+                a = rng.integers(-1000, 1000, shape).astype(dtype)
+            else:  # (values near 1: a product of thousands stays in range)
+                a = np.exp(rng.standard_normal(shape) * 0.01)
+                a[shape[0] // 2, 1] = np.nan  # one column's max and min are NaN
+            s = xp.asarray(a)
+            plan = kernels._reduce_plan("sum", shape, (1,), (shape[1], 1), (0,))
+            assert plan[0] == "narrow"
+            views = [(s, a, 0)]
+            if shape[0] % 2 == 0:  # the same block as a 3-D array over its two leading axes
+                views.append((xp.reshape(s, (2, -1, shape[1])), a.reshape(2, -1, shape[1]), (0, 1)))
+            for sv, v, axis in views:
+                for op in ops:
+                    want = getattr(np, op)(v, axis=axis)
+                    bits = []
+                    for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+                        numba.set_num_threads(threads)
+                        got = np.asarray(getattr(xp, op)(sv, axis=axis))
+                        if dtype == np.float64 and op in ("sum", "prod", "mean"):
+                            np.testing.assert_allclose(got, want, rtol=1e-12)
+                        else:
+                            np.testing.assert_array_equal(got, want, err_msg=f"{op} {shape}")
+                        bits.append(got.tobytes())
+                    assert bits[0] == bits[1], (op, shape)
+    finally:
+        numba.set_num_threads(before)

@@ -708,6 +708,70 @@ def _{name}_span(acc, a, b0, st, n, ident):
     return acc
 """
 
+# few dense columns reduced over many rows (axis 0 of a C matrix narrower than 32 columns): the
+# rows read as one long run in chunks of about 64 elements, each chunk position combined into its
+# own accumulator (vectorised along the chunk; a combine per column of a 3-wide row is scalar
+# work), the accumulators then combined per column.  Over threads: tasks of chunks, their
+# accumulators combined in task order (the same bits for any number of threads).  Accumulators
+# combine by the op's merge (counts add up).
+NARROW_REDUCE = ("sum", "prod", "max", "min", "count_true")
+NARROW_MERGE = {"count_true": "sum"}
+NARROW_TEMPLATE = """
+
+@njit(**ROW)
+def _{name}_narrow_start(acc, a, base, width, ident):
+    seg = a[base : base + width]
+    for i in range(width):
+        acc[i] = {init_narrow}
+
+
+@njit(**ROW)
+def _{name}_narrow_chunks(acc, a, base, width, c0, c1):
+    for c in range(c0, c1):
+        seg = a[base + c * width : base + (c + 1) * width]
+        for i in range(width):
+            acc[i] = _{name}_combine(acc[i], seg[i])
+
+
+@njit(**ROW)
+def _{name}_narrow_finish(o, oo, os, acc, a, base, nk, nr, reps, init):
+    for j in range(nk):
+        r = acc[j]
+        for q in range(1, reps):
+            r = _{merge}_combine(r, acc[q * nk + j])
+        for row in range((nr // reps) * reps, nr):
+            r = _{name}_combine(r, a[base + row * nk + j])
+        o[oo + j * os] = r if init else _{merge}_combine(o[oo + j * os], r)
+
+
+@njit(**SERIAL)
+def {name}_narrow_s(o, oo, os, a, base, nk, nr, init, ident):
+    reps = max(1, 64 // nk)
+    width = nk * reps
+    acc = np.empty(width, o.dtype)
+    _{name}_narrow_start(acc, a, base, width, ident)
+    _{name}_narrow_chunks(acc, a, base, width, 1, nr // reps)
+    _{name}_narrow_finish(o, oo, os, acc, a, base, nk, nr, reps, init)
+
+
+@njit(**PARALLEL)
+def {name}_narrow_p(o, oo, os, a, base, nk, nr, init, ident, per_task):
+    reps = max(1, 64 // nk)
+    width = nk * reps
+    chunks = nr // reps
+    tasks = (chunks + per_task - 1) // per_task
+    partial = np.empty((tasks, width), o.dtype)
+    for t in prange(tasks):
+        c0 = t * per_task
+        _{name}_narrow_start(partial[t], a, base + c0 * width, width, ident)
+        _{name}_narrow_chunks(partial[t], a, base, width, c0 + 1, min(c0 + per_task, chunks))
+    acc = partial[0]
+    for t in range(1, tasks):
+        for i in range(width):
+            acc[i] = _{merge}_combine(acc[i], partial[t, i])
+    _{name}_narrow_finish(o, oo, os, acc, a, base, nk, nr, reps, init)
+"""
+
 REDUCE_TEMPLATE = """
 
 @njit(**ROW)
@@ -1123,6 +1187,11 @@ def generate() -> str:
                 init_dense="aseg[i]" if init == "first" else "ident",
             )
         )
+        if name in NARROW_REDUCE:
+            init_narrow = "seg[i]" if init == "first" else f"_{name}_combine(ident, seg[i])"
+            merge = NARROW_MERGE.get(name, name)
+            parts.append(NARROW_TEMPLATE.format(name=name, init_narrow=init_narrow, merge=merge))
+    parts.append(f"\n\n#: the reductions with narrow loops\nNARROW_REDUCE = {NARROW_REDUCE!r}\n")
     for name, step in SCAN.items():
         parts.append(SCAN_TEMPLATE.format(name=name, step=step))
     parts.append(ARGREDUCE)

@@ -33,7 +33,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = 'eb89bbfd562a3f6f'
+SOURCE_HASH = '7686344330ec5946'
 
 
 @_loop(SERIAL)
@@ -7170,6 +7170,60 @@ def sum_outer_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, 
 
 
 @njit(**ROW)
+def _sum_narrow_start(acc, a, base, width, ident):
+    seg = a[base : base + width]
+    for i in range(width):
+        acc[i] = _sum_combine(ident, seg[i])
+
+
+@njit(**ROW)
+def _sum_narrow_chunks(acc, a, base, width, c0, c1):
+    for c in range(c0, c1):
+        seg = a[base + c * width : base + (c + 1) * width]
+        for i in range(width):
+            acc[i] = _sum_combine(acc[i], seg[i])
+
+
+@njit(**ROW)
+def _sum_narrow_finish(o, oo, os, acc, a, base, nk, nr, reps, init):
+    for j in range(nk):
+        r = acc[j]
+        for q in range(1, reps):
+            r = _sum_combine(r, acc[q * nk + j])
+        for row in range((nr // reps) * reps, nr):
+            r = _sum_combine(r, a[base + row * nk + j])
+        o[oo + j * os] = r if init else _sum_combine(o[oo + j * os], r)
+
+
+@_loop(SERIAL)
+def sum_narrow_s(o, oo, os, a, base, nk, nr, init, ident):
+    reps = max(1, 64 // nk)
+    width = nk * reps
+    acc = np.empty(width, o.dtype)
+    _sum_narrow_start(acc, a, base, width, ident)
+    _sum_narrow_chunks(acc, a, base, width, 1, nr // reps)
+    _sum_narrow_finish(o, oo, os, acc, a, base, nk, nr, reps, init)
+
+
+@_loop(PARALLEL)
+def sum_narrow_p(o, oo, os, a, base, nk, nr, init, ident, per_task):
+    reps = max(1, 64 // nk)
+    width = nk * reps
+    chunks = nr // reps
+    tasks = (chunks + per_task - 1) // per_task
+    partial = np.empty((tasks, width), o.dtype)
+    for t in prange(tasks):
+        c0 = t * per_task
+        _sum_narrow_start(partial[t], a, base + c0 * width, width, ident)
+        _sum_narrow_chunks(partial[t], a, base, width, c0 + 1, min(c0 + per_task, chunks))
+    acc = partial[0]
+    for t in range(1, tasks):
+        for i in range(width):
+            acc[i] = _sum_combine(acc[i], partial[t, i])
+    _sum_narrow_finish(o, oo, os, acc, a, base, nk, nr, reps, init)
+
+
+@njit(**ROW)
 def _prod_combine(acc, x):
     return acc * x
 
@@ -7310,6 +7364,60 @@ def prod_outer_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1,
 
 
 @njit(**ROW)
+def _prod_narrow_start(acc, a, base, width, ident):
+    seg = a[base : base + width]
+    for i in range(width):
+        acc[i] = _prod_combine(ident, seg[i])
+
+
+@njit(**ROW)
+def _prod_narrow_chunks(acc, a, base, width, c0, c1):
+    for c in range(c0, c1):
+        seg = a[base + c * width : base + (c + 1) * width]
+        for i in range(width):
+            acc[i] = _prod_combine(acc[i], seg[i])
+
+
+@njit(**ROW)
+def _prod_narrow_finish(o, oo, os, acc, a, base, nk, nr, reps, init):
+    for j in range(nk):
+        r = acc[j]
+        for q in range(1, reps):
+            r = _prod_combine(r, acc[q * nk + j])
+        for row in range((nr // reps) * reps, nr):
+            r = _prod_combine(r, a[base + row * nk + j])
+        o[oo + j * os] = r if init else _prod_combine(o[oo + j * os], r)
+
+
+@_loop(SERIAL)
+def prod_narrow_s(o, oo, os, a, base, nk, nr, init, ident):
+    reps = max(1, 64 // nk)
+    width = nk * reps
+    acc = np.empty(width, o.dtype)
+    _prod_narrow_start(acc, a, base, width, ident)
+    _prod_narrow_chunks(acc, a, base, width, 1, nr // reps)
+    _prod_narrow_finish(o, oo, os, acc, a, base, nk, nr, reps, init)
+
+
+@_loop(PARALLEL)
+def prod_narrow_p(o, oo, os, a, base, nk, nr, init, ident, per_task):
+    reps = max(1, 64 // nk)
+    width = nk * reps
+    chunks = nr // reps
+    tasks = (chunks + per_task - 1) // per_task
+    partial = np.empty((tasks, width), o.dtype)
+    for t in prange(tasks):
+        c0 = t * per_task
+        _prod_narrow_start(partial[t], a, base + c0 * width, width, ident)
+        _prod_narrow_chunks(partial[t], a, base, width, c0 + 1, min(c0 + per_task, chunks))
+    acc = partial[0]
+    for t in range(1, tasks):
+        for i in range(width):
+            acc[i] = _prod_combine(acc[i], partial[t, i])
+    _prod_narrow_finish(o, oo, os, acc, a, base, nk, nr, reps, init)
+
+
+@njit(**ROW)
 def _max_combine(acc, x):
     return S.maximum(acc, x)
 
@@ -7435,6 +7543,60 @@ def max_outer_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, 
 
 
 @njit(**ROW)
+def _max_narrow_start(acc, a, base, width, ident):
+    seg = a[base : base + width]
+    for i in range(width):
+        acc[i] = seg[i]
+
+
+@njit(**ROW)
+def _max_narrow_chunks(acc, a, base, width, c0, c1):
+    for c in range(c0, c1):
+        seg = a[base + c * width : base + (c + 1) * width]
+        for i in range(width):
+            acc[i] = _max_combine(acc[i], seg[i])
+
+
+@njit(**ROW)
+def _max_narrow_finish(o, oo, os, acc, a, base, nk, nr, reps, init):
+    for j in range(nk):
+        r = acc[j]
+        for q in range(1, reps):
+            r = _max_combine(r, acc[q * nk + j])
+        for row in range((nr // reps) * reps, nr):
+            r = _max_combine(r, a[base + row * nk + j])
+        o[oo + j * os] = r if init else _max_combine(o[oo + j * os], r)
+
+
+@_loop(SERIAL)
+def max_narrow_s(o, oo, os, a, base, nk, nr, init, ident):
+    reps = max(1, 64 // nk)
+    width = nk * reps
+    acc = np.empty(width, o.dtype)
+    _max_narrow_start(acc, a, base, width, ident)
+    _max_narrow_chunks(acc, a, base, width, 1, nr // reps)
+    _max_narrow_finish(o, oo, os, acc, a, base, nk, nr, reps, init)
+
+
+@_loop(PARALLEL)
+def max_narrow_p(o, oo, os, a, base, nk, nr, init, ident, per_task):
+    reps = max(1, 64 // nk)
+    width = nk * reps
+    chunks = nr // reps
+    tasks = (chunks + per_task - 1) // per_task
+    partial = np.empty((tasks, width), o.dtype)
+    for t in prange(tasks):
+        c0 = t * per_task
+        _max_narrow_start(partial[t], a, base + c0 * width, width, ident)
+        _max_narrow_chunks(partial[t], a, base, width, c0 + 1, min(c0 + per_task, chunks))
+    acc = partial[0]
+    for t in range(1, tasks):
+        for i in range(width):
+            acc[i] = _max_combine(acc[i], partial[t, i])
+    _max_narrow_finish(o, oo, os, acc, a, base, nk, nr, reps, init)
+
+
+@njit(**ROW)
 def _min_combine(acc, x):
     return S.minimum(acc, x)
 
@@ -7557,6 +7719,60 @@ def min_outer_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0, nr1, 
             o, oo + i0 * os0, os1, a, ao + i0 * ak0, ak1, ar0, ar1,
             c0, min(c0 + seg, nk1), nr0, nr1, init, ident,
         )
+
+
+@njit(**ROW)
+def _min_narrow_start(acc, a, base, width, ident):
+    seg = a[base : base + width]
+    for i in range(width):
+        acc[i] = seg[i]
+
+
+@njit(**ROW)
+def _min_narrow_chunks(acc, a, base, width, c0, c1):
+    for c in range(c0, c1):
+        seg = a[base + c * width : base + (c + 1) * width]
+        for i in range(width):
+            acc[i] = _min_combine(acc[i], seg[i])
+
+
+@njit(**ROW)
+def _min_narrow_finish(o, oo, os, acc, a, base, nk, nr, reps, init):
+    for j in range(nk):
+        r = acc[j]
+        for q in range(1, reps):
+            r = _min_combine(r, acc[q * nk + j])
+        for row in range((nr // reps) * reps, nr):
+            r = _min_combine(r, a[base + row * nk + j])
+        o[oo + j * os] = r if init else _min_combine(o[oo + j * os], r)
+
+
+@_loop(SERIAL)
+def min_narrow_s(o, oo, os, a, base, nk, nr, init, ident):
+    reps = max(1, 64 // nk)
+    width = nk * reps
+    acc = np.empty(width, o.dtype)
+    _min_narrow_start(acc, a, base, width, ident)
+    _min_narrow_chunks(acc, a, base, width, 1, nr // reps)
+    _min_narrow_finish(o, oo, os, acc, a, base, nk, nr, reps, init)
+
+
+@_loop(PARALLEL)
+def min_narrow_p(o, oo, os, a, base, nk, nr, init, ident, per_task):
+    reps = max(1, 64 // nk)
+    width = nk * reps
+    chunks = nr // reps
+    tasks = (chunks + per_task - 1) // per_task
+    partial = np.empty((tasks, width), o.dtype)
+    for t in prange(tasks):
+        c0 = t * per_task
+        _min_narrow_start(partial[t], a, base + c0 * width, width, ident)
+        _min_narrow_chunks(partial[t], a, base, width, c0 + 1, min(c0 + per_task, chunks))
+    acc = partial[0]
+    for t in range(1, tasks):
+        for i in range(width):
+            acc[i] = _min_combine(acc[i], partial[t, i])
+    _min_narrow_finish(o, oo, os, acc, a, base, nk, nr, reps, init)
 
 
 @njit(**ROW)
@@ -7947,6 +8163,64 @@ def count_true_outer_p(o, oo, os0, os1, a, ao, ak0, ak1, ar0, ar1, nk0, nk1, nr0
             o, oo + i0 * os0, os1, a, ao + i0 * ak0, ak1, ar0, ar1,
             c0, min(c0 + seg, nk1), nr0, nr1, init, ident,
         )
+
+
+@njit(**ROW)
+def _count_true_narrow_start(acc, a, base, width, ident):
+    seg = a[base : base + width]
+    for i in range(width):
+        acc[i] = _count_true_combine(ident, seg[i])
+
+
+@njit(**ROW)
+def _count_true_narrow_chunks(acc, a, base, width, c0, c1):
+    for c in range(c0, c1):
+        seg = a[base + c * width : base + (c + 1) * width]
+        for i in range(width):
+            acc[i] = _count_true_combine(acc[i], seg[i])
+
+
+@njit(**ROW)
+def _count_true_narrow_finish(o, oo, os, acc, a, base, nk, nr, reps, init):
+    for j in range(nk):
+        r = acc[j]
+        for q in range(1, reps):
+            r = _sum_combine(r, acc[q * nk + j])
+        for row in range((nr // reps) * reps, nr):
+            r = _count_true_combine(r, a[base + row * nk + j])
+        o[oo + j * os] = r if init else _sum_combine(o[oo + j * os], r)
+
+
+@_loop(SERIAL)
+def count_true_narrow_s(o, oo, os, a, base, nk, nr, init, ident):
+    reps = max(1, 64 // nk)
+    width = nk * reps
+    acc = np.empty(width, o.dtype)
+    _count_true_narrow_start(acc, a, base, width, ident)
+    _count_true_narrow_chunks(acc, a, base, width, 1, nr // reps)
+    _count_true_narrow_finish(o, oo, os, acc, a, base, nk, nr, reps, init)
+
+
+@_loop(PARALLEL)
+def count_true_narrow_p(o, oo, os, a, base, nk, nr, init, ident, per_task):
+    reps = max(1, 64 // nk)
+    width = nk * reps
+    chunks = nr // reps
+    tasks = (chunks + per_task - 1) // per_task
+    partial = np.empty((tasks, width), o.dtype)
+    for t in prange(tasks):
+        c0 = t * per_task
+        _count_true_narrow_start(partial[t], a, base + c0 * width, width, ident)
+        _count_true_narrow_chunks(partial[t], a, base, width, c0 + 1, min(c0 + per_task, chunks))
+    acc = partial[0]
+    for t in range(1, tasks):
+        for i in range(width):
+            acc[i] = _sum_combine(acc[i], partial[t, i])
+    _count_true_narrow_finish(o, oo, os, acc, a, base, nk, nr, reps, init)
+
+
+#: the reductions with narrow loops
+NARROW_REDUCE = ('sum', 'prod', 'max', 'min', 'count_true')
 
 
 @njit(**ROW)
