@@ -446,6 +446,18 @@ def _radix_constants(x):
 
 
 @njit(**_OPTS)
+def _float_key(u, top, inf, ones, descending):
+    """The order-preserving unsigned key of the float bits ``u`` (selects, no branches: the
+    signs of random data would defeat a predictor): NaN of either sign the largest key, -0.0
+    keyed as +0.0; complemented for ``descending``."""
+    mag = u & ~top
+    k = u ^ (ones if (u & top) != 0 else top)
+    k = ones if mag > inf else k
+    k = top if mag == 0 else k
+    return ~k if descending else k
+
+
+@njit(**_OPTS)
 def _radix_keys(keys, x, base, xa, kind, c, descending):
     """keys[i]: the order-preserving unsigned key of the element bits x[base + i xa] (selects,
     no branches: the signs of random data would defeat a predictor).  NaN of either sign is the
@@ -456,12 +468,7 @@ def _radix_keys(keys, x, base, xa, kind, c, descending):
     n = keys.size
     if kind == RADIX_FLOAT:
         for i in range(n):
-            u = x[base + i * xa]
-            mag = u & ~top
-            k = u ^ (ones if (u & top) != 0 else top)
-            k = ones if mag > inf else k
-            k = top if mag == 0 else k
-            keys[i] = ~k if descending else k
+            keys[i] = _float_key(x[base + i * xa], top, inf, ones, descending)
     elif kind == RADIX_SIGNED:
         for i in range(n):
             k = x[base + i * xa] ^ top
@@ -617,12 +624,7 @@ def _complex_row_order(keys, tmp, idx, idx_tmp, hist, c, x, base, xa, descending
     _, order = _radix_passes(keys, tmp, idx, idx_tmp, hist, c, True)
     for i in range(n):  # the real parts' keys in that order (``idx`` := the order, if not it)
         j = order[i]
-        u = x[base + j * xa]
-        mag = u & ~top
-        k = u ^ (ones if (u & top) != 0 else top)
-        k = ones if mag > inf else k
-        k = top if mag == 0 else k
-        keys[i] = ~k if descending else k
+        keys[i] = _float_key(x[base + j * xa], top, inf, ones, descending)
         idx[i] = j
     _radix_histograms(keys, hist, c)
     _, order = _radix_passes(keys, tmp, idx, idx_tmp, hist, c, True)
