@@ -82,16 +82,13 @@ DOT.memoize(
 )
 
 
-_DOT_KINDS, _ROOT_KINDS = dt.NUMERIC_KINDS, dt.FLOAT_KINDS
-
-
 def fused_dot(a: Array, b: Array, axes: tuple, root: bool = False) -> Array | None:
     """``DOT(a, b, axes=axes, root=root)`` where it applies (numeric operands of one shape and
     dtype, floating for ``root``, that nothing records, on a device with the kernel), else
     None."""
     if (
         a._dtype is b._dtype
-        and (a._dtype.kind in _DOT_KINDS if not root else a._dtype.kind in _ROOT_KINDS)
+        and a._dtype.kind in (dt.FLOAT_KINDS if root else dt.NUMERIC_KINDS)
         and a._shape == b._shape
         and a._device is b._device
         and a._device.type in DOT.kernels

@@ -1042,8 +1042,9 @@ def _pair_norms_by_columns(out, x, axes: tuple) -> bool:
     kept, n = leading
     real = out._buf.dtype
     sums = np.empty(2 * kept, real)
-    parts, start = x._buf.view(real), 2 * x._offset
-    _dot_columns(sums, parts, start, parts, start, 2 * kept, n, real.type(0), False)
+    parts, _ = _as_pairs(x, axes, out._dtype)  # (the parts as columns: 2 * kept of them)
+    start = parts._offset
+    _dot_columns(sums, parts._buf, start, parts._buf, start, 2 * kept, n, real.type(0), False)
     np.sqrt(sums[0::2] + sums[1::2], out=out._buf[out._offset : out._offset + kept])
     return True
 

@@ -716,6 +716,7 @@ def _{name}_span(acc, a, b0, st, n, ident):
 # combine by the op's merge (counts add up).
 NARROW_REDUCE = ("sum", "prod", "max", "min", "count_true")
 NARROW_MERGE = {"count_true": "sum"}
+NARROW_CHUNK = 64  # elements a chunk (whole rows: max(1, NARROW_CHUNK // columns) of them)
 NARROW_TEMPLATE = """
 
 @njit(**ROW)
@@ -746,7 +747,7 @@ def _{name}_narrow_finish(o, oo, os, acc, a, base, nk, nr, reps, init):
 
 @njit(**SERIAL)
 def {name}_narrow_s(o, oo, os, a, base, nk, nr, init, ident):
-    reps = max(1, 64 // nk)
+    reps = max(1, NARROW_CHUNK // nk)
     width = nk * reps
     acc = np.empty(width, o.dtype)
     _{name}_narrow_start(acc, a, base, width, ident)
@@ -756,7 +757,7 @@ def {name}_narrow_s(o, oo, os, a, base, nk, nr, init, ident):
 
 @njit(**PARALLEL)
 def {name}_narrow_p(o, oo, os, a, base, nk, nr, init, ident, per_task):
-    reps = max(1, 64 // nk)
+    reps = max(1, NARROW_CHUNK // nk)
     width = nk * reps
     chunks = nr // reps
     tasks = (chunks + per_task - 1) // per_task
@@ -1191,7 +1192,10 @@ def generate() -> str:
             init_narrow = "seg[i]" if init == "first" else f"_{name}_combine(ident, seg[i])"
             merge = NARROW_MERGE.get(name, name)
             parts.append(NARROW_TEMPLATE.format(name=name, init_narrow=init_narrow, merge=merge))
-    parts.append(f"\n\n#: the reductions with narrow loops\nNARROW_REDUCE = {NARROW_REDUCE!r}\n")
+    parts.append(
+        f"\n\n#: the reductions with narrow loops, and their chunk\nNARROW_REDUCE = "
+        f"{NARROW_REDUCE!r}\nNARROW_CHUNK = {NARROW_CHUNK}\n"
+    )
     for name, step in SCAN.items():
         parts.append(SCAN_TEMPLATE.format(name=name, step=step))
     parts.append(ARGREDUCE)

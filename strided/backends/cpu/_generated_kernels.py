@@ -33,7 +33,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '7686344330ec5946'
+SOURCE_HASH = '5215b0c7a530121d'
 
 
 @_loop(SERIAL)
@@ -7197,7 +7197,7 @@ def _sum_narrow_finish(o, oo, os, acc, a, base, nk, nr, reps, init):
 
 @_loop(SERIAL)
 def sum_narrow_s(o, oo, os, a, base, nk, nr, init, ident):
-    reps = max(1, 64 // nk)
+    reps = max(1, NARROW_CHUNK // nk)
     width = nk * reps
     acc = np.empty(width, o.dtype)
     _sum_narrow_start(acc, a, base, width, ident)
@@ -7207,7 +7207,7 @@ def sum_narrow_s(o, oo, os, a, base, nk, nr, init, ident):
 
 @_loop(PARALLEL)
 def sum_narrow_p(o, oo, os, a, base, nk, nr, init, ident, per_task):
-    reps = max(1, 64 // nk)
+    reps = max(1, NARROW_CHUNK // nk)
     width = nk * reps
     chunks = nr // reps
     tasks = (chunks + per_task - 1) // per_task
@@ -7391,7 +7391,7 @@ def _prod_narrow_finish(o, oo, os, acc, a, base, nk, nr, reps, init):
 
 @_loop(SERIAL)
 def prod_narrow_s(o, oo, os, a, base, nk, nr, init, ident):
-    reps = max(1, 64 // nk)
+    reps = max(1, NARROW_CHUNK // nk)
     width = nk * reps
     acc = np.empty(width, o.dtype)
     _prod_narrow_start(acc, a, base, width, ident)
@@ -7401,7 +7401,7 @@ def prod_narrow_s(o, oo, os, a, base, nk, nr, init, ident):
 
 @_loop(PARALLEL)
 def prod_narrow_p(o, oo, os, a, base, nk, nr, init, ident, per_task):
-    reps = max(1, 64 // nk)
+    reps = max(1, NARROW_CHUNK // nk)
     width = nk * reps
     chunks = nr // reps
     tasks = (chunks + per_task - 1) // per_task
@@ -7570,7 +7570,7 @@ def _max_narrow_finish(o, oo, os, acc, a, base, nk, nr, reps, init):
 
 @_loop(SERIAL)
 def max_narrow_s(o, oo, os, a, base, nk, nr, init, ident):
-    reps = max(1, 64 // nk)
+    reps = max(1, NARROW_CHUNK // nk)
     width = nk * reps
     acc = np.empty(width, o.dtype)
     _max_narrow_start(acc, a, base, width, ident)
@@ -7580,7 +7580,7 @@ def max_narrow_s(o, oo, os, a, base, nk, nr, init, ident):
 
 @_loop(PARALLEL)
 def max_narrow_p(o, oo, os, a, base, nk, nr, init, ident, per_task):
-    reps = max(1, 64 // nk)
+    reps = max(1, NARROW_CHUNK // nk)
     width = nk * reps
     chunks = nr // reps
     tasks = (chunks + per_task - 1) // per_task
@@ -7749,7 +7749,7 @@ def _min_narrow_finish(o, oo, os, acc, a, base, nk, nr, reps, init):
 
 @_loop(SERIAL)
 def min_narrow_s(o, oo, os, a, base, nk, nr, init, ident):
-    reps = max(1, 64 // nk)
+    reps = max(1, NARROW_CHUNK // nk)
     width = nk * reps
     acc = np.empty(width, o.dtype)
     _min_narrow_start(acc, a, base, width, ident)
@@ -7759,7 +7759,7 @@ def min_narrow_s(o, oo, os, a, base, nk, nr, init, ident):
 
 @_loop(PARALLEL)
 def min_narrow_p(o, oo, os, a, base, nk, nr, init, ident, per_task):
-    reps = max(1, 64 // nk)
+    reps = max(1, NARROW_CHUNK // nk)
     width = nk * reps
     chunks = nr // reps
     tasks = (chunks + per_task - 1) // per_task
@@ -8193,7 +8193,7 @@ def _count_true_narrow_finish(o, oo, os, acc, a, base, nk, nr, reps, init):
 
 @_loop(SERIAL)
 def count_true_narrow_s(o, oo, os, a, base, nk, nr, init, ident):
-    reps = max(1, 64 // nk)
+    reps = max(1, NARROW_CHUNK // nk)
     width = nk * reps
     acc = np.empty(width, o.dtype)
     _count_true_narrow_start(acc, a, base, width, ident)
@@ -8203,7 +8203,7 @@ def count_true_narrow_s(o, oo, os, a, base, nk, nr, init, ident):
 
 @_loop(PARALLEL)
 def count_true_narrow_p(o, oo, os, a, base, nk, nr, init, ident, per_task):
-    reps = max(1, 64 // nk)
+    reps = max(1, NARROW_CHUNK // nk)
     width = nk * reps
     chunks = nr // reps
     tasks = (chunks + per_task - 1) // per_task
@@ -8219,8 +8219,9 @@ def count_true_narrow_p(o, oo, os, a, base, nk, nr, init, ident, per_task):
     _count_true_narrow_finish(o, oo, os, acc, a, base, nk, nr, reps, init)
 
 
-#: the reductions with narrow loops
+#: the reductions with narrow loops, and their chunk
 NARROW_REDUCE = ('sum', 'prod', 'max', 'min', 'count_true')
+NARROW_CHUNK = 64
 
 
 @njit(**ROW)

@@ -45,10 +45,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..._errors import batched_linalg as _numpy
+from ._blas import fortran_transpose
 from ._memory import adopt, numpy_view
-
-_SINGLE = (np.dtype(np.float32), np.dtype(np.complex64))
-
 
 #: a single matrix with m * n * min(m, n) up to this calls LAPACK directly (``_direct``); larger
 #: ones, alone or stacked, go through SciPy's drivers (``_scipy_route``)
@@ -66,7 +64,7 @@ def _direct(a: np.ndarray) -> bool:
 
 def _scipy_route(a: np.ndarray) -> bool:
     """Whether ``a`` (one matrix or a stack) goes matrix by matrix through SciPy's drivers, in
-    its own precision: finite matrices past the direct route's size.  Their LAPACK calls run
+    its own precision: matrices past the direct route's size.  Their LAPACK calls run
     OpenBLAS's threads, and SciPy's library is the one strided's other BLAS calls use
     (``_blas``: NumPy's pool spinning beside SciPy's slowed loops of an ``svd`` or ``inv``
     and a product 10-20x, from 64 x 64 complex64 and 120 x 120 float64).  Stacks of smaller
@@ -110,15 +108,6 @@ def _lapack(name: str, a: np.ndarray):
     return fn
 
 
-def _fortran(m: np.ndarray):
-    """(f, transposed): ``m.T`` when ``m`` is C-ordered (Fortran-ordered, so f2py reads it in
-    place: no transposing copy of a large matrix, ~4 ms of a 1000 x 1000 float64 cholesky's
-    ~11), else ``m`` itself."""
-    if m.flags.c_contiguous:
-        return m.T, True
-    return m, False
-
-
 def _check_info(what: str, info: int) -> None:
     """LinAlgError where LAPACK reports a failure (SciPy's route then leaves the matrix to
     NumPy's gufunc): a positive ``info``, or a negative one (gesdd's answer to NaN input)."""
@@ -140,7 +129,7 @@ def cholesky_cpu(out, x, *, upper):
         def one(m):
             # the lower triangle read whichever factor is asked for, as NumPy does: that of m
             # is the upper one of m.T, whose factor U (U^H U = conj(m)) gives L = U.T
-            f, transposed = _fortran(m)
+            f, transposed = fortran_transpose(m)
             c, info = _lapack("potrf", m)(f, lower=int(not transposed), clean=1)
             _check_info(what, info)
             low = c.T if transposed else c
@@ -156,7 +145,7 @@ def _lu_solve(what: str):
     """Solve one large system by getrf of m.T (read in place) and getrs of its transpose."""
 
     def one(m, b):
-        f, transposed = _fortran(m)
+        f, transposed = fortran_transpose(m)
         lu, piv, info = _lapack("getrf", m)(f)
         _check_info(what, info)
         sol, info = _lapack("getrs", m)(lu, piv, b, trans=int(transposed))
@@ -287,7 +276,7 @@ def eigh_cpu(outs, x, *, compute_vectors):
         def one(m):
             # m's lower triangle is the upper one of m.T, the matrix conj(m): its eigenvalues,
             # and its vectors conjugated
-            f, transposed = _fortran(m)
+            f, transposed = fortran_transpose(m)
             w, v, info = heevd(f, compute_v=int(compute_vectors), lower=int(not transposed),
                                lwork=lwork)  # fmt: skip
             _check_info("the eigenvalue computation did not converge", info)
@@ -340,7 +329,7 @@ def svd_cpu(outs, x, *, full_matrices, compute_uv):
 
         def one(m):
             # m.T = U S Vh read in place: m = Vh.T S U.T
-            f, transposed = _fortran(m)
+            f, transposed = fortran_transpose(m)
             work, info = _lapack("gesdd_lwork", m)(*f.shape, compute_uv=int(compute_uv),
                                                     full_matrices=int(full_matrices))  # fmt: skip
             u, s, vh, info = gesdd(f, compute_uv=int(compute_uv), full_matrices=int(full_matrices),

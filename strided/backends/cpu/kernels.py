@@ -360,11 +360,11 @@ def _plan_reduction(op, shape, ostrides, strides, axes, kept, kshape) -> tuple:
         and 1 < kshape_s[0] < NARROW_COLUMNS
         and kst[0] == 1
         and rst[0] == kshape_s[0]
-        and rshape_s[0] >= 2 * (64 // kshape_s[0])
+        and rshape_s[0] >= 2 * (G.NARROW_CHUNK // kshape_s[0])
     ):
         # a dense block of few columns: one long run in chunks (the generated narrow loops),
         # over threads in tasks of a fixed number of chunks from the parallel size
-        width = kshape_s[0] * max(1, 64 // kshape_s[0])
+        width = kshape_s[0] * max(1, G.NARROW_CHUNK // kshape_s[0])
         per_task = max(1, SEGMENT // width) if total >= PARALLEL_THRESHOLD else 0
         return ("narrow", oo, ost[0], base, kshape_s[0], rshape_s[0], per_task)
     inner = _size(kshape_s) == 1 or abs(rst[-1]) <= abs(kst[-1])
