@@ -58,8 +58,8 @@ def _gemv(mat: np.ndarray, vec: np.ndarray, out: np.ndarray, transposed: bool) -
     a, a_is_mat_t = fortran_transpose(mat)
     trans = int(a_is_mat_t != transposed)  # (op(a) is mat, or mat.T when ``transposed``)
     res = _blas("gemv", out.dtype)(1.0, a, vec, 0.0, out, trans=trans, overwrite_y=1)
-    if res.ctypes.data != out.ctypes.data:  # (f2py copied: not expected for these layouts)
-        out[...] = res
+    if res is not out:  # f2py copied (not expected for these layouts); an identity test, as
+        out[...] = res  # ndarray.ctypes.data costs ~1 us a read
 
 
 def threaded_product(x: np.ndarray, y: np.ndarray, out: np.ndarray) -> bool:
@@ -78,7 +78,7 @@ def threaded_product(x: np.ndarray, y: np.ndarray, out: np.ndarray) -> bool:
         res = _blas("gemm", out.dtype)(
             1.0, a, b, 0.0, c, trans_a=int(not a_is_y_t), trans_b=int(not b_is_x_t), overwrite_c=1
         )
-        if res.ctypes.data != out.ctypes.data:  # (f2py copied: not expected for these layouts)
+        if res is not c:  # (f2py copied: not expected for these layouts)
             out[...] = res.T
         return True
     mat, vec = (x, y) if x.ndim == 2 else (y, x)
