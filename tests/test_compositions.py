@@ -203,6 +203,61 @@ def test_roll_tile_repeat(data, rng):
     _same(xp.repeat(a, xp.asarray(counts), axis=ax), np.repeat(v, counts, axis=ax))
 
 
+@pytest.mark.parametrize("kernel", [True, False], ids=["kernel", "composed"])
+def test_repeat_with_counts_runs_of_every_length(kernel, monkeypatch):
+    """repeat with per-element counts: runs of 0 to 100 (the kernel's four-store, 16-block and
+    slice paths, the last runs exact), along each axis of a stack, of 1-, 4- and 16-byte
+    elements, in a transposed layout and with one broadcast count; on a device without the
+    kernel, the composed run-length index; NumPy's values, and PyTorch's gradient (a tracked
+    input gathers by the index)."""
+    import torch
+
+    from strided._ops.searching import REPEAT_COUNTS
+
+    if not kernel:
+        monkeypatch.delitem(REPEAT_COUNTS.kernels, "cpu")
+    rng = np.random.default_rng(7)
+    for hi in (4, 20, 101):
+        v = rng.standard_normal(3000)
+        c = rng.integers(0, hi, 3000)
+        c[:5] = 0
+        c[-5:] = [0, 1, 3, 0, 2]
+        _same(xp.repeat(xp.asarray(v), xp.asarray(c)), np.repeat(v, c))
+    cube = rng.standard_normal((5, 6, 7)) + 1j * rng.standard_normal((5, 6, 7))
+    for d in (np.int8, np.float64, np.complex128):
+        m = cube.astype(d) if d is np.complex128 else cube.real.astype(d)
+        for axis in (0, 1, 2):
+            c = rng.integers(0, 4, m.shape[axis])
+            _same(xp.repeat(xp.asarray(m), xp.asarray(c), axis=axis), np.repeat(m, c, axis=axis))
+    mt = xp.matrix_transpose(xp.asarray(cube.real))
+    _same(xp.repeat(mt, xp.asarray([3]), axis=1), np.repeat(cube.real.swapaxes(1, 2), 3, axis=1))
+    _same(xp.repeat(xp.asarray(cube.real), xp.asarray([0] * 6), axis=1), cube.real[:, :0])
+    counts = np.array([2, 0, 3, 1])
+    weights = rng.standard_normal(6)
+    x = xp.asarray([1.0, 2.0, 3.0, 4.0])
+    x.requires_grad_()
+    xp.sum(xp.repeat(x, xp.asarray(counts)) * xp.asarray(weights)).backward()
+    t = torch.tensor([1.0, 2.0, 3.0, 4.0], dtype=torch.float64, requires_grad=True)
+    (
+        torch.repeat_interleave(t, torch.from_numpy(counts)) * torch.from_numpy(weights)
+    ).sum().backward()
+    np.testing.assert_allclose(np.asarray(x.grad), t.grad.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "repeats, error, match",
+    [
+        ([1, -1, 2], ValueError, "non-negative, got -1"),
+        ([1, 2], ValueError, r"repeats of shape \(2,\) do not match the 3 elements"),
+        ([[1, 2, 3]], ValueError, r"repeats of shape \(1, 3\)"),
+        ([1.0, 2.0, 3.0], TypeError, "integer array, got float64"),
+    ],
+)
+def test_repeat_with_counts_refuses_bad_counts(repeats, error, match):
+    with pytest.raises(error, match=match):
+        xp.repeat(xp.asarray([1.0, 2.0, 3.0]), xp.asarray(repeats))
+
+
 def test_repeat_with_an_array_is_refused_on_meta():
     with pytest.raises(ValueError, match="depends on the values"):
         xp.repeat(xp.empty(3, device="meta"), xp.empty(3, dtype=xp.int64, device="meta"))

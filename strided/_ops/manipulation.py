@@ -32,7 +32,6 @@ from .core import (
     FILL,
     check_int_range,
     copy_of,
-    data_dependent,
     empty_on,
     is_scalar,
     run,
@@ -59,7 +58,6 @@ __all__ = [
     "unstack",
     "roll",
     "tile",
-    "repeat",
     "diff",
 ]
 
@@ -1004,45 +1002,6 @@ def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
     wide = broadcast_to(reshape(base, inter), wide_shape)
     out = reshape(wide, tuple(r * s for r, s in zip(reps, shape)))
     return _remember_wide_copy(key, x, wide, out)
-
-
-def repeat(x: Array, repeats, /, *, axis: int | None = None) -> Array:
-    """Each element of ``x`` repeated ``repeats`` times along ``axis`` (flattened when None).
-
-    An int ``repeats`` is a broadcast and a copy; an array of per-element counts makes the output
-    size depend on values, so it is refused on meta.
-    """
-    key = None
-    if type(repeats) is int and (axis is None or type(axis) is int):
-        key, out = _wide_copy("repeat", x, (repeats,) if axis is None else (repeats, axis))
-        if out is not None:
-            return out
-    x = to_array(x, "repeat")
-    source = x
-    if axis is None:
-        x, axis = reshape(x, (-1,)), 0
-    axis = normalize_axis(axis, x.ndim, "repeat")
-    n = x._shape[axis]
-    if isinstance(repeats, Array):
-        data_dependent("repeat", repeats)
-        if repeats._dtype.kind not in dt.INTEGER_KINDS:
-            raise TypeError(f"repeat: repeats must be an integer array, got {repeats._dtype.name}")
-        counts = [int(c) for c in reshape(broadcast_to(repeats, (n,)), (n,))]
-        if any(c < 0 for c in counts):
-            raise ValueError("repeat: repeats must be non-negative")
-        lead = (slice(None),) * axis
-        parts = [repeat(x[lead + (slice(i, i + 1),)], c, axis=axis) for i, c in enumerate(counts)]
-        if not parts:
-            return copy_of(x)
-        return concat(parts, axis=axis)
-    r = operator.index(repeats)
-    if r < 0:
-        raise ValueError(f"repeat: repeats must be non-negative, got {r}")
-    shape = x._shape
-    expanded = expand_dims(x, axis + 1)
-    wide = broadcast_to(expanded, shape[: axis + 1] + (r,) + shape[axis + 1 :])
-    out = reshape(wide, shape[:axis] + (n * r,) + shape[axis + 1 :])
-    return _remember_wide_copy(key, source, wide, out)
 
 
 def diff(x: Array, /, n: int = 1, axis: int = -1, *, prepend=None, append=None) -> Array:

@@ -8,11 +8,13 @@ import operator
 from .. import _dtypes as dt
 from .._array import Array
 from .._errors import names_its_errors
+from .._grad_state import Mode
 from .._layout import dense_order
 from .._shapes import broadcast_shapes, contiguous_strides, normalize_axis
 from ..dispatch import Plan, composite, declare
 from . import elementwise as _ew
 from .core import (
+    FILL,
     astype_to,
     check_dtype,
     copy_of,
@@ -24,13 +26,24 @@ from .core import (
     stored_scalar,
     to_array,
 )
-from .manipulation import broadcast_to, drop_leading_ones, expand_dims
-from .reduction import count_nonzero
+from .creation import ARANGE
+from .manipulation import (
+    _remember_wide_copy,
+    _wide_copy,
+    broadcast_to,
+    drop_leading_ones,
+    expand_dims,
+    reshape,
+)
+from .reduction import count_nonzero, cumulative_sum
+from .reduction import min as min_
+from .reduction import sum as sum_
 
 __all__ = [
     "argmax",
     "argmin",
     "nonzero",
+    "repeat",
     "searchsorted",
     "sort",
     "argsort",
@@ -316,6 +329,10 @@ SCATTER_ADD = declare("scatter_add", "write")
 # x[mask] = scalar for a mask laid out like x, densely: one pass in memory order (a device
 # without the kernel takes the mask's offsets and SCATTER)
 MASK_FILL = declare("mask_fill", "write")
+# run-length decoding into an existing array: x's elements along an axis each repeated counts[i]
+# times (repeat with per-element counts; of arange, its gather index; a device without the
+# kernel composes the index)
+REPEAT_COUNTS = declare("repeat_counts", "write")
 
 
 @names_its_errors
@@ -453,6 +470,94 @@ def _array_key(x: Array, key) -> tuple:
             raise IndexError("index_add: a 0-d boolean index is not supported")
         return mask_to_key(x, mask)
     return key
+
+
+def repeat(x: Array, repeats, /, *, axis: int | None = None) -> Array:
+    """Each element of ``x`` repeated ``repeats`` times along ``axis`` (flattened when None).
+
+    An int ``repeats`` is a broadcast and a copy; an array of per-element counts makes the output
+    size depend on values, so it is refused on meta.
+    """
+    key = None
+    if type(repeats) is int and (axis is None or type(axis) is int):
+        key, out = _wide_copy("repeat", x, (repeats,) if axis is None else (repeats, axis))
+        if out is not None:
+            return out
+    x = to_array(x, "repeat")
+    source = x
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    axis = normalize_axis(axis, x.ndim, "repeat")
+    n = x._shape[axis]
+    if isinstance(repeats, Array):
+        data_dependent("repeat", repeats)
+        if repeats._dtype.kind not in dt.INTEGER_KINDS:
+            raise TypeError(f"repeat: repeats must be an integer array, got {repeats._dtype.name}")
+        if repeats.ndim > 1 or (repeats.ndim == 1 and repeats._shape[0] not in (1, n)):
+            raise ValueError(
+                f"repeat: repeats of shape {repeats._shape} do not match the {n} elements along "
+                f"axis {axis} of an array of shape {x._shape}"
+            )
+        # the runs written in one pass (a slice and a concat per element took 13 ms for 1000
+        # elements, NumPy 0.08; now 0.07)
+        return _repeat_counts(x, broadcast_to(repeats, (n,)), axis)
+    r = operator.index(repeats)
+    if r < 0:
+        raise ValueError(f"repeat: repeats must be non-negative, got {r}")
+    shape = x._shape
+    expanded = expand_dims(x, axis + 1)
+    wide = broadcast_to(expanded, shape[: axis + 1] + (r,) + shape[axis + 1 :])
+    out = reshape(wide, shape[:axis] + (n * r,) + shape[axis + 1 :])
+    return _remember_wide_copy(key, source, wide, out)
+
+
+def _checked_counts(op: str, counts: Array) -> tuple[Array, int]:
+    """``counts`` as int64 (a 1-D integer array), checked non-negative (ValueError naming ``op``
+    otherwise), and their sum: the length of the result, which depends on the values (refused
+    on meta)."""
+    data_dependent(op, counts)
+    counts = astype_to(counts, dt.int64)
+    if not counts._shape[0]:
+        return counts, 0
+    low = int(min_(counts))
+    if low < 0:
+        raise ValueError(f"{op}: repeats must be non-negative, got {low}")
+    return counts, int(sum_(counts))
+
+
+def _repeat_counts(x: Array, counts: Array, axis: int) -> Array:
+    """``x`` with its i-th element along ``axis`` repeated ``counts[i]`` times (a 1-D integer
+    array as long as that axis): one pass of the device's kernel into the result where nothing
+    records, else a gather by the run-length index (take carries the gradient)."""
+    counts, total = _checked_counts("repeat", counts)
+    device = x._device
+    shape = x._shape[:axis] + (total,) + x._shape[axis + 1 :]
+    kernel = device.type in REPEAT_COUNTS.kernels
+    if kernel and counts._strides != (1,):
+        counts = copy_of(counts)  # (a broadcast count: the kernel reads one per element)
+    base = x._base
+    tracked = Mode.enabled and (x._ag is not None or (base is not None and base._ag is not None))
+    if kernel and total and not tracked:
+        if not x.is_contiguous():
+            x = copy_of(x)
+        out = empty_on(shape, x._dtype, device)
+        return run(REPEAT_COUNTS, out, x, counts, axis=axis)
+    if not total:
+        return take(x, empty_on((0,), dt.int64, device), axis=axis)
+    if kernel:
+        n = counts._shape[0]
+        positions = run(ARANGE, empty_on((n,), dt.int64, device), start=0, step=1)
+        index = run(REPEAT_COUNTS, empty_on((total,), dt.int64, device), positions, counts, axis=0)
+    else:
+        # a mark at each run's first position (runs of zero share the next one's), their
+        # running count less one
+        n = counts._shape[0]
+        ends = cumulative_sum(counts)
+        marks = run(FILL, empty_on((total + 1,), dt.int64, device), 0)
+        ones = run(FILL, empty_on((n,), dt.int64, device), 1)
+        marks = index_add(marks, ones, (_ew.subtract(ends, counts),))
+        index = _ew.subtract(cumulative_sum(marks[:total]), 1)
+    return take(x, index, axis=axis)
 
 
 @composite("index_add", 2)

@@ -1031,6 +1031,9 @@ not_differentiable("dot")
 not_differentiable("cross")
 # unique_all/unique_inverse run it untracked only: a tracked input takes the composition
 not_differentiable("unique_runs")
+# repeat's kernel with per-element counts runs untracked only: a tracked input is gathered by
+# the run-length index (take's rule)
+not_differentiable("repeat_counts")
 
 #: kernels that only run inside a recorded function, whose rule covers them
 COVERED_BY = {

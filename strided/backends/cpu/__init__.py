@@ -3285,6 +3285,27 @@ def _int64s(values: tuple) -> np.ndarray:
 _NO_INDICES = np.empty(0, np.int64)
 
 
+#: unsigned integers of each element size: kernels that only move elements read any dtype as
+#: these (one compiled loop serves every dtype of a size; 16-byte complex as pairs of 8 bytes)
+_MOVED_AS = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
+             8: np.dtype(np.uint64)}  # fmt: skip
+
+
+def repeat_counts_cpu(out, x, counts, *, axis):
+    """x's elements along ``axis`` each repeated counts[i] times into the C-ordered ``out``
+    (``_kern_index.repeat_counted``; x C-ordered, counts dense int64): rows of the elements after
+    ``axis`` copied run by run, the elements moved as unsigned integers of their size."""
+    size = x._buf.itemsize
+    parts = 2 if size == 16 else 1
+    as_uint = _MOVED_AS[size // parts]
+    outer = _size(x._shape[:axis])
+    inner = _size(x._shape[axis + 1 :]) * parts
+    loop = _ix().repeat_counted
+    args = (out._buf.view(as_uint), x._buf.view(as_uint), x._offset * parts, counts._buf,
+            counts._offset, counts._shape[0], outer, inner, out._shape[axis])  # fmt: skip
+    _k().call_compiled(loop, (loop, as_uint), args)
+
+
 def unique_runs_cpu(outs, ordered, order=None):
     """The unique functions' runs of the sorted values in one pass (``_kern_index.unique_runs``;
     without the argsort ``order``, values and counts only)."""
@@ -3414,6 +3435,7 @@ def _special_kernels() -> dict:
         "cross": cross_cpu,
         "triangle": triangle_cpu,
         "unique_runs": unique_runs_cpu,
+        "repeat_counts": repeat_counts_cpu,
         "count_true": _count_true(),
     }
     from ._fft import KERNELS as fft_kernels

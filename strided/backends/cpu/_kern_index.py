@@ -1473,6 +1473,43 @@ def scatter_blocks(x, bases, v, t0, t1, s0, s1):
 
 
 @njit(**_OPTS)
+def repeat_counted(o, x, x0, counts, c0, n, outer, inner, total):
+    """o[a, j, b] = x[x0 + (a * n + i) * inner + b] at the counts[c0 + i] positions j of the
+    i-th run along the middle axis, in order (run-length decoding: repeat with per-element
+    counts; o C-ordered (outer, total, inner), x dense)."""
+    for a in range(outer):
+        j = a * total * inner
+        end = j + total * inner
+        for i in range(n):
+            src = x0 + (a * n + i) * inner
+            c = counts[c0 + i]
+            if inner == 1:
+                v = x[src]
+                if j + c + 16 > end:  # (the last runs: exactly their elements)
+                    for k in range(c):
+                        o[j + k] = v
+                elif c <= 4:
+                    # four stores whatever the count (the next runs overwrite the extra ones):
+                    # no branch on each count, which random short counts mispredict (1M
+                    # elements repeated 0-3 times: 8.9 -> 2.2 ms, NumPy 6.1)
+                    o[j] = v
+                    o[j + 1] = v
+                    o[j + 2] = v
+                    o[j + 3] = v
+                elif c <= 64:
+                    for k in range(0, c, 16):
+                        for q in range(16):  # (a constant count: unrolled, vector stores)
+                            o[j + k + q] = v
+                else:
+                    o[j : j + c] = v  # (a long run at once: the slice's set-up is paid back)
+                j += c
+                continue
+            for _ in range(c):
+                o[j : j + inner] = x[src : src + inner]
+                j += inner
+
+
+@njit(**_OPTS)
 def scatter_add_blocks(x, bases, v, t0, t1, s0, s1):
     """x[bases[i] + a * s0 + b * s1] += v[i, a, b]: repeated indices accumulate (serial)."""
     block = t0 * t1
