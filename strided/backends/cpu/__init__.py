@@ -2211,7 +2211,7 @@ def _matmul_dense(out_shape, out_dtype, args, params):
         view_b = _matrix_viewer(b._shape, b._strides, k, n)
         if view_a is None or view_b is None:
             return None
-        if _blas.threaded_gemm(m, k, n, out_np):  # (SciPy's BLAS: see _product)
+        if _blas.threaded_matrix_product(m, k, n, out_np):  # (SciPy's BLAS: see _product)
             dot = _product
         else:
             dot = _blas_product(view_a(a._buf, a._offset), view_b(b._buf, b._offset))

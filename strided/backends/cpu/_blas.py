@@ -29,6 +29,15 @@ def threaded_gemm(m: int, k: int, n: int, dtype: np.dtype) -> bool:
     return m * k * n > (THREADED_GEMM_COMPLEX if dtype.kind == "c" else THREADED_GEMM)
 
 
+def threaded_matrix_product(m: int, k: int, n: int, dtype: np.dtype) -> bool:
+    """Whether :func:`threaded_product` takes an (m, k) by (k, n) product of ``dtype``: one
+    gemm runs on threads, or a single row or column of results (a gemv, or a dot for one) of at
+    least THREADED_GEMV operand elements."""
+    if m == 1 or n == 1:
+        return m * k * n >= THREADED_GEMV
+    return threaded_gemm(m, k, n, dtype)
+
+
 _FUNCS: dict = {}  # (name, dtype) -> SciPy's f2py wrapper
 
 
@@ -69,6 +78,12 @@ def threaded_product(x: np.ndarray, y: np.ndarray, out: np.ndarray) -> bool:
     then runs it) or a vector that is not contiguous."""
     if x.ndim == 2 and y.ndim == 2:
         (m, k), n = x.shape, y.shape[1]
+        # a single row or column of results: gemv, or a dot product for one (gemm's blocking
+        # of a degenerate product took 0.6 ms for a (1, 10**6) by (10**6, 1) float64; dot 0.09)
+        if n == 1:
+            return threaded_product(x, y[:, 0], out[:, 0])
+        if m == 1:
+            return threaded_product(x[0], y, out[0])
         if not threaded_gemm(m, k, n, out.dtype):
             return False
         # out.T (Fortran-ordered) = y.T @ x.T: no copy of a C- or F-ordered operand
@@ -84,5 +99,9 @@ def threaded_product(x: np.ndarray, y: np.ndarray, out: np.ndarray) -> bool:
     mat, vec = (x, y) if x.ndim == 2 else (y, x)
     if mat.size < THREADED_GEMV or not vec.flags.c_contiguous or not out.flags.c_contiguous:
         return False
+    if mat.shape[mat is y] == 1 and (mat.flags.c_contiguous or mat.flags.f_contiguous):
+        # one row by a vector (or a vector by one column): a dot product
+        out[0] = _blas("dotu" if out.dtype.kind == "c" else "dot", out.dtype)(mat.reshape(-1), vec)
+        return True
     _gemv(mat, vec, out, transposed=mat is y)
     return True
