@@ -143,3 +143,25 @@ def test_import_bounds_the_openmp_spin_and_leaves_a_users_setting_alone():
         )  # fmt: skip
         assert out.stdout.strip() == want, (extra, out.stdout, out.stderr)
     assert 0 < OPENMP_SPIN_COUNT < 300_000  # below libgomp's own default
+
+
+def test_import_bounds_the_openblas_spin_before_scipys_blas_loads():
+    """``import strided`` bounds how long OpenBLAS's idle threads spin (by default ~0.1 s on the
+    other cores after every threaded product, beside strided's parallel kernels) unless the user
+    chose a timeout, and does so before SciPy's OpenBLAS, which reads it when it loads, is
+    imported (strided's products and LAPACK calls use that library; numba loads it with the
+    first kernel)."""
+    from strided.backends.cpu import OPENBLAS_SPIN_LOG2
+
+    code = (
+        "import os, sys, strided; print(os.environ.get('OPENBLAS_THREAD_TIMEOUT'), "
+        "'scipy.linalg' in sys.modules)"
+    )
+    base = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+    for extra, want in (({}, str(OPENBLAS_SPIN_LOG2)), ({"OPENBLAS_THREAD_TIMEOUT": "9"}, "9")):
+        out = subprocess.run(
+            [sys.executable, "-c", code], env={**base, **extra}, cwd=ROOT, capture_output=True,
+            text=True, check=True,
+        )  # fmt: skip
+        assert out.stdout.split() == [want, "False"], (extra, out.stdout, out.stderr)
+    assert 4 <= OPENBLAS_SPIN_LOG2 < 28  # OpenBLAS's range, below its default
