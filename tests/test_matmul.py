@@ -325,7 +325,7 @@ def test_blas_calls_are_quiet_and_leave_the_callers_error_state():
 def test_threaded_products_and_lapack_run_in_scipys_blas_library(dtype, monkeypatch):
     """Products that OpenBLAS runs on threads (matrices, a block of a wider matrix, stacks, one
     broadcast, a matrix and a vector on either side, a row or a column of results (gemv, or a
-    dot for one), in a planned lane too) and the LAPACK
+    dot for one), alone or stacked, in a planned lane too) and the LAPACK
     calls of large matrices (one, or a stack) go through SciPy's library, the one of strided's
     other BLAS calls: NumPy's dot, matmul and linalg gufuncs are never called (two OpenBLAS
     thread pools alternating slowed a loop of inv and a product 20x).  NumPy's values."""
@@ -349,7 +349,8 @@ def test_threaded_products_and_lapack_run_in_scipys_blas_library(dtype, monkeypa
     pairs = [(m1, m2), (m1.T, m2), (big[:n, :n], m2), (m1, vec), (vec, m1), (stack1, stack2),
              (stack1, stack2[:1]), (stack1, mk((110,))), (mk((100,)), stack1),
              (mk((1, 10000)), mk((10000, 1))), (mk((1, 10000)), mk((10000, 3))),
-             (mk((3, 10000)), mk((10000, 1)))]  # fmt: skip
+             (mk((3, 10000)), mk((10000, 1))), (mk((2, 1, 10000)), mk((2, 10000, 3))),
+             (mk((2, 3, 10000)), mk((1, 10000, 1)))]  # fmt: skip
     with np.errstate(all="ignore"):
         want_products = [x @ y for x, y in pairs]
         want_linalg = [np.linalg.inv(m1), np.linalg.solve(m1, m2), np.linalg.eigvalsh(spd),

@@ -2017,22 +2017,26 @@ def _product(x: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:
         _blas_product(x, y)(x, y, out)
 
 
-def _threaded_stack(a_shape: tuple, b_shape: tuple) -> bool:
-    """Whether each product of a stack of matrices and a vector (on either side; stacks of
-    matrix products go to the kernels' loop, see :func:`_numpy_stack`) runs on OpenBLAS's
-    threads."""
+def _threaded_stack(a_shape: tuple, b_shape: tuple, dtype: np.dtype) -> bool:
+    """Whether each product of a stack of these shapes (matmul's, a vector on either side) runs
+    on OpenBLAS's threads (:func:`_blas.threaded_matrix_product`; stacks of matrix products
+    with rows and columns of results that it threads go to the kernels' loop instead, see
+    :func:`_numpy_stack`)."""
+    if not a_shape[-1]:
+        return False
+    if len(a_shape) > 1 and len(b_shape) > 1:
+        return _blas.threaded_matrix_product(a_shape[-2], a_shape[-1], b_shape[-1], dtype)
     mat = a_shape if len(a_shape) > 1 else b_shape
-    return a_shape[-1] > 0 and mat[-2] * mat[-1] >= _blas.THREADED_GEMV
+    return mat[-2] * mat[-1] >= _blas.THREADED_GEMV
 
 
 def _stack_product(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
-    """out = a @ b of a stack and a vector (NumPy views; matmul's broadcasting of the batch):
-    NumPy's matmul loop, or matrix by matrix through :func:`_product` where each product is
-    threaded."""
-    if not _threaded_stack(a.shape, b.shape):
+    """out = a @ b of stacks (NumPy views; matmul's broadcasting of the batch): NumPy's matmul
+    loop, or matrix by matrix through :func:`_product` where each product is threaded."""
+    if not _threaded_stack(a.shape, b.shape, out.dtype):
         _blas_matmul(a, b, out)
         return
-    batch = out.shape[:-1]
+    batch = out.shape[: out.ndim - (a.ndim > 1) - (b.ndim > 1)]
     a_b = np.broadcast_to(a, batch + a.shape[-2:]) if a.ndim > 1 else a
     b_b = np.broadcast_to(b, batch + b.shape[-2:]) if b.ndim > 1 else b
     for idx in np.ndindex(batch):
@@ -2174,10 +2178,12 @@ def _numpy_stack(dtype: np.dtype, a, b, batch_shape) -> bool:
         return True
     m, k = a._shape[-2:]
     n = b._shape[-1]
-    if _blas.threaded_gemm(m, k, n, dtype):
+    if m > 1 and n > 1 and _blas.threaded_gemm(m, k, n, dtype):
         # products OpenBLAS threads: the kernels' loop of numba's np.dot (SciPy's BLAS, the one
         # pool; ~0.1 us a product where the f2py call and a Python loop took ~3: 100 100 x 100
-        # float32 products 2.4 -> 2.0 ms, NumPy 2.0)
+        # float32 products 2.4 -> 2.0 ms, NumPy 2.0).  (A row or a column of results stays
+        # with _stack_product, whose products take gemv or a dot: np.dot's gemm of such a
+        # shape is slow.)
         return False
     return not _rows_serve(dtype, m, k, n, _size(batch_shape))
 
@@ -2196,7 +2202,7 @@ def _batched_numpy_dense(out_shape, out_dtype, a, b, batch_shape):
     view_a = _array_viewer(a._shape, a._strides, out_np)
     view_b = _array_viewer(b._shape, b._strides, out_np)
     matmul, empty, size = _blas_matmul, np.empty, _size(out_shape)
-    if _threaded_stack(a._shape, b._shape):
+    if _threaded_stack(a._shape, b._shape, out_np):
         matmul = _stack_product  # (SciPy's BLAS matrix by matrix: see _product)
 
     def fn(a, b):
