@@ -180,6 +180,13 @@ def _calls(name):
             [f(x, k=k) for f in (xp.tril, xp.triu) for k in (-2, 0, 1, 9)] if x.ndim >= 2 else []
         ),
         "unique_runs": lambda x: [*xp.unique_all(x), xp.unique_inverse(x)[1]] if x.ndim else [],
+        # per-element counts along each axis: runs of 0 to 17 (the kernel's four stores, its
+        # blocks of 16 and its exact last runs), and every count zero
+        "repeat_counts": lambda x: [
+            xp.repeat(x, xp.asarray(np.arange(n) * 5 % 18 if k else np.zeros(n, int)), axis=a)
+            for a, n in enumerate(x.shape)
+            for k in (0, 1)
+        ],
         "nonzero": lambda x: list(xp.nonzero(x)) if x.ndim else [],
         # boolean masks over the leading 1..ndim axes, in x's own layout and in C order
         "mask_offsets": lambda x: [
