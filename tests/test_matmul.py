@@ -368,6 +368,11 @@ def test_threaded_products_and_lapack_run_in_scipys_blas_library(dtype, monkeypa
         for _ in range(2):  # (the second call through the planned lane)
             got = np.asarray(xp.matmul(sx, xp.asarray(y)))
             np.testing.assert_allclose(got, want, rtol=tol, atol=tol * n)
+    # a matrix by a column of a wider matrix (no contiguous view for BLAS: the kernels' loop)
+    wide, rows = mk((10000, 5)), mk((3, 10000))
+    for _ in range(2):
+        got = np.asarray(xp.matmul(xp.asarray(rows), xp.asarray(wide)[:, 1:2]))
+        np.testing.assert_allclose(got, rows @ wide[:, 1:2], rtol=tol, atol=tol * n)
     L = xp.linalg
     s1, s2, sspd = xp.asarray(m1), xp.asarray(m2), xp.asarray(spd)
     got_linalg = [L.inv(s1), L.solve(s1, s2), L.eigvalsh(sspd), L.svdvals(s1), L.det(s1),

@@ -532,19 +532,19 @@ def _repeat_counts(x: Array, counts: Array, axis: int) -> Array:
     counts, total = _checked_counts("repeat", counts)
     device = x._device
     shape = x._shape[:axis] + (total,) + x._shape[axis + 1 :]
-    kernel = device.type in REPEAT_COUNTS.kernels
-    if kernel and counts._strides != (1,):
+    has_kernel = device.type in REPEAT_COUNTS.kernels
+    if has_kernel and counts._strides != (1,):
         counts = copy_of(counts)  # (a broadcast count: the kernel reads one per element)
     base = x._base
     tracked = Mode.enabled and (x._ag is not None or (base is not None and base._ag is not None))
-    if kernel and total and not tracked:
+    if has_kernel and total and not tracked:
         if not x.is_contiguous():
             x = copy_of(x)
         out = empty_on(shape, x._dtype, device)
         return run(REPEAT_COUNTS, out, x, counts, axis=axis)
     if not total:
         return take(x, empty_on((0,), dt.int64, device), axis=axis)
-    if kernel:
+    if has_kernel:
         n = counts._shape[0]
         positions = run(ARANGE, empty_on((n,), dt.int64, device), start=0, step=1)
         index = run(REPEAT_COUNTS, empty_on((total,), dt.int64, device), positions, counts, axis=0)

@@ -2019,9 +2019,9 @@ def _product(x: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:
 
 def _threaded_stack(a_shape: tuple, b_shape: tuple, dtype: np.dtype) -> bool:
     """Whether each product of a stack of these shapes (matmul's, a vector on either side) runs
-    on OpenBLAS's threads (:func:`_blas.threaded_matrix_product`; stacks of matrix products
-    with rows and columns of results that it threads go to the kernels' loop instead, see
-    :func:`_numpy_stack`)."""
+    on OpenBLAS's threads (:func:`_blas.threaded_matrix_product`; only the stacks that
+    :func:`_numpy_stack` leaves to NumPy's loop come here: a vector on a side, a row or column
+    of results, or products gemm runs on one thread)."""
     if not a_shape[-1]:
         return False
     if len(a_shape) > 1 and len(b_shape) > 1:

@@ -79,11 +79,12 @@ def threaded_product(x: np.ndarray, y: np.ndarray, out: np.ndarray) -> bool:
     if x.ndim == 2 and y.ndim == 2:
         (m, k), n = x.shape, y.shape[1]
         # a single row or column of results: gemv, or a dot product for one (gemm's blocking
-        # of a degenerate product took 0.6 ms for a (1, 10**6) by (10**6, 1) float64; dot 0.09)
-        if n == 1:
-            return threaded_product(x, y[:, 0], out[:, 0])
-        if m == 1:
-            return threaded_product(x[0], y, out[0])
+        # of a degenerate product took 0.6 ms for a (1, 10**6) by (10**6, 1) float64; dot
+        # 0.09); gemm below where the vector is not contiguous
+        if n == 1 and threaded_product(x, y[:, 0], out[:, 0]):
+            return True
+        if m == 1 and threaded_product(x[0], y, out[0]):
+            return True
         if not threaded_gemm(m, k, n, out.dtype):
             return False
         # out.T (Fortran-ordered) = y.T @ x.T: no copy of a C- or F-ordered operand
