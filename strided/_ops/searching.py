@@ -512,10 +512,9 @@ def repeat(x: Array, repeats, /, *, axis: int | None = None) -> Array:
 
 
 def _checked_counts(op: str, counts: Array) -> tuple[Array, int]:
-    """``counts`` as int64 (a 1-D integer array), checked non-negative (ValueError naming ``op``
-    otherwise), and their sum: the length of the result, which depends on the values (refused
-    on meta)."""
-    data_dependent(op, counts)
+    """``counts`` as int64 (a 1-D integer array off meta: its caller refused meta), checked
+    non-negative (ValueError naming ``op`` otherwise), and their sum: the length of the
+    result."""
     counts = astype_to(counts, dt.int64)
     if not counts._shape[0]:
         return counts, 0

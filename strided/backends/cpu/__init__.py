@@ -2022,12 +2022,9 @@ def _threaded_stack(a_shape: tuple, b_shape: tuple, dtype: np.dtype) -> bool:
     on OpenBLAS's threads (:func:`_blas.threaded_matrix_product`; only the stacks that
     :func:`_numpy_stack` leaves to NumPy's loop come here: a vector on a side, a row or column
     of results, or products gemm runs on one thread)."""
-    if not a_shape[-1]:
-        return False
-    if len(a_shape) > 1 and len(b_shape) > 1:
-        return _blas.threaded_matrix_product(a_shape[-2], a_shape[-1], b_shape[-1], dtype)
-    mat = a_shape if len(a_shape) > 1 else b_shape
-    return mat[-2] * mat[-1] >= _blas.THREADED_GEMV
+    m = a_shape[-2] if len(a_shape) > 1 else 1  # (a vector: one row or one column of results)
+    n = b_shape[-1] if len(b_shape) > 1 else 1
+    return a_shape[-1] > 0 and _blas.threaded_matrix_product(m, a_shape[-1], n, dtype)
 
 
 def _stack_product(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:

@@ -713,9 +713,11 @@ def _{name}_span(acc, a, b0, st, n, ident):
 # own accumulator (vectorised along the chunk; a combine per column of a 3-wide row is scalar
 # work), the accumulators then combined per column.  Over threads: tasks of chunks, their
 # accumulators combined in task order (the same bits for any number of threads).  Accumulators
-# combine by the op's merge (counts add up).
+# combine by the op's merge (MERGE).
 NARROW_REDUCE = ("sum", "prod", "max", "min", "count_true")
-NARROW_MERGE = {"count_true": "sum"}
+#: the reduction that combines an op's partial results, where it is not the op itself: partial
+#: counts add up (emitted into the generated module for the planner's merges too)
+MERGE = {"count_true": "sum"}
 NARROW_CHUNK = 64  # elements a chunk (whole rows: max(1, NARROW_CHUNK // columns) of them)
 NARROW_TEMPLATE = """
 
@@ -1190,11 +1192,13 @@ def generate() -> str:
         )
         if name in NARROW_REDUCE:
             init_narrow = "seg[i]" if init == "first" else f"_{name}_combine(ident, seg[i])"
-            merge = NARROW_MERGE.get(name, name)
+            merge = MERGE.get(name, name)
             parts.append(NARROW_TEMPLATE.format(name=name, init_narrow=init_narrow, merge=merge))
     parts.append(
         f"\n\n#: the reductions with narrow loops, and their chunk\nNARROW_REDUCE = "
         f"{NARROW_REDUCE!r}\nNARROW_CHUNK = {NARROW_CHUNK}\n"
+        f"#: the reduction combining an op's partial results, where not the op itself\n"
+        f"MERGE = {MERGE!r}\n"
     )
     for name, step in SCAN.items():
         parts.append(SCAN_TEMPLATE.format(name=name, step=step))

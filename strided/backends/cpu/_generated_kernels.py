@@ -33,7 +33,7 @@ def _loop(options):
 
     return register
 
-SOURCE_HASH = '5215b0c7a530121d'
+SOURCE_HASH = 'a2c5149e84db3616'
 
 
 @_loop(SERIAL)
@@ -8222,6 +8222,8 @@ def count_true_narrow_p(o, oo, os, a, base, nk, nr, init, ident, per_task):
 #: the reductions with narrow loops, and their chunk
 NARROW_REDUCE = ('sum', 'prod', 'max', 'min', 'count_true')
 NARROW_CHUNK = 64
+#: the reduction combining an op's partial results, where not the op itself
+MERGE = {'count_true': 'sum'}
 
 
 @njit(**ROW)

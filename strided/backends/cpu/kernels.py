@@ -410,9 +410,9 @@ def reads_span(step: int, n: int) -> bool:
 #: narrow loops (1M float64 in 333,334 rows of 3: ~1.3 ms by rows of three, NumPy 4.5)
 NARROW_COLUMNS = 32
 
-#: the reduction that combines an op's partial results, where it is not the op itself: partial
-#: counts add up
-_MERGE = {"count_true": "sum"}
+#: the reduction that combines an op's partial results, where it is not the op itself (partial
+#: counts add up): the generator's table, which its narrow loops merge by too
+_MERGE = G.MERGE
 
 #: the fixed number of row blocks of a "rows" reduction (a fixed split: the same bits whatever
 #: the thread count)
